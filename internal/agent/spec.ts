@@ -1,0 +1,104 @@
+import type { ResponseFormat, RetryPolicy } from '../provider/types.js';
+
+/**
+ * The one normalised agent definition, whatever the file format (TOML, Markdown front-matter,
+ * YAML). Defaults are applied by the loader, so consumers never re-derive them.
+ */
+export interface AgentSpec {
+  /** The CLI name: the file's base name without extension. */
+  name: string;
+  /** The `name` field inside the file, when it differs from the file name. */
+  declaredName?: string;
+  description: string;
+  /** Absolute path of the file this spec came from (for error messages). */
+  source: string;
+  format: 'toml' | 'markdown' | 'yaml';
+  /**
+   * `provider/model` as resolved (aliases such as `sonnet` expanded). `undefined` when the file
+   * says `inherit` (or gives none in a Markdown file): the parent's model is used, or `--model`.
+   */
+  model?: ModelRef;
+  systemPrompt: string;
+  /** As written in the file; resolved against the config dir at run time. */
+  skill?: string;
+  /** Globs relative to the workdir. */
+  files: string[];
+  /** Expanded (`~`, `$VAR`) but not yet made absolute; undefined = the current directory. */
+  workdir?: string;
+  /** Seconds for the whole run; undefined = flag or default 120. */
+  timeout?: number;
+  stream?: boolean;
+  /** Built-in tool names (and, later, MCP tool names) the agent may use. */
+  tools: string[];
+  disallowedTools: string[];
+  allowedHosts: string[];
+  subAgents: string[];
+  subAgentsConfig: SubAgentsConfig;
+  memory: MemoryConfig;
+  params: ModelParams;
+  retry: RetryPolicy;
+  budget: { maxTokens?: number };
+  artifacts: ArtifactsConfig;
+  mcpServers: McpServerSpec[];
+  /** Claude-style `maxTurns`; undefined = the hard limit (50). */
+  maxTurns?: number;
+  /** Non-fatal findings from loading (unsupported known fields, …), one line each. */
+  warnings: string[];
+}
+
+export interface ModelRef {
+  provider: string;
+  model: string;
+}
+
+export interface SubAgentsConfig {
+  /** Effective max depth, 1..5 (0 in the file means the default 3). */
+  maxDepth: number;
+  parallel: boolean;
+  /** Seconds per sub-agent call; 0 = share the parent's deadline. */
+  timeout: number;
+  /** Run-wide concurrency limit when set in the file (env AXE_MAX_PARALLEL, default 16, otherwise). */
+  maxParallel?: number;
+}
+
+export interface MemoryConfig {
+  enabled: boolean;
+  path?: string;
+  lastN: number;
+  maxEntries: number;
+}
+
+export interface ModelParams {
+  /** Explicit 0 is kept (Go axe cannot send temperature 0). */
+  temperature?: number;
+  maxTokens?: number;
+  responseFormat?: ResponseFormat;
+}
+
+export interface ArtifactsConfig {
+  enabled: boolean;
+  dir?: string;
+}
+
+export type McpServerSpec =
+  | {
+      name: string;
+      transport: 'stdio';
+      command: string;
+      args: string[];
+      /** Values may contain `${VAR}`, expanded when the server starts. */
+      env: Record<string, string>;
+    }
+  | {
+      name: string;
+      transport: 'sse' | 'streamable-http';
+      url: string;
+      /** Values may contain `${VAR}`, expanded when the server connects. */
+      headers: Record<string, string>;
+    };
+
+export const DEFAULT_MAX_DEPTH = 3;
+export const HARD_MAX_DEPTH = 5;
+export const DEFAULT_TIMEOUT_SECONDS = 120;
+export const MAX_TURNS = 50;
+export const DEFAULT_MAX_PARALLEL = 16;

@@ -1,0 +1,106 @@
+/**
+ * Typed errors. Every error that reaches the CLI carries the exit code it stands for, so `cmd/`
+ * only has to print `message` and exit with `exitCode`.
+ *
+ *   0 ok · 1 runtime · 2 config · 3 provider / network · 4 budget · 130 SIGINT · 143 SIGTERM
+ */
+export const ExitCode = {
+  ok: 0,
+  runtime: 1,
+  config: 2,
+  provider: 3,
+  budget: 4,
+  sigint: 130,
+  sigterm: 143,
+} as const;
+export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
+
+export class AxeError extends Error {
+  readonly exitCode: ExitCode;
+  constructor(message: string, exitCode: ExitCode, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = new.target.name;
+    this.exitCode = exitCode;
+  }
+}
+
+/** Bad agent file, config file, flag or argument (exit 2). */
+export class ConfigError extends AxeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.config, options);
+  }
+}
+
+/** A run that failed for a reason that is not the provider's: turn limit, tool failure (exit 1). */
+export class RuntimeError extends AxeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, ExitCode.runtime, options);
+  }
+}
+
+/** The tree-wide token budget ran out (exit 4). */
+export class BudgetError extends AxeError {
+  readonly used: number;
+  readonly limit: number;
+  constructor(used: number, limit: number) {
+    super(`budget exceeded: used ${used} of ${limit} tokens`, ExitCode.budget);
+    this.used = used;
+    this.limit = limit;
+  }
+}
+
+/** The user stopped the run (SIGINT → 130, SIGTERM → 143). */
+export class CancelledError extends AxeError {
+  readonly signal: 'SIGINT' | 'SIGTERM' | undefined;
+  constructor(message = 'cancelled', signal?: 'SIGINT' | 'SIGTERM') {
+    super(message, signal === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint);
+    this.signal = signal;
+  }
+}
+
+export type ProviderErrorCategory =
+  | 'auth'
+  | 'rate_limit'
+  | 'overloaded'
+  | 'bad_request'
+  | 'server'
+  | 'timeout'
+  | 'cancelled';
+
+export interface ProviderErrorDetails {
+  category: ProviderErrorCategory;
+  provider: string;
+  status?: number;
+  requestId?: string;
+  /** The provider's own error message, verbatim. */
+  providerMessage?: string;
+  /** Server-requested wait before a retry (retry-after / retry-after-ms), in ms. */
+  retryAfterMs?: number;
+  /** `x-should-retry` when the server sent it. */
+  shouldRetry?: boolean;
+}
+
+/**
+ * An error from a provider call. Exit 1 for bad_request (the Go axe contract), 130 for a user
+ * cancel, 3 for everything else.
+ */
+export class ProviderError extends AxeError {
+  readonly details: ProviderErrorDetails;
+  constructor(message: string, details: ProviderErrorDetails, options?: { cause?: unknown }) {
+    super(message, exitCodeFor(details.category), options);
+    this.details = details;
+  }
+  get category(): ProviderErrorCategory {
+    return this.details.category;
+  }
+}
+
+function exitCodeFor(category: ProviderErrorCategory): ExitCode {
+  if (category === 'bad_request') return ExitCode.runtime;
+  if (category === 'cancelled') return ExitCode.sigint;
+  return ExitCode.provider;
+}
+
+export function isAxeError(error: unknown): error is AxeError {
+  return error instanceof AxeError;
+}

@@ -1,0 +1,137 @@
+/**
+ * The one vocabulary every provider translates to and from. Provider modules are pure translation
+ * (`ChatRequest` → wire JSON, wire JSON / stream events → `ChatResponse`) plus the shared sender.
+ */
+
+export type JsonPrimitive = string | number | boolean | null;
+export type JsonValue = JsonPrimitive | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** A tool offered to the model. `parameters` is a JSON Schema object (`type: "object"`). */
+export interface ToolSpec {
+  name: string;
+  description: string;
+  parameters: JsonObject;
+}
+
+/** A tool invocation requested by the model. Arguments keep their JSON types. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: JsonObject;
+  /**
+   * Set when the model sent arguments that are not a JSON object (OpenAI sends them as a string
+   * that may not parse). `arguments` is then `{}` and the loop answers the call with an error.
+   */
+  argumentsError?: string;
+}
+
+/** The answer to one tool call. `name` is the tool's name (Ollama and Gemini need it on the wire). */
+export interface ToolResult {
+  callId: string;
+  name: string;
+  content: string;
+  isError: boolean;
+}
+
+export type Message =
+  | { role: 'user'; content: string }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'tool'; results: ToolResult[] };
+
+export type ResponseFormat =
+  | { type: 'text' }
+  | { type: 'json_object' }
+  | { type: 'json_schema'; name: string; schema: JsonObject; strict?: boolean; description?: string };
+
+export interface ChatRequest {
+  /** The model id without the provider prefix, e.g. `claude-sonnet-4-5`. */
+  model: string;
+  system: string;
+  messages: Message[];
+  /** Omitted or empty: no tools key on the wire at all. */
+  tools?: ToolSpec[];
+  temperature?: number;
+  maxTokens?: number;
+  responseFormat?: ResponseFormat;
+  stream: boolean;
+}
+
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+}
+
+export interface ChatResponse {
+  content: string;
+  toolCalls: ToolCall[];
+  /** Provider's own stop reason string (`end_turn`, `tool_use`, `stop`, `tool_calls`, `STOP`, …). */
+  stopReason: string;
+  usage: Usage;
+  /** The model the server says it served. */
+  model: string;
+  /** Cost in USD when the provider reports it (OpenRouter `usage.cost`). */
+  cost?: number;
+  /** How many retries this call needed (0 when the first attempt succeeded). */
+  retries: number;
+  requestId?: string;
+}
+
+/** Streaming events, the same for every provider. */
+export type StreamEvent =
+  | { type: 'text.delta'; text: string }
+  | { type: 'toolcall.start'; index: number; id: string; name: string }
+  | { type: 'toolcall.delta'; index: number; argumentsDelta: string }
+  | { type: 'toolcall.end'; index: number }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  | { type: 'done'; stopReason: string };
+
+export interface ChatOptions {
+  signal: AbortSignal;
+  onEvent?: (event: StreamEvent) => void;
+  /** Epoch ms after which the run is over: a retry whose wait would pass it is not attempted. */
+  deadline?: number;
+}
+
+export interface Provider {
+  /** The provider name as written in the model string (`anthropic`, `openrouter`, `my-vllm`, …). */
+  readonly name: string;
+  chat(request: ChatRequest, options: ChatOptions): Promise<ChatResponse>;
+}
+
+/** Which wire format a provider speaks. */
+export type ProviderApi = 'anthropic' | 'openai' | 'ollama' | 'google';
+
+/** Everything needed to construct a provider, resolved from env > config.toml > defaults. */
+export interface ProviderSettings {
+  name: string;
+  api: ProviderApi;
+  baseUrl: string;
+  /** Absent only for providers that need none (Ollama, local OpenAI-compatible servers). */
+  apiKey?: string;
+  /** Extra headers (OpenRouter attribution headers, …). */
+  headers: Record<string, string>;
+}
+
+export type Backoff = 'exponential' | 'linear' | 'fixed';
+
+export interface RetryPolicy {
+  maxRetries: number;
+  backoff: Backoff;
+  initialDelayMs: number;
+  maxDelayMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 2,
+  backoff: 'exponential',
+  initialDelayMs: 500,
+  maxDelayMs: 30_000,
+};
+
+export function emptyUsage(): Usage {
+  return { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+}

@@ -1,0 +1,34 @@
+import type { Usage } from '../provider/types.js';
+
+/**
+ * The one event stream of a run. `--verbose`, `--json` details, progress and (later) traces are
+ * all renderers of it; nothing formats output inside the loop.
+ *
+ * `path` names the agent in the tree, e.g. `reviewer` or `reviewer/call_agent#2:tester`;
+ * `depth` is 0 for the top-level agent.
+ */
+export type RunEvent = { path: string; agent: string; depth: number; time: number } & RunEventBody;
+
+export type AgentStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'budget';
+
+export type RunEventBody =
+  | { type: 'agent.start'; model: string; task: string }
+  | { type: 'agent.end'; status: AgentStatus; durationMs: number; usage: Usage; chars: number; error?: string }
+  | { type: 'turn.start'; turn: number; messages: number; pendingToolCalls: number }
+  | { type: 'turn.end'; turn: number; stopReason: string; toolCalls: number; usage: Usage }
+  | { type: 'tool.start'; turn: number; callId: string; name: string; input: unknown }
+  | {
+      type: 'tool.end';
+      turn: number;
+      callId: string;
+      name: string;
+      output: string;
+      isError: boolean;
+      durationMs: number;
+    }
+  | { type: 'text.delta'; text: string }
+  | { type: 'retry'; attempt: number; delayMs: number; reason: string }
+  | { type: 'mcp'; server: string; message: string }
+  | { type: 'warning'; message: string };
+
+export type EmitEvent = (event: RunEvent) => void;

@@ -1,0 +1,39 @@
+import type { JsonObject, ToolSpec } from '../provider/types.js';
+
+/** What a tool gets to know about the run it serves. */
+export interface ToolContext {
+  /** Absolute, real path of the agent's workdir: the sandbox root for file tools. */
+  workdir: string;
+  /** Aborted on timeout, Ctrl-C or budget exhaustion: long-running tools must stop. */
+  signal: AbortSignal;
+  /** Exact host names `url_fetch` may reach; empty = any public host. */
+  allowedHosts: string[];
+  /** The process environment (tools pick what they need; run_command passes an allow-list). */
+  env: NodeJS.ProcessEnv;
+}
+
+export interface ToolOutput {
+  content: string;
+  isError: boolean;
+}
+
+export interface Tool {
+  spec: ToolSpec;
+  /** Never throws for a bad call: errors are returned as `{ isError: true }` results. */
+  execute(args: JsonObject, context: ToolContext): Promise<ToolOutput>;
+}
+
+/** Names of the built-in tools an agent may list in `tools = [...]`. */
+export const BUILTIN_TOOL_NAMES = [
+  'list_directory',
+  'read_file',
+  'write_file',
+  'edit_file',
+  'run_command',
+  'url_fetch',
+  'web_search',
+] as const;
+export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** The tool the runner injects for agents with `sub_agents`. Not listable in `tools`. */
+export const CALL_AGENT_TOOL_NAME = 'call_agent';

@@ -1,0 +1,103 @@
+/**
+ * The scripting contract of the fake LLM server (test/fake-llm/). Tests start one server per file
+ * (or per test), script its replies in provider-neutral terms, and the server renders them in the
+ * wire format of whichever API the request came in on — JSON or streamed.
+ *
+ * Routing by path:
+ *   anthropic  POST /v1/messages                                  (base = server.url)
+ *   openai     POST /v1/chat/completions                          (base = server.url + '/v1')
+ *   ollama     POST /api/chat                                     (base = server.url)
+ *   google     POST /v1beta/models/{model}:generateContent        (base = server.url)
+ *              POST /v1beta/models/{model}:streamGenerateContent?alt=sse
+ *
+ * Every request is validated as strictly as the real service; a malformed one gets the real
+ * service's status and error body, and is recorded with `rejection` set.
+ */
+export type Wire = 'anthropic' | 'openai' | 'ollama' | 'google';
+
+export interface RecordedRequest {
+  /** 0-based arrival order. */
+  index: number;
+  wire: Wire;
+  method: string;
+  /** Path without the query string. */
+  path: string;
+  query: Record<string, string>;
+  /** Lower-cased header names. */
+  headers: Record<string, string>;
+  /** Parsed JSON body (undefined when it did not parse). */
+  body: unknown;
+  model: string;
+  stream: boolean;
+  /** The system prompt text, however the wire carries it. */
+  system: string;
+  /** Text of the last user message (tool results excluded), for routing replies. */
+  lastUserText: string;
+  /** Names of the tools offered; empty when the request had no tools key. */
+  toolNames: string[];
+  /** Tool results carried by the request, in order, however the wire carries them. */
+  toolResults: { callId?: string; name?: string; content: string; isError?: boolean }[];
+  /** Date.now() when the request arrived / when the response finished or the client went away. */
+  receivedAt: number;
+  finishedAt?: number;
+  /** True when the client closed the connection before the response was complete. */
+  aborted: boolean;
+  /** Why the server refused the request as malformed (undefined when it was accepted). */
+  rejection?: string;
+}
+
+export interface ScriptedToolCall {
+  /** Defaults to a wire-appropriate id (toolu_…, call_…); Ollama and Gemini send none. */
+  id?: string;
+  name: string;
+  /** An object normally; a string is sent raw (OpenAI) to simulate unparseable arguments. */
+  arguments: Record<string, unknown> | string;
+}
+
+export type Fault =
+  /** That status with the real service's error body and the given headers (e.g. retry-after). */
+  | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
+  /** Never answer; the request stays open until the client goes away. */
+  | { kind: 'hang' }
+  /** 200 with a body that is not JSON. */
+  | { kind: 'invalid-json' }
+  /** 200, headers and part of the body, then the connection is closed. */
+  | { kind: 'truncate' }
+  /** The socket is destroyed without a response. */
+  | { kind: 'reset' }
+  /** Streamed requests only: some events, then the wire's error event. */
+  | { kind: 'mid-stream-error'; message?: string };
+
+export interface ScriptedReply {
+  text?: string;
+  toolCalls?: ScriptedToolCall[];
+  usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: number };
+  /** Overrides the natural stop reason of the wire. */
+  stopReason?: string;
+  /** Served model name (defaults to the requested one). */
+  model?: string;
+  /** Wait before the response starts. */
+  delayMs?: number;
+  /** Streamed responses: wait between events. */
+  chunkDelayMs?: number;
+  fault?: Fault;
+}
+
+export type Responder = (request: RecordedRequest) => ScriptedReply | Promise<ScriptedReply>;
+
+export interface FakeLlm {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** Every request received, in arrival order. */
+  requests: RecordedRequest[];
+  /** Requests refused as malformed. A passing provider test expects this to stay empty. */
+  readonly rejections: RecordedRequest[];
+  /** Replies consumed in arrival order when no responder is set. */
+  enqueue(...replies: ScriptedReply[]): void;
+  /** Route each request to a reply (takes precedence over the queue). */
+  respond(responder: Responder): void;
+  /** Forget requests, queue and responder. */
+  reset(): void;
+  /** Stops the server, closing every open connection. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,83 @@
+import type { AgentSpec } from '../agent/spec.js';
+import type { Usage } from '../provider/types.js';
+import type { AgentStatus, EmitEvent } from './events.js';
+
+/**
+ * What `cmd/run.ts` hands the runner for a top-level run. Everything is already resolved from
+ * flags, env and files; the runner reads no argv and writes nothing to stdout/stderr itself —
+ * everything it has to say goes through `emit`.
+ */
+export interface RunRequest {
+  spec: AgentSpec;
+  /** The user message of the top-level agent. */
+  input: string;
+  env: NodeJS.ProcessEnv;
+  /** Agent search dirs, in lookup order (sub-agents are loaded from the same dirs). */
+  searchDirs: string[];
+  configDir: string;
+  /** `--model provider/model` (top-level agent only). */
+  modelOverride?: string;
+  /** `--skill` (top-level agent only). */
+  skillOverride?: string;
+  /** `--workdir` (top-level agent only). */
+  workdirOverride?: string;
+  /** Deadline of the whole run, seconds. */
+  timeoutSeconds: number;
+  /** Tree-wide token budget (`--max-tokens`, else `[budget] max_tokens`). */
+  maxTokens?: number;
+  /** Stream the top-level agent's final answer (text.delta events with depth 0). */
+  stream: boolean;
+  /** Cassette to write (`--record`) or to serve from (`--replay`). */
+  record?: string;
+  replay?: string;
+  /** Aborted by the CLI on SIGINT / SIGTERM; its `reason` is a CancelledError. */
+  signal: AbortSignal;
+  emit: EmitEvent;
+}
+
+/** One tool call of an agent, as the JSON envelope reports it. */
+export interface ToolCallDetail {
+  name: string;
+  input: unknown;
+  /** At most 1 KB of the output. */
+  output: string;
+  isError: boolean;
+  turn: number;
+  durationMs: number;
+}
+
+/** The outcome of one agent run: the top-level one, or a sub-agent call inside the tree. */
+export interface AgentRunResult {
+  agent: string;
+  path: string;
+  depth: number;
+  status: AgentStatus;
+  /** The final answer (or the answer so far, when the run stopped early). */
+  content: string;
+  /** `provider/model` as served. */
+  model: string;
+  stopReason: string;
+  /** This agent's own provider calls, summed over its turns (children not included). */
+  usage: Usage;
+  cost?: number;
+  retries: number;
+  turns: number;
+  durationMs: number;
+  toolCalls: number;
+  toolCallDetails: ToolCallDetail[];
+  /** Sub-agent calls made by this agent, in call order, each with its own children. */
+  children: AgentRunResult[];
+  /** Set when status is not ok. */
+  error?: string;
+}
+
+export interface RunOutcome {
+  result: AgentRunResult;
+  /** Tree-wide token use (input + output of every call), and the limit when there was one. */
+  budget: { used: number; limit?: number };
+  /**
+   * Set when the run as a whole failed (turn limit, provider error of the top-level agent, budget,
+   * cancel). `result.content` then holds the answer so far.
+   */
+  error?: import('../errors.js').AxeError;
+}

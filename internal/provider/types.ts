@@ -112,6 +112,10 @@ export interface ProviderSettings {
   baseUrl: string;
   /** Absent only for providers that need none (Ollama, local OpenAI-compatible servers). */
   apiKey?: string;
+  /** The env var that supplies the key (named in the error when a required key is missing). */
+  apiKeyEnv: string;
+  /** Whether a call without `apiKey` must fail with a ConfigError (exit 2) before any request. */
+  apiKeyRequired: boolean;
   /** Extra headers (OpenRouter attribution headers, …). */
   headers: Record<string, string>;
 }

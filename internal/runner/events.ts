@@ -13,7 +13,14 @@ export type AgentStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'budget';
 
 export type RunEventBody =
   | { type: 'agent.start'; model: string; task: string }
-  | { type: 'agent.end'; status: AgentStatus; durationMs: number; usage: Usage; chars: number; error?: string }
+  | {
+      type: 'agent.end';
+      status: AgentStatus;
+      durationMs: number;
+      usage: Usage;
+      chars: number;
+      error?: string;
+    }
   | { type: 'turn.start'; turn: number; messages: number; pendingToolCalls: number }
   | { type: 'turn.end'; turn: number; stopReason: string; toolCalls: number; usage: Usage }
   | { type: 'tool.start'; turn: number; callId: string; name: string; input: unknown }

@@ -1,3 +1,4 @@
+import type { AgentSpec } from '../agent/spec.js';
 import type { JsonObject, ToolSpec } from '../provider/types.js';
 
 /** What a tool gets to know about the run it serves. */
@@ -37,3 +38,23 @@ export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 
 /** The tool the runner injects for agents with `sub_agents`. Not listable in `tools`. */
 export const CALL_AGENT_TOOL_NAME = 'call_agent';
+
+/** The tools of one agent run: built-ins from `tools = [...]` plus those of its MCP servers. */
+export interface Toolset {
+  tools: Tool[];
+  /** Disconnects MCP servers and ends their processes. Safe to call more than once. */
+  close(): Promise<void>;
+}
+
+export interface ToolsetOptions {
+  spec: AgentSpec;
+  /** The tool context every tool of this agent gets (sandbox root, signal, hosts, env). */
+  context: ToolContext;
+  /** `[mcp] ...` connection lines and warnings (name clashes, …), rendered by the caller. */
+  report: (
+    event: { type: 'mcp'; server: string; message: string } | { type: 'warning'; message: string },
+  ) => void;
+}
+
+/** Implemented by internal/tools/index.ts. */
+export type CreateToolset = (options: ToolsetOptions) => Promise<Toolset>;

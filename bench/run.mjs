@@ -2,7 +2,6 @@
 // every figure is measured on the same machine in the same run. Each bench prints its own table.
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -11,7 +10,8 @@ const benches = readdirSync('bench')
   .filter((f) => f.endsWith('.bench.ts'))
   .filter((f) => only.length === 0 || only.some((o) => f.includes(o)))
   .sort();
-const outdir = mkdtempSync(join(tmpdir(), 'axe-bench-'));
+// Inside node_modules so the bundles resolve the project's packages.
+const outdir = mkdtempSync(join(process.cwd(), 'node_modules', '.axe-bench-'));
 try {
   await build({
     entryPoints: benches.map((f) => join('bench', f)),

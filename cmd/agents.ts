@@ -1,6 +1,89 @@
-// PLACEHOLDER during development: replaced by the real command module.
-import { RuntimeError } from '../internal/errors.js';
+import { spawnSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { basename, extname, join, resolve } from 'node:path';
+import { AGENT_EXTENSIONS, checkAgentName, findAgentFile, listAgents, loadAgent } from '../internal/agent/load.js';
+import { scaffoldAgent } from '../internal/agent/scaffold.js';
+import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
+import { ConfigError, RuntimeError } from '../internal/errors.js';
 
-export async function agentsCommand(..._args: unknown[]): Promise<number> {
-  throw new RuntimeError('axe agents: not built yet');
+/** `--agents-dir` may be given once (a string) or repeated (an array). */
+export function flagDirs(value: unknown): string[] {
+  if (value === undefined || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+export function searchDirsFrom(options: Record<string, unknown>): { searchDirs: string[]; configDir: string } {
+  const { configDir } = resolvePaths(process.env);
+  const searchDirs = agentSearchDirs({ flagDirs: flagDirs(options.agentsDir), cwd: process.cwd(), configDir });
+  return { searchDirs, configDir };
+}
+
+/** `axe agents list | show <agent> | init <agent> | edit <agent>`. */
+export async function agentsCommand(
+  action: string,
+  agent: string | undefined,
+  options: Record<string, unknown>,
+): Promise<number> {
+  if (action === 'list') return list(options);
+  if (!['show', 'init', 'edit'].includes(action)) {
+    throw new ConfigError(`unknown agents action "${action}": expected list, show, init or edit`);
+  }
+  if (agent === undefined) throw new ConfigError(`missing <agent> for "agents ${action}" (e.g. axe agents ${action} reviewer)`);
+  checkAgentName(agent);
+  if (action === 'show') return show(agent, options);
+  if (action === 'init') return init(agent, options);
+  return edit(agent, options);
+}
+
+async function list(options: Record<string, unknown>): Promise<number> {
+  const { searchDirs } = searchDirsFrom(options);
+  const { agents, problems } = await listAgents(searchDirs, process.env);
+  for (const problem of problems) process.stderr.write(`axe: warning: skipped ${problem.message}\n`);
+  const lines = agents
+    .sort((a, b) => a.name.localeCompare(b.name))
+    .map((spec) => (spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name));
+  process.stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  return 0;
+}
+
+async function show(agent: string, options: Record<string, unknown>): Promise<number> {
+  const { searchDirs, configDir } = searchDirsFrom(options);
+  const spec = await loadAgent(agent, { searchDirs, env: process.env });
+  const { describeAgent } = await import('./agents-show.js');
+  process.stdout.write(await describeAgent(spec, configDir, process.env));
+  return 0;
+}
+
+async function init(agent: string, options: Record<string, unknown>): Promise<number> {
+  const { configDir } = resolvePaths(process.env);
+  const local = join(process.cwd(), 'axe', 'agents');
+  const first = flagDirs(options.agentsDir)[0];
+  const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
+  await mkdir(dir, { recursive: true });
+  const existing = (await readdir(dir)).find(
+    (file) => basename(file, extname(file)) === agent && (AGENT_EXTENSIONS as readonly string[]).includes(extname(file)),
+  );
+  if (existing) throw new ConfigError(`agent "${agent}" already exists: ${join(dir, existing)} (not overwritten)`);
+  const file = join(dir, `${agent}.toml`);
+  await writeFile(file, scaffoldAgent(agent), { flag: 'wx' });
+  process.stdout.write(`${file}\n`);
+  return 0;
+}
+
+async function edit(agent: string, options: Record<string, unknown>): Promise<number> {
+  const { searchDirs } = searchDirsFrom(options);
+  const file = await findAgentFile(agent, searchDirs);
+  if (!file) throw new ConfigError(`agent config not found: ${agent}`);
+  const editor = process.env.VISUAL || process.env.EDITOR;
+  if (!editor) throw new ConfigError('$EDITOR is not set: set it (e.g. export EDITOR=vi) to edit agents');
+  // Through the shell, so EDITOR may carry arguments (`code --wait`); the file is passed as $1.
+  const result = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'axe-edit', file], { stdio: 'inherit' });
+  if (result.error) throw new RuntimeError(`cannot run $EDITOR (${editor}): ${result.error.message}`);
+  if (result.status !== 0) throw new RuntimeError(`$EDITOR (${editor}) exited with status ${result.status ?? result.signal}`);
+  return 0;
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
 }

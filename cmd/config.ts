@@ -1,6 +1,72 @@
-// PLACEHOLDER during development: replaced by the real command module.
-import { RuntimeError } from '../internal/errors.js';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolvePaths } from '../internal/config/paths.js';
+import { ConfigError } from '../internal/errors.js';
 
-export async function configCommand(..._args: unknown[]): Promise<number> {
-  throw new RuntimeError('axe config: not built yet');
+const CONFIG_TOML = `# axe global configuration: API keys and base URLs of LLM providers.
+# Environment variables win over this file:
+#   API key:  <PROVIDER>_API_KEY        (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY)
+#   Base URL: AXE_<PROVIDER>_BASE_URL   (AXE_ANTHROPIC_BASE_URL, AXE_OLLAMA_BASE_URL, ...)
+# Keep this file private (mode 0600) if you put keys in it.
+
+# [providers.anthropic]
+# api_key = ""
+# base_url = "https://api.anthropic.com"
+
+# [providers.openai]
+# api_key = ""
+# base_url = "https://api.openai.com/v1"
+
+# [providers.openrouter]
+# api_key = ""
+# http_referer = "https://example.com"   # sent as HTTP-Referer
+# app_title = "my-app"                   # sent as X-Title
+
+# [providers.google]
+# api_key = ""
+
+# [providers.ollama]
+# base_url = "http://localhost:11434"
+
+# Any OpenAI- or Anthropic-compatible server (model = "my-vllm/<model>"; key from MY_VLLM_API_KEY):
+# [providers.my-vllm]
+# base_url = "http://localhost:8000/v1"
+# api = "openai"
+`;
+
+const SAMPLE_SKILL = `---
+name: sample
+description: A sample skill. Point an agent at it with skill = "skills/sample/SKILL.md".
+---
+# Sample skill
+
+Describe here, step by step, how the agent should do its job: what to look at first,
+what to check, and what the answer must look like.
+`;
+
+/** `axe config path` | `axe config init`. */
+export async function configCommand(action: string): Promise<number> {
+  const { configDir } = resolvePaths(process.env);
+  if (action === 'path') {
+    process.stdout.write(`${configDir}\n`);
+    return 0;
+  }
+  if (action !== 'init') {
+    throw new ConfigError(`unknown config action "${action}": expected "path" or "init"`);
+  }
+  await mkdir(join(configDir, 'agents'), { recursive: true });
+  await mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
+  await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
+  await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
+  process.stdout.write(`${configDir}\n`);
+  return 0;
+}
+
+async function writeIfMissing(file: string, content: string, mode: number): Promise<void> {
+  try {
+    await writeFile(file, content, { flag: 'wx', mode });
+    await chmod(file, mode); // the umask may have taken bits away from `mode`
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
 }

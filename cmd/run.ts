@@ -1,6 +1,213 @@
-// PLACEHOLDER during development: replaced by the real command module.
-import { RuntimeError } from '../internal/errors.js';
+import { loadAgent } from '../internal/agent/load.js';
+import type { AgentSpec } from '../internal/agent/spec.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
+import { CancelledError, ConfigError, ExitCode } from '../internal/errors.js';
+import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
+import { interruptedLine } from '../internal/output/in-flight.js';
+import { createRunRenderer } from '../internal/output/run-renderer.js';
+import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 
-export async function runCommand(..._args: unknown[]): Promise<number> {
-  throw new RuntimeError('axe run: not built yet');
+/** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
+const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
+/** After a signal the run has this long to wind down before the process exits regardless. */
+const SIGNAL_EXIT_GRACE_MS = 800;
+
+type Signal = 'SIGINT' | 'SIGTERM';
+
+/** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
+export async function runCommand(agentName: string, options: Record<string, unknown>): Promise<number> {
+  const argv = process.argv.slice(2);
+  const env = process.env;
+  const timeoutFlag = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
+  const maxTokensFlag = positiveIntegerFlag(
+    options.maxTokens,
+    '--max-tokens',
+    'a positive whole number of tokens',
+  );
+  const { configDir } = resolvePaths(env);
+  const searchDirs = agentSearchDirs({
+    flagDirs: stringList(options.agentsDir),
+    cwd: process.cwd(),
+    configDir,
+  });
+  const spec = await loadAgent(agentName, { searchDirs, env });
+
+  const prompt = promptFlag(argv, options.prompt);
+  const stdin = prompt === undefined ? await readPipedStdin() : undefined;
+  const input = prompt ?? (stdin !== undefined && stdin.trim() !== '' ? stdin : DEFAULT_USER_MESSAGE);
+  const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
+  const overrides = {
+    modelOverride: optionalString(options.model),
+    skillOverride: optionalString(options.skill),
+    workdirOverride: optionalString(options.workdir),
+  };
+
+  if (options.dryRun === true) {
+    const view = await dryRunView(spec, configDir, overrides);
+    process.stdout.write(
+      renderDryRun({ ...view, timeoutSeconds, budgetMaxTokens: maxTokens, stdin, userMessage: input }),
+    );
+    return ExitCode.ok;
+  }
+
+  const stream = streamFlag(argv) ?? spec.stream ?? false;
+  const renderer = createRunRenderer({
+    json: options.json === true,
+    verbose: options.verbose === true,
+    stream,
+    stdout: process.stdout,
+    stderr: process.stderr,
+  });
+  const controller = new AbortController();
+  const stopSignals = onTerminationSignals((signal) => {
+    process.stderr.write(interruptedLine(signal, [spec.name, ...renderer.inFlight()]));
+    controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
+  });
+  try {
+    const outcome = await runTopLevel({
+      spec,
+      input,
+      env,
+      searchDirs,
+      configDir,
+      ...overrides,
+      timeoutSeconds,
+      maxTokens,
+      stream,
+      record: optionalString(options.record),
+      replay: optionalString(options.replay),
+      signal: controller.signal,
+      emit: renderer.emit,
+    });
+    renderer.finish(outcome);
+    const signal = stopSignals.received();
+    if (signal) return signalExitCode(signal);
+    if (outcome.error) throw outcome.error;
+    return ExitCode.ok;
+  } finally {
+    stopSignals.remove();
+  }
+}
+
+/** What `--dry-run` shows: the agent as the runner would resolve it, without network or key. */
+async function dryRunView(
+  spec: AgentSpec,
+  configDir: string,
+  overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
+): Promise<Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stdin' | 'userMessage'>> {
+  const resolved = await resolveAgentRun(spec, {
+    configDir,
+    overrides: {
+      model: overrides.modelOverride,
+      skill: overrides.skillOverride,
+      workdir: overrides.workdirOverride,
+    },
+  });
+  return {
+    model: resolved.modelName,
+    workdir: resolved.workdir,
+    temperature: spec.params.temperature,
+    maxTokens: spec.params.maxTokens,
+    systemPrompt: resolved.systemPrompt,
+    skill: resolved.skill?.content,
+    files: resolved.files.map((file) => file.path),
+    tools: resolved.tools,
+    mcpServers: spec.mcpServers,
+    subAgents: spec.subAgents,
+    subAgentsConfig: spec.subAgentsConfig,
+  };
+}
+
+/**
+ * SIGINT / SIGTERM: the first one aborts the run (the handler reports what was running); a hard
+ * timer then makes sure the process exits within a second even if something hangs. A second
+ * signal exits at once.
+ */
+function onTerminationSignals(onFirst: (signal: Signal) => void): {
+  received(): Signal | undefined;
+  remove(): void;
+} {
+  let received: Signal | undefined;
+  const handle = (signal: Signal): void => {
+    if (received) process.exit(signalExitCode(signal));
+    received = signal;
+    onFirst(signal);
+    setTimeout(() => process.exit(signalExitCode(signal)), SIGNAL_EXIT_GRACE_MS).unref();
+  };
+  process.on('SIGINT', handle);
+  process.on('SIGTERM', handle);
+  return {
+    received: () => received,
+    remove: () => {
+      process.off('SIGINT', handle);
+      process.off('SIGTERM', handle);
+    },
+  };
+}
+
+function signalExitCode(signal: Signal): number {
+  return signal === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
+}
+
+/** Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). */
+async function readPipedStdin(): Promise<string | undefined> {
+  if (process.stdin.isTTY) return undefined;
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * `-p` as typed: cac turns numeric-looking values into numbers (`-p 1e3` → 1000), so the raw
+ * argument is taken from argv. A blank prompt counts as none.
+ */
+function promptFlag(argv: string[], parsed: unknown): string | undefined {
+  if (parsed === undefined) return undefined;
+  let raw = typeof parsed === 'string' ? parsed : String(parsed);
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if ((arg === '-p' || arg === '--prompt') && i + 1 < argv.length) raw = argv[i + 1] ?? raw;
+    else if (arg.startsWith('--prompt=')) raw = arg.slice('--prompt='.length);
+  }
+  return raw.trim() === '' ? undefined : raw;
+}
+
+/** `--stream` / `--no-stream` when given (the last wins); undefined lets the agent file decide. */
+function streamFlag(argv: string[]): boolean | undefined {
+  let stream: boolean | undefined;
+  for (const arg of argv) {
+    if (arg === '--stream') stream = true;
+    else if (arg === '--no-stream') stream = false;
+  }
+  return stream;
+}
+
+function positiveNumberFlag(value: unknown, flag: string, expected: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isFinite(number) || number <= 0) throw badFlag(flag, expected, value);
+  return number;
+}
+
+function positiveIntegerFlag(value: unknown, flag: string, expected: string): number | undefined {
+  const number = positiveNumberFlag(value, flag, expected);
+  if (number !== undefined && !Number.isInteger(number)) throw badFlag(flag, expected, value);
+  return number;
+}
+
+function badFlag(flag: string, expected: string, value: unknown): ConfigError {
+  const shown = Array.isArray(value) ? `given ${value.length} times` : `got "${String(value)}"`;
+  return new ConfigError(`${flag}: expected ${expected}, ${shown}`);
+}
+
+function stringList(value: unknown): string[] {
+  if (value === undefined) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+function optionalString(value: unknown): string | undefined {
+  if (value === undefined || value === true || value === false) return undefined;
+  return String(value);
 }

@@ -1,6 +1,33 @@
-// PLACEHOLDER during development: replaced by the real command module.
-import { RuntimeError } from '../internal/errors.js';
+import { formatFinding, type Finding } from '../internal/agent/load.js';
+import { lintAgents } from '../internal/agent/lint.js';
+import { FileProblem } from '../internal/config/file-problem.js';
+import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
+import { ExitCode } from '../internal/errors.js';
+import { searchDirsFrom } from './agents.js';
 
-export async function validateCommand(..._args: unknown[]): Promise<number> {
-  throw new RuntimeError('axe validate: not built yet');
+/** `axe validate [agent...]`: lint agent files; exit 0 when clean, 2 with errors (or warnings under --strict). */
+export async function validateCommand(names: string[], options: Record<string, unknown>): Promise<number> {
+  const { searchDirs, configDir } = searchDirsFrom(options);
+  const configFindings: Finding[] = [];
+  let globalConfig: GlobalConfig = { providers: {} };
+  try {
+    globalConfig = await loadGlobalConfig(configDir);
+  } catch (error) {
+    if (!(error instanceof FileProblem)) throw error;
+    configFindings.push({ file: error.file, severity: 'error', message: error.reason, ...error.location });
+  }
+  const result = await lintAgents({ names, searchDirs, env: process.env, configDir, globalConfig });
+  const findings = [...configFindings, ...result.findings];
+  const strict = options.strict === true;
+  const errors = findings.filter((finding) => finding.severity === 'error' || strict).length;
+  const warnings = findings.length - findings.filter((finding) => finding.severity === 'error').length;
+  if (options.json === true) {
+    const report = { ok: errors === 0, checked: result.checked, errors, warnings, findings };
+    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  } else {
+    for (const finding of findings) process.stdout.write(`${finding.severity}: ${formatFinding(finding)}\n`);
+    const summary = `${result.checked} agent file${result.checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
+    process.stdout.write(`${summary}\n`);
+  }
+  return errors > 0 ? ExitCode.config : ExitCode.ok;
 }

@@ -24,6 +24,11 @@ export interface ToolCall {
    * that may not parse). `arguments` is then `{}` and the loop answers the call with an error.
    */
   argumentsError?: string;
+  /**
+   * An opaque token the provider requires back verbatim with this call in the next request
+   * (Gemini's part-level `thoughtSignature`). Absent for the other wires.
+   */
+  signature?: string;
 }
 
 /** The answer to one tool call. `name` is the tool's name (Ollama and Gemini need it on the wire). */

@@ -71,6 +71,10 @@ export type Fault =
 export interface ScriptedReply {
   text?: string;
   toolCalls?: ScriptedToolCall[];
+  /**
+   * Rendered as each wire counts: `input` is Anthropic `input_tokens` (cache excluded) and OpenAI
+   * `prompt_tokens` / Gemini `promptTokenCount` (cache included). Unscripted: input 10, output 5, no cache.
+   */
   usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: number };
   /** Overrides the natural stop reason of the wire. */
   stopReason?: string;

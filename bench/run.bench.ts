@@ -1,0 +1,210 @@
+/**
+ * `axe run` figures, measured on the built CLI against the fake LLM server:
+ *   - fan-out: a parent calling 32 sub-agents in one turn, each answering after 500 ms — the run's
+ *     duration against its critical path (two parent turns + 500 ms), target ≤ 1.1x;
+ *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
+ *   - the loop's per-turn overhead against a zero-latency server: (41-turn run − 1-turn run) / 40.
+ */
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startFakeLlm } from '../test/fake-llm/index.js';
+import type { RecordedRequest, ScriptedReply } from '../test/fake-llm/types.js';
+
+const repo = process.env.AXE_REPO ?? process.cwd();
+const cli = path.join(repo, 'dist/main.js');
+const FAN_OUT = 32;
+const CHILD_DELAY_MS = 500;
+const LOOP_TURNS = 41;
+const REPEATS = 3;
+
+const home = mkdtempSync(path.join(os.tmpdir(), 'axe-bench-run-'));
+const agentsDir = path.join(home, 'agents');
+mkdirSync(agentsDir);
+const agent = (name: string, lines: string[]) =>
+  writeFileSync(
+    path.join(agentsDir, `${name}.toml`),
+    `${[`name = "${name}"`, 'model = "anthropic/bench"', `system_prompt = "ROLE:${name}"`, ...lines].join('\n')}\n`,
+  );
+agent('fan', ['sub_agents = ["worker"]', '[sub_agents_config]', `max_parallel = ${FAN_OUT}`]);
+agent('worker', []);
+agent('looper', ['sub_agents = ["worker"]']);
+
+const fake = await startFakeLlm({ respond: responder });
+const role = (request: RecordedRequest) => /ROLE:(\w+)/.exec(request.system)?.[1];
+function countTurns(request: RecordedRequest): number {
+  const body = request.body as { messages?: { role: string }[] };
+  return (body.messages ?? []).filter((m) => m.role === 'assistant').length;
+}
+
+interface Measured {
+  code: number | null;
+  durationMs: number;
+  wallMs: number;
+  peakRssKb: number;
+}
+
+async function runCli(agentName: string, prompt: string): Promise<Measured> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, 'config'),
+    AXE_ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'bench-key',
+  };
+  const started = performance.now();
+  const child = spawn(
+    process.execPath,
+    [cli, 'run', agentName, '--agents-dir', agentsDir, '-p', prompt, '--json'],
+    {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
+  let stdout = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  let peakRssKb = 0;
+  const poll = setInterval(() => {
+    peakRssKb = Math.max(peakRssKb, vmHwmKb(child.pid));
+  }, 10);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearInterval(poll);
+  const wallMs = performance.now() - started;
+  const envelope = JSON.parse(stdout) as { duration_ms: number };
+  return { code, durationMs: envelope.duration_ms, wallMs, peakRssKb };
+}
+
+function vmHwmKb(pid: number | undefined): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0; // exited between polls
+  }
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
+try {
+  // Fan-out.
+  const fanRuns: {
+    measured: Measured;
+    criticalMs: number;
+    dispatchMs: number;
+    spreadMs: number;
+    collectMs: number;
+  }[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    fake.reset();
+    fake.respond(responder);
+    const measured = await runCli('fan', `review ${i}`);
+    if (measured.code !== 0) throw new Error(`fan-out run exited ${measured.code}`);
+    const parentTurns = fake.requests.filter((r) => role(r) === 'fan');
+    const turnsMs = parentTurns.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+    const children = fake.requests.filter((r) => role(r) === 'worker');
+    const [turn1, turn2] = parentTurns;
+    const firstChild = Math.min(...children.map((r) => r.receivedAt));
+    const lastChild = Math.max(...children.map((r) => r.receivedAt));
+    const lastChildDone = Math.max(...children.map((r) => r.finishedAt ?? r.receivedAt));
+    fanRuns.push({
+      measured,
+      criticalMs: turnsMs + CHILD_DELAY_MS,
+      dispatchMs: firstChild - (turn1?.finishedAt ?? firstChild),
+      spreadMs: lastChild - firstChild,
+      collectMs: (turn2?.receivedAt ?? lastChildDone) - lastChildDone,
+    });
+  }
+  const fanDuration = median(fanRuns.map((r) => r.measured.durationMs));
+  const critical = median(fanRuns.map((r) => r.criticalMs));
+  const peakMb = Math.max(...fanRuns.map((r) => r.measured.peakRssKb)) / 1024;
+
+  // Per-turn overhead.
+  const long: number[] = [];
+  const short: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    long.push((await runCli('looper', `turns=${LOOP_TURNS} #${i}`)).durationMs);
+    short.push((await runCli('looper', `turns=1 #${i}`)).durationMs);
+  }
+  const perTurn = (median(long) - median(short)) / (LOOP_TURNS - 1);
+
+  const rows: [string, string, string, string][] = [
+    [
+      `fan-out ${FAN_OUT} x ${CHILD_DELAY_MS} ms: run duration`,
+      `${fanDuration} ms`,
+      `critical path ${critical} ms`,
+      '',
+    ],
+    [
+      'fan-out: duration / critical path',
+      `${(fanDuration / critical).toFixed(3)}x`,
+      '≤ 1.1x',
+      verdict(fanDuration / critical <= 1.1),
+    ],
+    ['fan-out: parent turn 1 → first child request', `${median(fanRuns.map((r) => r.dispatchMs))} ms`, '', ''],
+    ['fan-out: first → last child request start', `${median(fanRuns.map((r) => r.spreadMs))} ms`, '', ''],
+    ['fan-out: last child answer → parent turn 2', `${median(fanRuns.map((r) => r.collectMs))} ms`, '', ''],
+    [
+      'fan-out: process wall time (incl. startup)',
+      `${Math.round(median(fanRuns.map((r) => r.measured.wallMs)))} ms`,
+      '',
+      '',
+    ],
+    [
+      'fan-out: peak RSS of axe (VmHWM)',
+      `${peakMb.toFixed(1)} MB`,
+      '< 150 MB',
+      verdict(peakMb > 0 && peakMb < 150),
+    ],
+    [
+      `loop: per-turn overhead (${LOOP_TURNS} vs 1 turns)`,
+      `${perTurn.toFixed(2)} ms`,
+      'zero-latency server',
+      '',
+    ],
+  ];
+  printTable(['measure', 'value', 'target', 'ok'], rows);
+} finally {
+  await fake.close();
+  rmSync(home, { recursive: true, force: true });
+}
+
+function responder(request: RecordedRequest): ScriptedReply {
+  switch (role(request)) {
+    case 'worker':
+      return { text: `done: ${request.lastUserText}`, delayMs: CHILD_DELAY_MS };
+    case 'fan':
+      return request.toolResults.length === 0
+        ? {
+            toolCalls: Array.from({ length: FAN_OUT }, (_, i) => ({
+              name: 'call_agent',
+              arguments: { agent: 'worker', task: `part ${i}` },
+            })),
+          }
+        : { text: `merged ${request.toolResults.length}` };
+    default: {
+      // looper: one cheap unknown-tool turn per round until the prompt's `turns=N`.
+      const wanted = Number(/turns=(\d+)/.exec(request.lastUserText)?.[1] ?? '1');
+      return countTurns(request) + 1 < wanted
+        ? { toolCalls: [{ name: 'noop', arguments: {} }] }
+        : { text: 'end' };
+    }
+  }
+}
+
+function verdict(ok: boolean): string {
+  return ok ? 'yes' : 'NO';
+}
+
+function printTable(header: string[], rows: string[][]): void {
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((row) => (row[c] ?? '').length)));
+  const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c] ?? 0)).join(' | ')} |`;
+  process.stdout.write(`${line(header)}\n|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|\n`);
+  for (const row of rows) process.stdout.write(`${line(row)}\n`);
+}

@@ -1,0 +1,57 @@
+/**
+ * An agent file's fields after schema validation (schemas/agent.schema.json), in the snake_case
+ * spelling of the TOML format. The schema guarantees this shape; `toSpec` turns it into AgentSpec.
+ */
+import type { JsonObject } from '../provider/types.js';
+
+export interface AgentFileData {
+  name: string;
+  description?: string;
+  model: string;
+  system_prompt?: string;
+  skill?: string;
+  files?: string[];
+  workdir?: string;
+  timeout?: number;
+  stream?: boolean;
+  tools?: string[];
+  disallowed_tools?: string[];
+  allowed_hosts?: string[];
+  sub_agents?: string[];
+  max_turns?: number;
+  sub_agents_config?: { max_depth?: number; parallel?: boolean; timeout?: number; max_parallel?: number };
+  memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
+  params?: {
+    temperature?: number;
+    max_tokens?: number;
+    response_format?:
+      | 'text'
+      | 'json_object'
+      | {
+          type: 'text' | 'json_object' | 'json_schema';
+          name?: string;
+          description?: string;
+          strict?: boolean;
+          schema?: JsonObject;
+        };
+  };
+  retry?: {
+    max_retries?: number;
+    backoff?: 'exponential' | 'linear' | 'fixed';
+    initial_delay_ms?: number;
+    max_delay_ms?: number;
+  };
+  budget?: { max_tokens?: number };
+  artifacts?: { enabled?: boolean; dir?: string };
+  mcp_servers?: McpServerData[];
+}
+
+export interface McpServerData {
+  name: string;
+  transport?: 'stdio' | 'sse' | 'streamable-http';
+  url?: string;
+  headers?: Record<string, string>;
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+}

@@ -1,0 +1,205 @@
+import type { Dirent } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
+import { basename, extname, join } from 'node:path';
+import agentSchema from '../../schemas/agent.schema.json' with { type: 'json' };
+import { ConfigError } from '../errors.js';
+import { FileProblem, formatProblem } from '../config/file-problem.js';
+import { describeSchemaErrors } from '../config/schema-messages.js';
+import { decodeUtf8Strict } from '../config/utf8.js';
+import type { JsonValue } from '../provider/types.js';
+import type { AgentFileData } from './file-data.js';
+import { validate } from './generated/agent-validator.js';
+import type { ParsedAgentFile } from './parsed-file.js';
+import type { AgentSpec } from './spec.js';
+import { toSpec } from './to-spec.js';
+
+/** File extensions of agent files, in the order they win when one directory has several. */
+export const AGENT_EXTENSIONS = ['.toml', '.md', '.yaml', '.yml'] as const;
+
+/** One problem found in an agent file. */
+export interface Finding {
+  file: string;
+  severity: 'error' | 'warning';
+  field?: string;
+  message: string;
+  line?: number;
+  column?: number;
+}
+
+export interface AgentFileReport {
+  file: string;
+  name: string;
+  /** Set when the file has no errors. */
+  spec?: AgentSpec;
+  findings: Finding[];
+}
+
+export function formatFinding(finding: Finding): string {
+  return formatProblem(finding.file, finding.message, finding);
+}
+
+/** The agent's CLI name is its file's base name; these would escape the agents directory. */
+export function checkAgentName(name: string): void {
+  if (name.trim() === '' || /[/\\]/.test(name) || name.includes('..')) {
+    throw new ConfigError(`invalid agent name "${name}": use the file's base name, without "/", "\\" or ".."`);
+  }
+}
+
+/** The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order. */
+export async function findAgentFile(name: string, searchDirs: string[]): Promise<string | undefined> {
+  checkAgentName(name);
+  for (const dir of searchDirs) {
+    for (const extension of AGENT_EXTENSIONS) {
+      const file = join(dir, `${name}${extension}`);
+      if (await isFile(file)) return file;
+    }
+  }
+  return undefined;
+}
+
+export async function loadAgent(name: string, options: { searchDirs: string[]; env: NodeJS.ProcessEnv }): Promise<AgentSpec> {
+  const file = await findAgentFile(name, options.searchDirs);
+  if (!file) throw new ConfigError(`agent config not found: ${name}`);
+  return loadAgentFile(file, options.env);
+}
+
+/** Loads one agent file; the first error becomes the ConfigError's one-line message. */
+export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
+  const report = await inspectAgentFile(path, env);
+  if (report.spec) return report.spec;
+  const errors = report.findings.filter((finding) => finding.severity === 'error');
+  const more = errors.length > 1 ? ` (and ${errors.length - 1} more: run axe validate ${report.name})` : '';
+  throw new ConfigError(`${formatFinding(errors[0]!)}${more}`);
+}
+
+/** Every agent file of every search directory: the first one of each name wins. */
+export async function agentFiles(searchDirs: string[]): Promise<{ name: string; file: string; shadows: string[] }[]> {
+  const byName = new Map<string, { name: string; file: string; shadows: string[] }>();
+  for (const dir of searchDirs) {
+    let entries: Dirent[];
+    try {
+      entries = await readdir(dir, { withFileTypes: true });
+    } catch {
+      continue;
+    }
+    const files = entries
+      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isAgentFileName(entry.name))
+      .map((entry) => entry.name)
+      .sort((a, b) => extensionRank(a) - extensionRank(b));
+    for (const fileName of files) {
+      const name = basename(fileName, extname(fileName));
+      const file = join(dir, fileName);
+      const seen = byName.get(name);
+      if (seen) seen.shadows.push(file);
+      else byName.set(name, { name, file, shadows: [] });
+    }
+  }
+  return [...byName.values()].sort((a, b) => a.name.localeCompare(b.name));
+}
+
+/** Loads every agent of the search directories; a broken file is a problem, never a failure. */
+export async function listAgents(
+  searchDirs: string[],
+  env: NodeJS.ProcessEnv,
+): Promise<{ agents: AgentSpec[]; problems: { file: string; message: string }[] }> {
+  const reports = await Promise.all((await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env)));
+  const agents: AgentSpec[] = [];
+  const problems: { file: string; message: string }[] = [];
+  for (const report of reports) {
+    if (report.spec) agents.push(report.spec);
+    else {
+      const error = report.findings.find((finding) => finding.severity === 'error')!;
+      problems.push({ file: report.file, message: formatFinding(error) });
+    }
+  }
+  return { agents, problems };
+}
+
+/** Reads, parses, validates and normalises one agent file, collecting every finding. */
+export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentFileReport> {
+  const name = basename(path, extname(path));
+  const report: AgentFileReport = { file: path, name, findings: [] };
+  try {
+    const parsed = await parseAgentFile(path, name);
+    const warnings = parsed.warnings.map((warning) => ({ ...warning, severity: 'warning' as const, file: path }));
+    report.findings.push(...warnings.map((warning) => located(warning, parsed)));
+    if (!validate(parsed.data)) {
+      const problems = describeSchemaErrors(validate.errors ?? [], parsed.data, agentSchema as unknown as JsonValue);
+      for (const problem of problems) {
+        const field = renameTopField(problem.field, parsed.writtenAs);
+        report.findings.push(
+          located({ file: path, severity: 'error', field, message: problem.message }, parsed, problem.segments),
+        );
+      }
+      return report;
+    }
+    report.spec = toSpec(parsed.data as unknown as AgentFileData, {
+      file: path,
+      name,
+      format: formatOf(path),
+      env,
+      warnings: warnings.map(formatFinding),
+    });
+  } catch (error) {
+    report.findings.push(findingOf(error, path));
+  }
+  return report;
+}
+
+async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(path);
+  } catch (error) {
+    throw new FileProblem(path, `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+  }
+  const text = decodeUtf8Strict(bytes, path).replace(/^\uFEFF/, '');
+  switch (formatOf(path)) {
+    case 'toml':
+      return (await import('./parse-toml.js')).parseTomlAgent(text, path);
+    case 'yaml':
+      return (await import('./parse-yaml.js')).parseYamlAgent(text, path);
+    case 'markdown':
+      return (await import('./parse-markdown.js')).parseMarkdownAgent(text, path, name);
+  }
+}
+
+function located(finding: Finding, parsed: ParsedAgentFile, segments?: (string | number)[]): Finding {
+  const path = segments ?? (finding.field ? [finding.field] : []);
+  const position = parsed.locate?.(path);
+  return position ? { ...finding, line: position.line, column: position.column } : finding;
+}
+
+function renameTopField(field: string, writtenAs: Record<string, string>): string {
+  const top = /^[^.[]+/.exec(field)?.[0];
+  return top && writtenAs[top] ? writtenAs[top] + field.slice(top.length) : field;
+}
+
+function findingOf(error: unknown, file: string): Finding {
+  if (error instanceof FileProblem) {
+    return { file: error.file, severity: 'error', message: error.reason, ...error.location };
+  }
+  if (error instanceof ConfigError) return { file, severity: 'error', message: error.message };
+  throw error;
+}
+
+function formatOf(path: string): AgentSpec['format'] {
+  const extension = extname(path).toLowerCase();
+  return extension === '.toml' ? 'toml' : extension === '.md' ? 'markdown' : 'yaml';
+}
+
+function isAgentFileName(fileName: string): boolean {
+  return (AGENT_EXTENSIONS as readonly string[]).includes(extname(fileName)) && !/^readme\.md$/i.test(fileName);
+}
+
+function extensionRank(fileName: string): number {
+  return (AGENT_EXTENSIONS as readonly string[]).indexOf(extname(fileName));
+}
+
+async function isFile(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isFile();
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,40 @@
+import { ConfigError } from '../errors.js';
+import type { ModelRef } from './spec.js';
+
+/** Claude Code model aliases, as written in `.claude/agents/*.md`. */
+export const MODEL_ALIASES: Readonly<Record<string, string>> = {
+  sonnet: 'anthropic/claude-sonnet-4-5',
+  haiku: 'anthropic/claude-haiku-4-5',
+  opus: 'anthropic/claude-opus-4-1',
+};
+
+/**
+ * `provider/model` → `{ provider, model }`, split on the first `/` (so
+ * `openrouter/meta-llama/llama-3.1-8b` keeps its slash). An alias expands first; `inherit` means
+ * "the caller's model" and gives undefined.
+ */
+export function parseModelRef(text: string): ModelRef | undefined {
+  const trimmed = text.trim();
+  if (trimmed === 'inherit') return undefined;
+  const expanded = MODEL_ALIASES[trimmed] ?? trimmed;
+  const slash = expanded.indexOf('/');
+  const provider = expanded.slice(0, slash);
+  const model = expanded.slice(slash + 1);
+  if (slash <= 0 || model.trim() === '' || /\s/.test(provider)) {
+    throw new ConfigError(
+      `invalid model "${text}": expected "provider/model" (e.g. "anthropic/claude-sonnet-4-5"), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`,
+    );
+  }
+  return { provider, model };
+}
+
+/**
+ * Model names other tools write without a provider (`claude-…`, `gemini-…`, `gpt-…`): the provider
+ * they imply, or undefined.
+ */
+export function impliedProvider(model: string): string | undefined {
+  if (/^claude-/.test(model)) return 'anthropic';
+  if (/^gemini-/.test(model)) return 'google';
+  if (/^(gpt-|o[1-9](-|$)|chatgpt-)/.test(model)) return 'openai';
+  return undefined;
+}

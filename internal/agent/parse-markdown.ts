@@ -1,0 +1,50 @@
+import { FileProblem } from '../config/file-problem.js';
+import { quoteColonValues, splitFrontMatter } from './front-matter.js';
+import { mapFrontMatter } from './markdown-fields.js';
+import type { ParsedAgentFile } from './parsed-file.js';
+import { parseYamlAgent } from './parse-yaml.js';
+
+/** A Markdown agent: YAML front-matter (Claude Code / Gemini CLI / opencode / axe fields) + prompt body. */
+export function parseMarkdownAgent(text: string, file: string, name: string): ParsedAgentFile {
+  const { yaml, body, lineOffset } = splitFrontMatter(text, file);
+  const frontMatter = parseFrontMatterYaml(yaml, file, lineOffset);
+  const mapped = mapFrontMatter(frontMatter.data, body, name);
+  const firstError = mapped.errors[0];
+  if (firstError) {
+    const position = frontMatter.locate?.([firstError.field]);
+    throw new FileProblem(file, firstError.message, {
+      field: firstError.field,
+      ...(position ? { line: position.line, column: position.column } : {}),
+    });
+  }
+  const locate = frontMatter.locate;
+  return {
+    data: mapped.data,
+    warnings: mapped.warnings,
+    writtenAs: mapped.writtenAs,
+    ...(locate
+      ? {
+          locate: (segments: (string | number)[]) => {
+            const top = segments[0];
+            const written = typeof top === 'string' ? mapped.writtenAs[top] : undefined;
+            return locate(written ? [written, ...segments.slice(1)] : segments);
+          },
+        }
+      : {}),
+  };
+}
+
+function parseFrontMatterYaml(yaml: string, file: string, lineOffset: number): ParsedAgentFile {
+  try {
+    return parseYamlAgent(yaml, file, lineOffset);
+  } catch (error) {
+    const quoted = error instanceof FileProblem ? quoteColonValues(yaml) : undefined;
+    if (!quoted) throw error;
+    try {
+      return parseYamlAgent(quoted, file, lineOffset);
+    } catch {
+      const problem = error as FileProblem;
+      throw new FileProblem(file, `${problem.reason}; if a value contains ": ", put it in quotes (description: "…")`, problem.location);
+    }
+  }
+}

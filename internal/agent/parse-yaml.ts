@@ -1,0 +1,38 @@
+import { isNode, LineCounter, parseDocument, type YAMLError } from 'yaml';
+import { FileProblem } from '../config/file-problem.js';
+import { toJsonValue } from '../config/json-value.js';
+import type { ParsedAgentFile } from './parsed-file.js';
+
+/**
+ * Parses YAML (an agent file, or front-matter starting `lineOffset` lines into its file) with the
+ * `yaml` package's core schema: no custom tags, duplicate keys rejected, aliases capped.
+ */
+export function parseYamlAgent(text: string, file: string, lineOffset = 0): ParsedAgentFile {
+  const lineCounter = new LineCounter();
+  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, schema: 'core' });
+  const problem = doc.errors[0] ?? doc.warnings[0];
+  if (problem) throw yamlProblem(problem, file, lineCounter, lineOffset);
+  let value: unknown;
+  try {
+    value = doc.toJS({ maxAliasCount: 100 });
+  } catch (error) {
+    throw new FileProblem(file, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const locate = (segments: (string | number)[]): { line: number; column: number } | undefined => {
+    for (let length = segments.length; length > 0; length--) {
+      const node = doc.getIn(segments.slice(0, length), true);
+      if (isNode(node) && node.range) {
+        const position = lineCounter.linePos(node.range[0]);
+        return { line: position.line + lineOffset, column: position.col };
+      }
+    }
+    return undefined;
+  };
+  return { data: toJsonValue(value, file), locate, warnings: [], writtenAs: {} };
+}
+
+function yamlProblem(error: YAMLError, file: string, lineCounter: LineCounter, lineOffset: number): FileProblem {
+  const reason = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+  const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
+  return new FileProblem(file, reason, { line: position.line + lineOffset, column: position.col });
+}

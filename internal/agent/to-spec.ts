@@ -1,0 +1,117 @@
+import { FileProblem } from '../config/file-problem.js';
+import { DEFAULT_RETRY, type JsonObject, type ResponseFormat } from '../provider/types.js';
+import { expandPath } from './expand.js';
+import type { AgentFileData, McpServerData } from './file-data.js';
+import { parseModelRef } from './model.js';
+import { type AgentSpec, DEFAULT_MAX_DEPTH, type McpServerSpec } from './spec.js';
+
+export interface SpecSource {
+  file: string;
+  name: string;
+  format: AgentSpec['format'];
+  env: NodeJS.ProcessEnv;
+  warnings: string[];
+}
+
+/** Validated file fields → AgentSpec, with every default applied (Go axe's defaults). */
+export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
+  const expand = (text: string | undefined, field: string): string | undefined => {
+    if (text === undefined) return undefined;
+    const { value, unset } = expandPath(text, source.env);
+    if (unset.length > 0) {
+      throw new FileProblem(source.file, `$${unset[0]} is not set (in ${JSON.stringify(text)})`, { field });
+    }
+    return value;
+  };
+  let model: AgentSpec['model'];
+  try {
+    model = parseModelRef(data.model);
+  } catch (error) {
+    throw new FileProblem(source.file, (error as Error).message, { field: 'model' });
+  }
+  const subAgents = data.sub_agents_config ?? {};
+  const memory = data.memory ?? {};
+  const retry = data.retry ?? {};
+  return {
+    name: source.name,
+    ...(data.name !== source.name ? { declaredName: data.name } : {}),
+    description: data.description ?? '',
+    source: source.file,
+    format: source.format,
+    ...(model ? { model } : {}),
+    systemPrompt: data.system_prompt ?? '',
+    ...(data.skill !== undefined ? { skill: data.skill } : {}),
+    files: data.files ?? [],
+    ...(data.workdir !== undefined ? { workdir: expand(data.workdir, 'workdir') } : {}),
+    ...(data.timeout ? { timeout: data.timeout } : {}),
+    ...(data.stream !== undefined ? { stream: data.stream } : {}),
+    tools: data.tools ?? [],
+    disallowedTools: data.disallowed_tools ?? [],
+    allowedHosts: data.allowed_hosts ?? [],
+    subAgents: data.sub_agents ?? [],
+    subAgentsConfig: {
+      maxDepth: subAgents.max_depth || DEFAULT_MAX_DEPTH,
+      parallel: subAgents.parallel ?? true,
+      timeout: subAgents.timeout ?? 0,
+      ...(subAgents.max_parallel !== undefined ? { maxParallel: subAgents.max_parallel } : {}),
+    },
+    memory: {
+      enabled: memory.enabled ?? false,
+      ...(memory.path !== undefined ? { path: expand(memory.path, 'memory.path') } : {}),
+      lastN: memory.last_n ?? 10,
+      maxEntries: memory.max_entries ?? 100,
+    },
+    params: {
+      ...(data.params?.temperature !== undefined ? { temperature: data.params.temperature } : {}),
+      ...(data.params?.max_tokens !== undefined ? { maxTokens: data.params.max_tokens } : {}),
+      ...(data.params?.response_format !== undefined
+        ? { responseFormat: toResponseFormat(data.params.response_format, source.name) }
+        : {}),
+    },
+    retry: {
+      maxRetries: retry.max_retries ?? DEFAULT_RETRY.maxRetries,
+      backoff: retry.backoff ?? DEFAULT_RETRY.backoff,
+      initialDelayMs: retry.initial_delay_ms ?? DEFAULT_RETRY.initialDelayMs,
+      maxDelayMs: retry.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
+    },
+    budget: data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {},
+    artifacts: {
+      enabled: data.artifacts?.enabled ?? false,
+      ...(data.artifacts?.dir !== undefined ? { dir: data.artifacts.dir } : {}),
+    },
+    mcpServers: (data.mcp_servers ?? []).map(toMcpServer),
+    ...(data.max_turns !== undefined ? { maxTurns: data.max_turns } : {}),
+    warnings: source.warnings,
+  };
+}
+
+function toMcpServer(server: McpServerData): McpServerSpec {
+  const transport = server.transport ?? (server.command !== undefined ? 'stdio' : 'streamable-http');
+  if (transport === 'stdio') {
+    return { name: server.name, transport, command: server.command ?? '', args: server.args ?? [], env: server.env ?? {} };
+  }
+  return { name: server.name, transport, url: server.url ?? '', headers: server.headers ?? {} };
+}
+
+/**
+ * `"json_object"` or a table. Go axe files put the schema's name inside the schema table
+ * (`[params.response_format.schema] name = "…"`); it is taken out as the format's name.
+ */
+function toResponseFormat(format: NonNullable<NonNullable<AgentFileData['params']>['response_format']>, agent: string): ResponseFormat {
+  if (typeof format === 'string') return { type: format };
+  if (format.type !== 'json_schema') return { type: format.type };
+  const { name: nameInSchema, ...schema }: JsonObject = format.schema ?? {};
+  const name = format.name ?? (typeof nameInSchema === 'string' ? nameInSchema : undefined) ?? safeName(agent);
+  const cleaned = typeof nameInSchema === 'string' && format.name === undefined ? schema : (format.schema ?? {});
+  return {
+    type: 'json_schema',
+    name,
+    schema: cleaned,
+    ...(format.strict !== undefined ? { strict: format.strict } : {}),
+    ...(format.description !== undefined ? { description: format.description } : {}),
+  };
+}
+
+function safeName(agent: string): string {
+  return agent.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 64) || 'response';
+}

@@ -1,0 +1,57 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseToml, TomlError } from 'smol-toml';
+import type { JsonValue } from '../provider/types.js';
+import { FileProblem } from './file-problem.js';
+import { describeSchemaErrors } from './schema-messages.js';
+import { toJsonValue } from './json-value.js';
+import { decodeUtf8Strict } from './utf8.js';
+import { validate } from './generated/config-validator.js';
+import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
+
+/** One `[providers.<name>]` table of config.toml (schemas/config.schema.json). */
+export interface ProviderConfig {
+  api_key?: string;
+  base_url?: string;
+  api?: 'openai' | 'anthropic' | 'ollama' | 'google';
+  http_referer?: string;
+  app_title?: string;
+  headers?: Record<string, string>;
+  region?: string;
+}
+
+export interface GlobalConfig {
+  /** The file it came from; undefined when there was none. */
+  source?: string;
+  providers: Record<string, ProviderConfig>;
+}
+
+/** Reads `<configDir>/config.toml`. A missing file is an empty config; a bad one a ConfigError. */
+export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig> {
+  const file = join(configDir, 'config.toml');
+  let bytes: Buffer;
+  try {
+    bytes = await readFile(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { providers: {} };
+    throw new FileProblem(file, `cannot read: ${(error as Error).message}`);
+  }
+  const text = decodeUtf8Strict(bytes, file);
+  let parsed: JsonValue;
+  try {
+    parsed = toJsonValue(parseToml(text), file);
+  } catch (error) {
+    if (error instanceof TomlError) {
+      const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '');
+      throw new FileProblem(file, reason ?? 'invalid TOML', { line: error.line, column: error.column });
+    }
+    throw error;
+  }
+  if (!validate(parsed)) {
+    const first = describeSchemaErrors(validate.errors ?? [], parsed, configSchema as unknown as JsonValue)[0];
+    throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field });
+  }
+  const data = parsed as { providers?: Record<string, ProviderConfig> };
+  return { source: file, providers: data.providers ?? {} };
+}
+export { resolveProviderSettings } from './providers.js';

@@ -1,0 +1,80 @@
+import { ConfigError } from '../errors.js';
+import type { ProviderApi, ProviderSettings } from '../provider/types.js';
+import type { GlobalConfig, ProviderConfig } from './global.js';
+
+interface BuiltinProvider {
+  api: ProviderApi;
+  baseUrl: string;
+  apiKeyEnv: string;
+  apiKeyRequired: boolean;
+}
+
+/** The providers axe knows without any config. `gemini` is an alias of `google`. */
+export const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
+  anthropic: {
+    api: 'anthropic',
+    baseUrl: 'https://api.anthropic.com',
+    apiKeyEnv: 'ANTHROPIC_API_KEY',
+    apiKeyRequired: true,
+  },
+  openai: { api: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', apiKeyRequired: true },
+  openrouter: {
+    api: 'openai',
+    baseUrl: 'https://openrouter.ai/api/v1',
+    apiKeyEnv: 'OPENROUTER_API_KEY',
+    apiKeyRequired: true,
+  },
+  ollama: { api: 'ollama', baseUrl: 'http://localhost:11434', apiKeyEnv: 'OLLAMA_API_KEY', apiKeyRequired: false },
+  google: {
+    api: 'google',
+    baseUrl: 'https://generativelanguage.googleapis.com',
+    apiKeyEnv: 'GEMINI_API_KEY',
+    apiKeyRequired: true,
+  },
+};
+
+const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };
+
+/** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
+export function envName(providerName: string): string {
+  return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
+}
+
+/**
+ * Everything needed to talk to one provider, env > config.toml > built-in default:
+ * key from `<NAME>_API_KEY` (then `api_key`), base URL from `AXE_<NAME>_BASE_URL` (then `base_url`).
+ * A provider that is neither built in nor a `[providers.<name>]` table with `base_url` and `api`
+ * is a ConfigError that names the fix.
+ */
+export function resolveProviderSettings(
+  config: GlobalConfig,
+  providerName: string,
+  env: NodeJS.ProcessEnv,
+): ProviderSettings {
+  const canonical = ALIASES[providerName] ?? providerName;
+  const builtin = BUILTIN_PROVIDERS[canonical];
+  const table: ProviderConfig = config.providers[providerName] ?? config.providers[canonical] ?? {};
+  const keyEnv = builtin?.apiKeyEnv ?? `${envName(providerName)}_API_KEY`;
+  const baseUrlEnv = `AXE_${envName(providerName)}_BASE_URL`;
+  const baseUrl = env[baseUrlEnv] || table.base_url || builtin?.baseUrl;
+  const api = table.api ?? builtin?.api;
+  if (!baseUrl || !api) {
+    const known = [...Object.keys(BUILTIN_PROVIDERS), ...Object.keys(ALIASES)].join(', ');
+    throw new ConfigError(
+      `unknown provider "${providerName}": use one of ${known}, or add [providers.${providerName}] with base_url and api = "openai" | "anthropic" | "ollama" | "google" to config.toml`,
+    );
+  }
+  const apiKey = env[keyEnv] || table.api_key || undefined;
+  const headers: Record<string, string> = { ...table.headers };
+  if (table.http_referer) headers['HTTP-Referer'] = table.http_referer;
+  if (table.app_title) headers['X-Title'] = table.app_title;
+  return {
+    name: providerName,
+    api,
+    baseUrl: baseUrl.replace(/\/+$/, ''),
+    ...(apiKey ? { apiKey } : {}),
+    apiKeyEnv: keyEnv,
+    apiKeyRequired: builtin?.apiKeyRequired ?? false,
+    headers,
+  };
+}

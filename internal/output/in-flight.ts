@@ -1,0 +1,21 @@
+import type { RunEvent } from '../runner/events.js';
+
+/** Which agents of the tree are running right now, by path, in start order (for Ctrl-C reports). */
+export class InFlightAgents {
+  private readonly running = new Set<string>();
+
+  observe(event: RunEvent): void {
+    if (event.type === 'agent.start') this.running.add(event.path);
+    else if (event.type === 'agent.end') this.running.delete(event.path);
+  }
+
+  paths(): string[] {
+    return [...this.running];
+  }
+}
+
+/** The stderr line printed when a signal stops the run. */
+export function interruptedLine(signal: 'SIGINT' | 'SIGTERM', running: string[]): string {
+  const what = running.length > 0 ? `; stopping ${running.join(', ')}` : '';
+  return `axe: interrupted by ${signal}${what}\n`;
+}

@@ -1,0 +1,119 @@
+import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
+import { detectRefusal } from './refusal.js';
+
+/**
+ * The one-line `--json` output: the Go axe envelope (same field names and meanings, so scripts
+ * keep working) plus cache tokens, cost, the budget and the tree of sub-agent calls.
+ */
+export interface JsonEnvelope {
+  content: string;
+  model: string;
+  /** The top-level agent's own calls, summed over its turns (Go axe semantics). */
+  input_tokens: number;
+  output_tokens: number;
+  stop_reason: string;
+  duration_ms: number;
+  tool_calls: number;
+  tool_call_details: JsonToolCallDetail[];
+  refused: boolean;
+  retry_attempts: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost?: number;
+  budget_max_tokens?: number;
+  /** Tree-wide: every call of every agent. */
+  budget_used_tokens?: number;
+  budget_exceeded?: boolean;
+  agents: JsonAgentNode[];
+  /** Present when the run failed; `content` then holds the answer so far. */
+  error?: string;
+  exit_code?: number;
+}
+
+export interface JsonToolCallDetail {
+  name: string;
+  input: unknown;
+  output: string;
+  is_error: boolean;
+  /** 0-based, as Go axe writes it (the `[turn N]` lines count from 1). */
+  turn: number;
+  duration_ms: number;
+}
+
+export interface JsonAgentNode {
+  agent: string;
+  depth: number;
+  status: AgentRunResult['status'];
+  duration_ms: number;
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  cost?: number;
+  tool_calls: number;
+  error?: string;
+  children: JsonAgentNode[];
+}
+
+export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
+  const { result, budget, error } = outcome;
+  const envelope: JsonEnvelope = {
+    content: result.content,
+    model: result.model,
+    input_tokens: result.usage.inputTokens,
+    output_tokens: result.usage.outputTokens,
+    stop_reason: result.stopReason,
+    duration_ms: result.durationMs,
+    tool_calls: result.toolCalls,
+    tool_call_details: result.toolCallDetails.map(toJsonDetail),
+    refused: detectRefusal(result.content),
+    retry_attempts: result.retries,
+    cache_read_tokens: result.usage.cacheReadTokens,
+    cache_write_tokens: result.usage.cacheWriteTokens,
+    agents: result.children.map(toAgentNode),
+  };
+  if (result.cost !== undefined) envelope.cost = result.cost;
+  if (budget.limit !== undefined) {
+    envelope.budget_max_tokens = budget.limit;
+    envelope.budget_used_tokens = budget.used;
+    envelope.budget_exceeded = budget.used > budget.limit;
+  }
+  if (error) {
+    envelope.error = error.message;
+    envelope.exit_code = error.exitCode;
+  }
+  return envelope;
+}
+
+export function renderJsonEnvelope(outcome: RunOutcome): string {
+  return `${JSON.stringify(buildJsonEnvelope(outcome))}\n`;
+}
+
+function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
+  return {
+    name: detail.name,
+    input: detail.input ?? {},
+    output: detail.output,
+    is_error: detail.isError,
+    turn: detail.turn - 1,
+    duration_ms: detail.durationMs,
+  };
+}
+
+function toAgentNode(result: AgentRunResult): JsonAgentNode {
+  const node: JsonAgentNode = {
+    agent: result.agent,
+    depth: result.depth,
+    status: result.status,
+    duration_ms: result.durationMs,
+    input_tokens: result.usage.inputTokens,
+    output_tokens: result.usage.outputTokens,
+    cache_read_tokens: result.usage.cacheReadTokens,
+    cache_write_tokens: result.usage.cacheWriteTokens,
+    tool_calls: result.toolCalls,
+    children: result.children.map(toAgentNode),
+  };
+  if (result.cost !== undefined) node.cost = result.cost;
+  if (result.error !== undefined) node.error = result.error;
+  return node;
+}

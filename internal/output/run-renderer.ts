@@ -1,0 +1,72 @@
+import { ExitCode } from '../errors.js';
+import type { EmitEvent, RunEvent } from '../runner/events.js';
+import type { RunOutcome } from '../runner/types.js';
+import { InFlightAgents } from './in-flight.js';
+import { renderJsonEnvelope } from './json-envelope.js';
+import { createVerboseFormatter, verboseSummary } from './verbose.js';
+
+export interface TextSink {
+  write(text: string): unknown;
+}
+
+export interface RunRendererOptions {
+  json: boolean;
+  verbose: boolean;
+  /** Print the top-level agent's text as it arrives (ignored with `json`). */
+  stream: boolean;
+  stdout: TextSink;
+  stderr: TextSink;
+}
+
+export interface RunRenderer {
+  /** Feed every event of the run here. */
+  emit: EmitEvent;
+  /** Print the outcome: the answer (or the JSON envelope) on stdout, the verbose summary on stderr. */
+  finish(outcome: RunOutcome): void;
+  /** Agent paths running right now. */
+  inFlight(): string[];
+}
+
+/**
+ * The renderers of one run, all fed by the one event stream and the outcome. stdout carries the
+ * final answer only (nothing appended, as Go axe), or the one-line JSON envelope; everything else
+ * goes to stderr.
+ */
+export function createRunRenderer(options: RunRendererOptions): RunRenderer {
+  const inFlight = new InFlightAgents();
+  const formatVerbose = options.verbose ? createVerboseFormatter() : undefined;
+  const streaming = options.stream && !options.json;
+  /** Text streamed during the current top-level turn: the final turn's text when the run ends. */
+  let turnText = '';
+
+  const emit = (event: RunEvent): void => {
+    inFlight.observe(event);
+    if (event.type === 'warning') options.stderr.write(`Warning: ${event.message}\n`);
+    if (formatVerbose) for (const line of formatVerbose(event)) options.stderr.write(`${line}\n`);
+    if (!streaming || event.depth !== 0) return;
+    if (event.type === 'turn.start') turnText = '';
+    else if (event.type === 'text.delta') {
+      turnText += event.text;
+      options.stdout.write(event.text);
+    }
+  };
+
+  const finish = (outcome: RunOutcome): void => {
+    if (options.json) options.stdout.write(renderJsonEnvelope(outcome));
+    else if (showsAnswer(outcome)) {
+      const content = outcome.result.content;
+      // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
+      options.stdout.write(
+        streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content,
+      );
+    }
+    if (formatVerbose) for (const line of verboseSummary(outcome)) options.stderr.write(`${line}\n`);
+  };
+
+  return { emit, finish, inFlight: () => inFlight.paths() };
+}
+
+/** A run that failed prints no answer, except when the budget stopped it: then the answer so far. */
+function showsAnswer(outcome: RunOutcome): boolean {
+  return outcome.error === undefined || outcome.error.exitCode === ExitCode.budget;
+}

@@ -1,0 +1,194 @@
+import {
+  isObject,
+  objectAt,
+  optArray,
+  optNumber,
+  optObject,
+  optString,
+  parseJson,
+  WireError,
+} from './json.js';
+import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
+import {
+  type ChatRequest,
+  emptyUsage,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  type ToolCall,
+  type Usage,
+} from './types.js';
+import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+
+/** Anthropic Messages API: `POST {base}/v1/messages`. */
+export const DEFAULT_MAX_TOKENS = 4096;
+
+export function toWire(request: ChatRequest): JsonObject {
+  const body: JsonObject = {
+    model: request.model,
+    max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages: request.messages.flatMap(messageToWire),
+  };
+  if (request.system !== '') {
+    body.system = [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }];
+  }
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      name: tool.name,
+      description: tool.description,
+      input_schema: tool.parameters,
+    }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.stream) body.stream = true;
+  return body;
+}
+
+function messageToWire(message: Message): JsonObject[] {
+  if (message.role === 'user') return [{ role: 'user', content: message.content }];
+  if (message.role === 'tool') {
+    return [
+      {
+        role: 'user',
+        content: message.results.map((result) => ({
+          type: 'tool_result',
+          tool_use_id: result.callId,
+          content: result.content,
+          is_error: result.isError,
+        })),
+      },
+    ];
+  }
+  // Anthropic rejects empty text blocks: text only when there is some.
+  const content: JsonObject[] = [];
+  if (message.content !== '') content.push({ type: 'text', text: message.content });
+  for (const call of message.toolCalls ?? []) {
+    content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
+  }
+  return content.length === 0 ? [] : [{ role: 'assistant', content }];
+}
+
+export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
+  if (usage === undefined) return {};
+  const out: Partial<Usage> = {};
+  const input = optNumber(usage.input_tokens);
+  const output = optNumber(usage.output_tokens);
+  const cacheRead = optNumber(usage.cache_read_input_tokens);
+  const cacheWrite = optNumber(usage.cache_creation_input_tokens);
+  if (input !== undefined) out.inputTokens = input;
+  if (output !== undefined) out.outputTokens = output;
+  if (cacheRead !== undefined) out.cacheReadTokens = cacheRead;
+  if (cacheWrite !== undefined) out.cacheWriteTokens = cacheWrite;
+  return out;
+}
+
+export function fromWire(json: JsonValue): WireResponse {
+  const body = objectAt(json, 'response body');
+  if (body.type === 'error') throw errorEventToWireError(body);
+  let content = '';
+  const toolCalls: ToolCall[] = [];
+  for (const block of optArray(body.content)) {
+    if (!isObject(block)) continue;
+    if (block.type === 'text') content += optString(block.text) ?? '';
+    else if (block.type === 'tool_use') {
+      toolCalls.push(
+        toolCallFrom(
+          optString(block.id) ?? '',
+          optString(block.name) ?? '',
+          JSON.stringify(block.input ?? {}),
+        ),
+      );
+    }
+  }
+  return {
+    content,
+    toolCalls,
+    stopReason: optString(body.stop_reason) ?? '',
+    usage: { ...emptyUsage(), ...usageFromWire(optObject(body.usage)) },
+    model: optString(body.model) ?? '',
+  };
+}
+
+function errorEventToWireError(body: JsonObject): WireError {
+  const error = optObject(body.error);
+  const message = optString(error?.message) ?? 'unknown error';
+  const type = optString(error?.type);
+  return new WireError(message, type === undefined ? {} : { providerType: type });
+}
+
+export function errorInfo(json: JsonValue): { message?: string; type?: string } {
+  const error = isObject(json) ? optObject(json.error) : undefined;
+  const out: { message?: string; type?: string } = {};
+  const message = optString(error?.message);
+  const type = optString(error?.type);
+  if (message !== undefined) out.message = message;
+  if (type !== undefined) out.type = type;
+  return out;
+}
+
+/** Named SSE events: message_start, content_block_*, message_delta, message_stop, ping, error. */
+export function createStream(builder: ResponseBuilder): StreamTranslator {
+  let complete = false;
+  return {
+    get complete() {
+      return complete;
+    },
+    message({ data }) {
+      const event = objectAt(parseJson(data, 'stream event'), 'stream event');
+      switch (event.type) {
+        case 'message_start': {
+          const message = optObject(event.message);
+          builder.setModel(optString(message?.model) ?? '');
+          builder.setUsage(usageFromWire(optObject(message?.usage)));
+          return;
+        }
+        case 'content_block_start': {
+          const index = optNumber(event.index) ?? 0;
+          const block = optObject(event.content_block);
+          if (block?.type === 'tool_use') {
+            builder.startToolCall(index, optString(block.id) ?? '', optString(block.name) ?? '');
+          } else if (block?.type === 'text') builder.addText(optString(block.text) ?? '');
+          return;
+        }
+        case 'content_block_delta': {
+          const index = optNumber(event.index) ?? 0;
+          const delta = optObject(event.delta);
+          if (delta?.type === 'text_delta') builder.addText(optString(delta.text) ?? '');
+          else if (delta?.type === 'input_json_delta') {
+            builder.addToolArguments(index, optString(delta.partial_json) ?? '');
+          }
+          return;
+        }
+        case 'content_block_stop':
+          builder.endToolCall(optNumber(event.index) ?? 0);
+          return;
+        case 'message_delta': {
+          const stop = optString(optObject(event.delta)?.stop_reason);
+          if (stop !== undefined) builder.setStopReason(stop);
+          builder.setUsage(usageFromWire(optObject(event.usage)));
+          return;
+        }
+        case 'message_stop':
+          complete = true;
+          return;
+        case 'error':
+          throw errorEventToWireError(event);
+        default:
+          return; // ping and future event types
+      }
+    },
+  };
+}
+
+export const anthropicWire: Wire = {
+  streamFormat: 'sse',
+  url: (baseUrl) => `${trimSlash(baseUrl)}/v1/messages`,
+  authHeaders: (apiKey): Record<string, string> => ({
+    'anthropic-version': '2023-06-01',
+    ...(apiKey === undefined ? {} : { 'x-api-key': apiKey }),
+  }),
+  toWire,
+  fromWire,
+  createStream,
+  errorInfo,
+};

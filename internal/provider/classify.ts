@@ -1,0 +1,184 @@
+import {
+  CancelledError,
+  ProviderError,
+  type ProviderErrorCategory,
+  type ProviderErrorDetails,
+} from '../errors.js';
+import { BodyTooLargeError } from './http.js';
+import { WireError } from './json.js';
+import type { ProviderApi } from './types.js';
+
+/**
+ * Every failure of a provider call becomes one `ProviderError` here: a one-line message with the
+ * category, the HTTP status, the provider's own message, the request id and what to do.
+ */
+export interface CallContext {
+  provider: string;
+  api: ProviderApi;
+  baseUrl: string;
+  model: string;
+  apiKeyEnv: string;
+}
+
+export function categoryForStatus(status: number): ProviderErrorCategory {
+  if (status === 401 || status === 403) return 'auth';
+  if (status === 429) return 'rate_limit';
+  if (status === 529) return 'overloaded';
+  if (status === 408 || status >= 500) return 'server';
+  return 'bad_request';
+}
+
+/** Error types carried in bodies and stream error events (Anthropic, OpenAI, Gemini status names). */
+const CATEGORY_BY_TYPE: Record<string, ProviderErrorCategory> = {
+  overloaded_error: 'overloaded',
+  rate_limit_error: 'rate_limit',
+  rate_limit_exceeded: 'rate_limit',
+  RESOURCE_EXHAUSTED: 'rate_limit',
+  authentication_error: 'auth',
+  permission_error: 'auth',
+  UNAUTHENTICATED: 'auth',
+  PERMISSION_DENIED: 'auth',
+  invalid_request_error: 'bad_request',
+  INVALID_ARGUMENT: 'bad_request',
+  api_error: 'server',
+  server_error: 'server',
+  INTERNAL: 'server',
+  UNAVAILABLE: 'server',
+};
+
+const LABEL: Record<ProviderErrorCategory, string> = {
+  auth: 'authentication failed',
+  rate_limit: 'rate limited',
+  overloaded: 'overloaded',
+  bad_request: 'request rejected',
+  server: 'server error',
+  timeout: 'timed out',
+  cancelled: 'cancelled',
+};
+
+function hint(category: ProviderErrorCategory, status: number | undefined, context: CallContext): string {
+  const key = context.apiKeyEnv === '' ? 'the API key' : `the API key in ${context.apiKeyEnv}`;
+  switch (category) {
+    case 'auth':
+      return status === 403 ? `check that ${key} may use model "${context.model}"` : `check ${key}`;
+    case 'rate_limit':
+      return 'lower the request rate or retry later (retries: [retry] max_retries)';
+    case 'overloaded':
+      return 'the provider is overloaded: retry later';
+    case 'bad_request':
+      if (status === 404)
+        return `check the model name "${context.model}" and the base URL ${context.baseUrl}`;
+      if (status === 413) return 'the request is too large: shorten the input, context files or tool output';
+      return `check the model "${context.model}" and the request parameters`;
+    case 'server':
+      return 'a failure on the provider side: retry later';
+    case 'timeout':
+      return "the run's deadline passed before the provider answered: raise the timeout";
+    case 'cancelled':
+      return 'the run was cancelled';
+  }
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function build(
+  context: CallContext,
+  details: Omit<ProviderErrorDetails, 'provider'>,
+  what: string,
+  cause?: unknown,
+): ProviderError {
+  const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
+  const request = details.requestId === undefined ? '' : ` [request ${details.requestId}]`;
+  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}; ${hint(details.category, details.status, context)}`;
+  return new ProviderError(message, { ...details, provider: context.provider }, { cause });
+}
+
+export interface HttpFailure {
+  status: number;
+  headers: Record<string, string>;
+  providerMessage: string | undefined;
+  providerType: string | undefined;
+  requestId: string | undefined;
+  retryAfterMs: number | undefined;
+}
+
+export function httpError(context: CallContext, failure: HttpFailure): ProviderError {
+  const { status, providerMessage } = failure;
+  const byType = failure.providerType === undefined ? undefined : CATEGORY_BY_TYPE[failure.providerType];
+  const category = byType === 'overloaded' ? 'overloaded' : categoryForStatus(status);
+  const details: Omit<ProviderErrorDetails, 'provider'> = { category, status };
+  if (providerMessage !== undefined) details.providerMessage = providerMessage;
+  if (failure.requestId !== undefined) details.requestId = failure.requestId;
+  if (failure.retryAfterMs !== undefined) details.retryAfterMs = failure.retryAfterMs;
+  const shouldRetry = failure.headers['x-should-retry'];
+  if (shouldRetry === 'true' || shouldRetry === 'false') details.shouldRetry = shouldRetry === 'true';
+  if (context.api === 'ollama' && status === 400 && /does not support tools/i.test(providerMessage ?? '')) {
+    return build(context, details, `model "${context.model}" does not support tools (${providerMessage})`);
+  }
+  if (status >= 300 && status < 400) {
+    const location = failure.headers.location ?? 'an unknown location';
+    return build(
+      context,
+      details,
+      `redirect to ${location} not followed: set the base URL to the final address`,
+    );
+  }
+  return build(context, details, providerMessage ?? 'no error message in the response');
+}
+
+/** A failure after the request was sent: network errors, malformed bodies, stream error events. */
+export function failureError(
+  context: CallContext,
+  error: unknown,
+  signal: AbortSignal,
+  userSignal: AbortSignal,
+  requestId: string | undefined,
+): ProviderError {
+  if (error instanceof ProviderError) return error;
+  if (signal.aborted) return abortError(context, userSignal);
+  const withId = requestId === undefined ? {} : { requestId };
+  if (error instanceof WireError) {
+    const category =
+      (error.providerType === undefined ? undefined : CATEGORY_BY_TYPE[error.providerType]) ??
+      (error.providerStatus === undefined ? 'server' : categoryForStatus(error.providerStatus));
+    return build(context, { category, providerMessage: error.message, ...withId }, error.message, error);
+  }
+  if (error instanceof BodyTooLargeError) {
+    return build(context, { category: 'server', shouldRetry: false, ...withId }, error.message, error);
+  }
+  return build(context, { category: 'server', ...withId }, networkMessage(context, error), error);
+}
+
+export function abortError(context: CallContext, userSignal: AbortSignal): ProviderError {
+  if (userSignal.aborted && userSignal.reason instanceof CancelledError) {
+    return build(context, { category: 'cancelled' }, 'request aborted', userSignal.reason);
+  }
+  return build(context, { category: 'timeout' }, 'request aborted at the deadline');
+}
+
+function errorCode(error: unknown): string | undefined {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; depth++) {
+    const code = (current as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && code !== 'UND_ERR_SOCKET') return code;
+    if (current instanceof AggregateError && current.errors[0] instanceof Error) current = current.errors[0];
+    else current = current.cause;
+  }
+  return error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+}
+
+function networkMessage(context: CallContext, error: unknown): string {
+  const code = errorCode(error);
+  if (code === 'ECONNREFUSED') {
+    if (context.api === 'ollama')
+      return `connection refused: is Ollama running? (expected at ${context.baseUrl})`;
+    return `connection refused at ${context.baseUrl}: is the server running and the base URL right?`;
+  }
+  if (code === 'ENOTFOUND') return `cannot resolve the host of ${context.baseUrl}: check the base URL`;
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
+    return 'the connection was closed before the response was complete';
+  }
+  const reason = error instanceof Error ? error.message : String(error);
+  return `network error${code === undefined ? '' : ` ${code}`}: ${reason}`;
+}

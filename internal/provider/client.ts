@@ -1,0 +1,142 @@
+import { ConfigError } from '../errors.js';
+import { abortError, type CallContext, failureError, httpError } from './classify.js';
+import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
+import { isObject, parseJson } from './json.js';
+import { ResponseBuilder, type WireResponse } from './response-builder.js';
+import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';
+import { createStreamReader } from './stream.js';
+import type {
+  ChatOptions,
+  ChatRequest,
+  ChatResponse,
+  JsonValue,
+  Provider,
+  ProviderSettings,
+  RetryPolicy,
+} from './types.js';
+import type { Wire } from './wire.js';
+
+/** Error bodies are short; a larger one is cut here (only its message is wanted). */
+const MAX_ERROR_BODY_BYTES = 64 * 1024;
+const REQUEST_ID_HEADERS = ['request-id', 'x-request-id', 'x-goog-request-id', 'x-amzn-requestid'];
+
+/**
+ * A provider: one wire's pure translation plus the shared send / decode / classify / retry path.
+ * The API key is checked when `chat` is called, not at construction, so a run that never calls
+ * the provider (`--replay`, `--dry-run`) needs no key.
+ */
+export function createWireProvider(
+  settings: ProviderSettings,
+  wire: Wire,
+  options: { retry: RetryPolicy; pool: HttpPool },
+): Provider {
+  return {
+    name: settings.name,
+    chat: (request, chatOptions) => chat(settings, wire, options, request, chatOptions),
+  };
+}
+
+async function chat(
+  settings: ProviderSettings,
+  wire: Wire,
+  { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
+  request: ChatRequest,
+  { signal: userSignal, onEvent, deadline }: ChatOptions,
+): Promise<ChatResponse> {
+  if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
+    throw new ConfigError(`missing API key for provider "${settings.name}": set ${settings.apiKeyEnv}`);
+  }
+  const context: CallContext = {
+    provider: settings.name,
+    api: settings.api,
+    baseUrl: settings.baseUrl,
+    model: request.model,
+    apiKeyEnv: settings.apiKeyEnv,
+  };
+  const url = wire.url(settings.baseUrl, request);
+  const headers = {
+    accept: request.stream ? 'text/event-stream' : 'application/json',
+    ...settings.headers,
+    ...wire.authHeaders(settings.apiKey),
+  };
+  if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
+  const body = JSON.stringify(wire.toWire(request));
+  const signal =
+    deadline === undefined
+      ? userSignal
+      : AbortSignal.any([userSignal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
+
+  for (let attempt = 0; ; attempt++) {
+    if (signal.aborted) throw abortError(context, userSignal);
+    const builder = new ResponseBuilder(request.model, onEvent);
+    let requestId: string | undefined;
+    try {
+      const response = await postJson(pool, url, headers, body, signal);
+      requestId = pickRequestId(response.headers);
+      const wireResponse = await readResponse(context, wire, request, response, builder, requestId);
+      const out: ChatResponse = {
+        ...wireResponse,
+        model: wireResponse.model || request.model,
+        retries: attempt,
+      };
+      if (requestId !== undefined) out.requestId = requestId;
+      return out;
+    } catch (caught) {
+      const error = failureError(context, caught, signal, userSignal, requestId);
+      // Events already delivered cannot be taken back: a stream that failed midway is not retried.
+      const delay = builder.delivered
+        ? undefined
+        : nextRetryDelay(error, retry, attempt + 1, Date.now(), deadline);
+      if (delay === undefined) throw error;
+      onEvent?.({ type: 'retry', attempt: attempt + 1, delayMs: delay, reason: error.message });
+      try {
+        await sleep(delay, signal);
+      } catch {
+        throw abortError(context, userSignal);
+      }
+    }
+  }
+}
+
+async function readResponse(
+  context: CallContext,
+  wire: Wire,
+  request: ChatRequest,
+  response: HttpResponse,
+  builder: ResponseBuilder,
+  requestId: string | undefined,
+): Promise<WireResponse> {
+  if (response.status >= 300) {
+    const text = await readText(response.body, MAX_ERROR_BODY_BYTES).catch(() => '');
+    const info = wire.errorInfo(parseLenient(text));
+    throw httpError(context, {
+      status: response.status,
+      headers: response.headers,
+      providerMessage: info.message ?? (text.trim() === '' ? undefined : text.trim().slice(0, 500)),
+      providerType: info.type,
+      requestId,
+      retryAfterMs: retryAfterMs(response.headers, Date.now()),
+    });
+  }
+  if (!request.stream) return wire.fromWire(parseJson(await readText(response.body), 'the response body'));
+  const reader = createStreamReader(wire, builder);
+  for await (const chunk of boundedChunks(response.body)) reader.push(chunk);
+  return reader.end();
+}
+
+function parseLenient(text: string): JsonValue {
+  try {
+    const parsed = JSON.parse(text) as JsonValue;
+    return isObject(parsed) ? parsed : null;
+  } catch {
+    return null;
+  }
+}
+
+function pickRequestId(headers: Record<string, string>): string | undefined {
+  for (const name of REQUEST_ID_HEADERS) {
+    const value = headers[name];
+    if (value !== undefined && value !== '') return value;
+  }
+  return undefined;
+}

@@ -1,0 +1,121 @@
+/**
+ * Incremental stream decoders. Bytes arrive in chunks whose boundaries may fall anywhere —
+ * inside a UTF-8 character, inside `\r\n`, inside a field — so both decoders keep a streaming
+ * TextDecoder and the unfinished line between pushes.
+ */
+
+/** One framed message: an SSE event (`event` set when named) or one NDJSON line. */
+export interface WireMessage {
+  event?: string;
+  data: string;
+}
+
+export interface MessageDecoder {
+  push(chunk: Uint8Array): WireMessage[];
+  /** The stream ended: flush what is left. */
+  end(): WireMessage[];
+}
+
+const LINE_END = /[\r\n]/g;
+
+/** Splits text into lines on `\r\n`, `\n` or `\r`, remembering a `\r` that ended a chunk. */
+class LineSplitter {
+  private readonly decoder = new TextDecoder('utf-8');
+  private rest = '';
+  private skipLeadingLf = false;
+
+  push(chunk: Uint8Array, onLine: (line: string) => void): void {
+    this.feed(this.decoder.decode(chunk, { stream: true }), onLine);
+  }
+
+  end(onLine: (line: string) => void): void {
+    this.feed(this.decoder.decode(), onLine);
+    if (this.rest !== '') onLine(this.rest);
+    this.rest = '';
+  }
+
+  private feed(text: string, onLine: (line: string) => void): void {
+    if (text === '') return;
+    const s = this.rest + text;
+    let start = 0;
+    if (this.skipLeadingLf) {
+      this.skipLeadingLf = false;
+      if (s[0] === '\n') start = 1;
+    }
+    LINE_END.lastIndex = start;
+    for (let match = LINE_END.exec(s); match !== null; match = LINE_END.exec(s)) {
+      const end = match.index;
+      onLine(s.slice(start, end));
+      start = end + 1;
+      if (s[end] === '\r') {
+        if (end + 1 === s.length) this.skipLeadingLf = true;
+        else if (s[end + 1] === '\n') start = end + 2;
+      }
+      LINE_END.lastIndex = start;
+    }
+    this.rest = s.slice(start);
+  }
+}
+
+/** Server-sent events: named and data-only events, comment lines ignored, multi-line data joined. */
+export class SseDecoder implements MessageDecoder {
+  private readonly lines = new LineSplitter();
+  private event: string | undefined;
+  private data: string[] = [];
+
+  push(chunk: Uint8Array): WireMessage[] {
+    const out: WireMessage[] = [];
+    this.lines.push(chunk, (line) => this.line(line, out));
+    return out;
+  }
+
+  end(): WireMessage[] {
+    const out: WireMessage[] = [];
+    this.lines.end((line) => this.line(line, out));
+    this.line('', out);
+    return out;
+  }
+
+  private line(line: string, out: WireMessage[]): void {
+    if (line === '') {
+      if (this.data.length > 0) {
+        out.push(
+          this.event === undefined
+            ? { data: this.data.join('\n') }
+            : { event: this.event, data: this.data.join('\n') },
+        );
+      }
+      this.event = undefined;
+      this.data = [];
+      return;
+    }
+    if (line[0] === ':') return;
+    const colon = line.indexOf(':');
+    const field = colon < 0 ? line : line.slice(0, colon);
+    let value = colon < 0 ? '' : line.slice(colon + 1);
+    if (value[0] === ' ') value = value.slice(1);
+    if (field === 'data') this.data.push(value);
+    else if (field === 'event') this.event = value;
+  }
+}
+
+/** Newline-delimited JSON: one message per non-blank line. */
+export class NdjsonDecoder implements MessageDecoder {
+  private readonly lines = new LineSplitter();
+
+  push(chunk: Uint8Array): WireMessage[] {
+    const out: WireMessage[] = [];
+    this.lines.push(chunk, (line) => this.line(line, out));
+    return out;
+  }
+
+  end(): WireMessage[] {
+    const out: WireMessage[] = [];
+    this.lines.end((line) => this.line(line, out));
+    return out;
+  }
+
+  private line(line: string, out: WireMessage[]): void {
+    if (line.trim() !== '') out.push({ data: line });
+  }
+}

@@ -1,0 +1,168 @@
+import {
+  isObject,
+  objectAt,
+  optArray,
+  optNumber,
+  optObject,
+  optString,
+  parseJson,
+  WireError,
+} from './json.js';
+import { ResponseBuilder, type WireResponse } from './response-builder.js';
+import type { ChatRequest, JsonObject, JsonValue, Message, Usage } from './types.js';
+import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+
+/**
+ * Gemini: `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`
+ * when streaming). Gemini sends no tool-call ids; they are synthesised as `gemini_<i>`.
+ * Schemas go in the JSON Schema fields (`parametersJsonSchema`, `responseJsonSchema`): the older
+ * `parameters` / `responseSchema` take only an OpenAPI subset that refuses common JSON Schema
+ * (`additionalProperties`, an object without properties).
+ */
+export function url(baseUrl: string, request: ChatRequest): string {
+  const model = encodeURIComponent(request.model);
+  const method = request.stream ? 'streamGenerateContent?alt=sse' : 'generateContent';
+  return `${trimSlash(baseUrl)}/v1beta/models/${model}:${method}`;
+}
+
+export function toWire(request: ChatRequest): JsonObject {
+  const body: JsonObject = { contents: request.messages.flatMap(messageToWire) };
+  if (request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = [
+      {
+        functionDeclarations: request.tools.map((tool) => ({
+          name: tool.name,
+          description: tool.description,
+          parametersJsonSchema: tool.parameters,
+        })),
+      },
+    ];
+  }
+  const config: JsonObject = {};
+  if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
+  const format = request.responseFormat;
+  if (format?.type === 'json_object' || format?.type === 'json_schema') {
+    config.responseMimeType = 'application/json';
+  }
+  if (format?.type === 'json_schema') config.responseJsonSchema = format.schema;
+  if (Object.keys(config).length > 0) body.generationConfig = config;
+  return body;
+}
+
+function messageToWire(message: Message): JsonObject[] {
+  if (message.role === 'user') return [{ role: 'user', parts: [{ text: message.content }] }];
+  if (message.role === 'tool') {
+    return [
+      {
+        role: 'user',
+        parts: message.results.map((result) => ({
+          functionResponse: {
+            name: result.name,
+            response: { [result.isError ? 'error' : 'output']: result.content },
+          },
+        })),
+      },
+    ];
+  }
+  const parts: JsonObject[] = [];
+  if (message.content !== '') parts.push({ text: message.content });
+  for (const call of message.toolCalls ?? []) {
+    const part: JsonObject = { functionCall: { name: call.name, args: call.arguments } };
+    if (call.signature !== undefined) part.thoughtSignature = call.signature;
+    parts.push(part);
+  }
+  return parts.length === 0 ? [] : [{ role: 'model', parts }];
+}
+
+/** `promptTokenCount` includes cached tokens; thinking tokens are billed as output. */
+function usageFromWire(metadata: JsonObject): Partial<Usage> {
+  const prompt = optNumber(metadata.promptTokenCount) ?? 0;
+  const cached = optNumber(metadata.cachedContentTokenCount) ?? 0;
+  return {
+    inputTokens: Math.max(0, prompt - cached),
+    outputTokens:
+      (optNumber(metadata.candidatesTokenCount) ?? 0) + (optNumber(metadata.thoughtsTokenCount) ?? 0),
+    cacheReadTokens: cached,
+  };
+}
+
+function throwIfError(body: JsonObject): void {
+  const error = optObject(body.error);
+  if (error === undefined) return;
+  const options: { providerType?: string; providerStatus?: number } = {};
+  const status = optString(error.status);
+  const code = optNumber(error.code);
+  if (status !== undefined) options.providerType = status;
+  if (code !== undefined) options.providerStatus = code;
+  throw new WireError(optString(error.message) ?? 'unknown error', options);
+}
+
+/** Feeds one GenerateContentResponse (a whole response, or one chunk of a stream) to the builder. */
+function addChunk(builder: ResponseBuilder, chunk: JsonObject, nextToolIndex: number): number {
+  throwIfError(chunk);
+  builder.setModel(optString(chunk.modelVersion) ?? '');
+  const metadata = optObject(chunk.usageMetadata);
+  if (metadata !== undefined) builder.setUsage(usageFromWire(metadata));
+  let toolIndex = nextToolIndex;
+  const candidate = optObject(optArray(chunk.candidates)[0]);
+  for (const part of optArray(optObject(candidate?.content)?.parts).filter(isObject)) {
+    const call = optObject(part.functionCall);
+    if (call !== undefined) {
+      const id = optString(call.id) ?? `gemini_${toolIndex}`;
+      const args = JSON.stringify(call.args ?? {});
+      builder.addWholeToolCall(
+        toolIndex,
+        id,
+        optString(call.name) ?? '',
+        args,
+        optString(part.thoughtSignature),
+      );
+      toolIndex += 1;
+    } else if (part.thought !== true) builder.addText(optString(part.text) ?? '');
+  }
+  const finish =
+    optString(candidate?.finishReason) ?? optString(optObject(chunk.promptFeedback)?.blockReason);
+  if (finish !== undefined) builder.setStopReason(finish);
+  return toolIndex;
+}
+
+export function fromWire(json: JsonValue): WireResponse {
+  const builder = new ResponseBuilder('');
+  addChunk(builder, objectAt(json, 'response body'), 0);
+  return builder.finish();
+}
+
+export function errorInfo(json: JsonValue): { message?: string; type?: string } {
+  const error = isObject(json) ? optObject(json.error) : undefined;
+  const out: { message?: string; type?: string } = {};
+  const message = optString(error?.message);
+  const type = optString(error?.status);
+  if (message !== undefined) out.message = message;
+  if (type !== undefined) out.type = type;
+  return out;
+}
+
+/** Data-only SSE, each event a partial GenerateContentResponse; the last one carries `finishReason`. */
+export function createStream(builder: ResponseBuilder): StreamTranslator {
+  let toolIndex = 0;
+  return {
+    get complete() {
+      return builder.stopped;
+    },
+    message({ data }) {
+      toolIndex = addChunk(builder, objectAt(parseJson(data, 'stream event'), 'stream event'), toolIndex);
+    },
+  };
+}
+
+export const googleWire: Wire = {
+  streamFormat: 'sse',
+  url,
+  authHeaders: (apiKey): Record<string, string> => (apiKey === undefined ? {} : { 'x-goog-api-key': apiKey }),
+  toWire,
+  fromWire,
+  createStream,
+  errorInfo,
+};

@@ -1,0 +1,86 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { Agent, type Dispatcher, request } from 'undici';
+
+/**
+ * The one HTTP sender every provider uses: a keep-alive pool per run, every request tied to an
+ * AbortSignal (undici destroys the socket of an aborted in-flight request), redirects never
+ * followed (undici 7's `request` has no redirect handling unless an interceptor is added), and
+ * bodies read with a size bound.
+ */
+export interface HttpPool {
+  readonly dispatcher: Dispatcher;
+  /** Waits for in-flight requests, then closes every connection. */
+  close(): Promise<void>;
+}
+
+export function createHttpPool(): HttpPool {
+  // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
+  const agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+  return { dispatcher: agent, close: () => agent.close() };
+}
+
+/** Largest response body accepted (a reply of this size is a misbehaving server, not a model). */
+export const MAX_BODY_BYTES = 32 * 1024 * 1024;
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: Dispatcher.ResponseData['body'];
+}
+
+export class BodyTooLargeError extends Error {
+  constructor(limit: number) {
+    super(`response body larger than ${limit / (1024 * 1024)} MiB`);
+    this.name = 'BodyTooLargeError';
+  }
+}
+
+export async function postJson(
+  pool: HttpPool,
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+  signal: AbortSignal,
+): Promise<HttpResponse> {
+  const response = await request(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body,
+    signal,
+    dispatcher: pool.dispatcher,
+  });
+  return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
+}
+
+function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return out;
+}
+
+/** Yields the body's chunks, failing (and closing the connection) once `limit` bytes are passed. */
+export async function* boundedChunks(
+  body: HttpResponse['body'],
+  limit = MAX_BODY_BYTES,
+): AsyncGenerator<Uint8Array> {
+  let total = 0;
+  try {
+    for await (const chunk of body as AsyncIterable<Uint8Array>) {
+      total += chunk.byteLength;
+      if (total > limit) throw new BodyTooLargeError(limit);
+      yield chunk;
+    }
+  } finally {
+    if (!body.destroyed) body.destroy();
+  }
+}
+
+export async function readText(body: HttpResponse['body'], limit = MAX_BODY_BYTES): Promise<string> {
+  const decoder = new TextDecoder('utf-8');
+  let text = '';
+  for await (const chunk of boundedChunks(body, limit)) text += decoder.decode(chunk, { stream: true });
+  return text + decoder.decode();
+}

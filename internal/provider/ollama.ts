@@ -1,0 +1,146 @@
+import {
+  isObject,
+  objectAt,
+  optArray,
+  optNumber,
+  optObject,
+  optString,
+  parseJson,
+  WireError,
+} from './json.js';
+import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
+import {
+  type ChatRequest,
+  emptyUsage,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  type ToolCall,
+  type Usage,
+} from './types.js';
+import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+
+/** Ollama: `POST {base}/api/chat`. Streams NDJSON by default, so `stream` is always sent. */
+export function toWire(request: ChatRequest): JsonObject {
+  const messages: JsonObject[] = [];
+  if (request.system !== '') messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) messages.push(...messageToWire(message));
+  const body: JsonObject = { model: request.model, messages, stream: request.stream };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  const options: JsonObject = {};
+  if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
+  if (Object.keys(options).length > 0) body.options = options;
+  const format = request.responseFormat;
+  if (format?.type === 'json_object') body.format = 'json';
+  else if (format?.type === 'json_schema') body.format = format.schema;
+  return body;
+}
+
+function messageToWire(message: Message): JsonObject[] {
+  if (message.role === 'user') return [{ role: 'user', content: message.content }];
+  if (message.role === 'tool') {
+    return message.results.map((result) => ({
+      role: 'tool',
+      content: result.content,
+      tool_name: result.name,
+    }));
+  }
+  const calls = message.toolCalls ?? [];
+  if (calls.length === 0) return [{ role: 'assistant', content: message.content }];
+  return [
+    {
+      role: 'assistant',
+      content: message.content,
+      tool_calls: calls.map((call) => ({ function: { name: call.name, arguments: call.arguments } })),
+    },
+  ];
+}
+
+function usageFromWire(body: JsonObject): Partial<Usage> {
+  const out: Partial<Usage> = {};
+  const input = optNumber(body.prompt_eval_count);
+  const output = optNumber(body.eval_count);
+  if (input !== undefined) out.inputTokens = input;
+  if (output !== undefined) out.outputTokens = output;
+  return out;
+}
+
+/** Ollama sends no tool-call ids: they are synthesised from the position in the turn. */
+function toolCallsFromWire(message: JsonObject | undefined, firstIndex: number): ToolCall[] {
+  return optArray(message?.tool_calls)
+    .filter(isObject)
+    .map((call, i) => {
+      const fn = optObject(call.function);
+      const args = fn?.arguments;
+      const raw = typeof args === 'string' ? args : JSON.stringify(args ?? {});
+      const id = optString(call.id) ?? `ollama_${firstIndex + i}`;
+      return toolCallFrom(id, optString(fn?.name) ?? '', raw);
+    });
+}
+
+function throwIfError(body: JsonObject): void {
+  const message = optString(body.error);
+  if (message !== undefined) throw new WireError(message);
+}
+
+export function fromWire(json: JsonValue): WireResponse {
+  const body = objectAt(json, 'response body');
+  throwIfError(body);
+  const message = optObject(body.message);
+  return {
+    content: optString(message?.content) ?? '',
+    toolCalls: toolCallsFromWire(message, 0),
+    stopReason: optString(body.done_reason) ?? '',
+    usage: { ...emptyUsage(), ...usageFromWire(body) },
+    model: optString(body.model) ?? '',
+  };
+}
+
+export function errorInfo(json: JsonValue): { message?: string; type?: string } {
+  const message = isObject(json) ? optString(json.error) : undefined;
+  return message === undefined ? {} : { message };
+}
+
+/** NDJSON: content deltas, whole tool calls, then a `done: true` line with the counts. */
+export function createStream(builder: ResponseBuilder): StreamTranslator {
+  let complete = false;
+  let toolIndex = 0;
+  return {
+    get complete() {
+      return complete;
+    },
+    message({ data }) {
+      const chunk = objectAt(parseJson(data, 'stream line'), 'stream line');
+      throwIfError(chunk);
+      builder.setModel(optString(chunk.model) ?? '');
+      const message = optObject(chunk.message);
+      builder.addText(optString(message?.content) ?? '');
+      for (const call of toolCallsFromWire(message, toolIndex)) {
+        builder.addWholeToolCall(toolIndex, call.id, call.name, JSON.stringify(call.arguments));
+        toolIndex += 1;
+      }
+      if (chunk.done === true) {
+        builder.setStopReason(optString(chunk.done_reason) ?? '');
+        builder.setUsage(usageFromWire(chunk));
+        complete = true;
+      }
+    },
+  };
+}
+
+export const ollamaWire: Wire = {
+  streamFormat: 'ndjson',
+  url: (baseUrl) => `${trimSlash(baseUrl)}/api/chat`,
+  authHeaders: (apiKey): Record<string, string> =>
+    apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+  toWire,
+  fromWire,
+  createStream,
+  errorInfo,
+};

@@ -1,0 +1,190 @@
+import {
+  isObject,
+  objectAt,
+  optArray,
+  optNumber,
+  optObject,
+  optString,
+  parseJson,
+  WireError,
+} from './json.js';
+import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
+import {
+  type ChatRequest,
+  emptyUsage,
+  type JsonObject,
+  type JsonValue,
+  type Message,
+  type ResponseFormat,
+  type ToolCall,
+  type Usage,
+} from './types.js';
+import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+
+/** OpenAI Chat Completions (also OpenRouter and every OpenAI-compatible server): `POST {base}/chat/completions`. */
+export function toWire(request: ChatRequest): JsonObject {
+  const messages: JsonObject[] = [];
+  if (request.system !== '') messages.push({ role: 'system', content: request.system });
+  for (const message of request.messages) messages.push(...messageToWire(message));
+  const body: JsonObject = { model: request.model, messages };
+  if (request.tools !== undefined && request.tools.length > 0) {
+    body.tools = request.tools.map((tool) => ({
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }));
+  }
+  if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
+  if (request.responseFormat !== undefined)
+    body.response_format = responseFormatToWire(request.responseFormat);
+  if (request.stream) {
+    body.stream = true;
+    body.stream_options = { include_usage: true };
+  }
+  return body;
+}
+
+function responseFormatToWire(format: ResponseFormat): JsonObject {
+  if (format.type !== 'json_schema') return { type: format.type };
+  const schema: JsonObject = { name: format.name, schema: format.schema };
+  if (format.strict !== undefined) schema.strict = format.strict;
+  if (format.description !== undefined) schema.description = format.description;
+  return { type: 'json_schema', json_schema: schema };
+}
+
+function messageToWire(message: Message): JsonObject[] {
+  if (message.role === 'user') return [{ role: 'user', content: message.content }];
+  if (message.role === 'tool') {
+    return message.results.map((result) => ({
+      role: 'tool',
+      tool_call_id: result.callId,
+      content: result.content,
+    }));
+  }
+  const calls = message.toolCalls ?? [];
+  if (calls.length === 0) return [{ role: 'assistant', content: message.content }];
+  return [
+    {
+      role: 'assistant',
+      content: message.content === '' ? null : message.content,
+      tool_calls: calls.map((call) => ({
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: JSON.stringify(call.arguments) },
+      })),
+    },
+  ];
+}
+
+/** `prompt_tokens` includes cached tokens; `inputTokens` counts the uncached ones, as Anthropic does. */
+export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
+  if (usage === undefined) return {};
+  const prompt = optNumber(usage.prompt_tokens) ?? 0;
+  const cached = optNumber(optObject(usage.prompt_tokens_details)?.cached_tokens) ?? 0;
+  return {
+    inputTokens: Math.max(0, prompt - cached),
+    outputTokens: optNumber(usage.completion_tokens) ?? 0,
+    cacheReadTokens: cached,
+  };
+}
+
+function throwIfError(body: JsonObject): void {
+  const error = optObject(body.error);
+  if (error === undefined) return;
+  const info = errorInfo(body);
+  const code = optNumber(error.code);
+  const options: { providerType?: string; providerStatus?: number } = {};
+  if (info.type !== undefined) options.providerType = info.type;
+  if (code !== undefined) options.providerStatus = code;
+  throw new WireError(info.message ?? 'unknown error', options);
+}
+
+export function fromWire(json: JsonValue): WireResponse {
+  const body = objectAt(json, 'response body');
+  throwIfError(body);
+  const choices = optArray(body.choices);
+  if (choices.length === 0) throw new WireError('unexpected response: no choices');
+  const choice = objectAt(choices[0], 'choices[0]');
+  const message = objectAt(choice.message, 'choices[0].message');
+  const toolCalls: ToolCall[] = optArray(message.tool_calls)
+    .filter(isObject)
+    .map((call) => {
+      const fn = optObject(call.function);
+      const args = fn?.arguments;
+      const raw = typeof args === 'string' ? args : JSON.stringify(args ?? {});
+      return toolCallFrom(optString(call.id) ?? '', optString(fn?.name) ?? '', raw);
+    });
+  const response: WireResponse = {
+    content: optString(message.content) ?? '',
+    toolCalls,
+    stopReason: optString(choice.finish_reason) ?? '',
+    usage: { ...emptyUsage(), ...usageFromWire(optObject(body.usage)) },
+    model: optString(body.model) ?? '',
+  };
+  const cost = optNumber(optObject(body.usage)?.cost);
+  if (cost !== undefined) response.cost = cost;
+  return response;
+}
+
+export function errorInfo(json: JsonValue): { message?: string; type?: string } {
+  const error = isObject(json) ? optObject(json.error) : undefined;
+  const out: { message?: string; type?: string } = {};
+  const message = optString(error?.message);
+  const type = optString(error?.type) ?? optString(error?.code);
+  if (message !== undefined) out.message = message;
+  if (type !== undefined) out.type = type;
+  return out;
+}
+
+/** Data-only SSE ending in `[DONE]`; tool calls are assembled by their `index`. */
+export function createStream(builder: ResponseBuilder): StreamTranslator {
+  let complete = false;
+  let usageSeen = false;
+  return {
+    // `[DONE]` ends the stream; a server that omits it is accepted once the finish and usage came.
+    get complete() {
+      return complete || (builder.stopped && usageSeen);
+    },
+    message({ data }) {
+      if (data.trim() === '[DONE]') {
+        complete = true;
+        return;
+      }
+      const chunk = objectAt(parseJson(data, 'stream event'), 'stream event');
+      throwIfError(chunk);
+      builder.setModel(optString(chunk.model) ?? '');
+      const usage = optObject(chunk.usage);
+      if (usage !== undefined) {
+        usageSeen = true;
+        builder.setUsage(usageFromWire(usage));
+      }
+      const cost = optNumber(usage?.cost);
+      if (cost !== undefined) builder.setCost(cost);
+      for (const choice of optArray(chunk.choices).filter(isObject)) {
+        const delta = optObject(choice.delta);
+        builder.addText(optString(delta?.content) ?? '');
+        for (const call of optArray(delta?.tool_calls).filter(isObject)) {
+          const index = optNumber(call.index) ?? 0;
+          const fn = optObject(call.function);
+          if (!builder.hasToolCall(index)) {
+            builder.startToolCall(index, optString(call.id) ?? '', optString(fn?.name) ?? '');
+          }
+          builder.addToolArguments(index, optString(fn?.arguments) ?? '');
+        }
+        const finish = optString(choice.finish_reason);
+        if (finish !== undefined) builder.setStopReason(finish);
+      }
+    },
+  };
+}
+
+export const openaiWire: Wire = {
+  streamFormat: 'sse',
+  url: (baseUrl) => `${trimSlash(baseUrl)}/chat/completions`,
+  authHeaders: (apiKey): Record<string, string> =>
+    apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+  toWire,
+  fromWire,
+  createStream,
+  errorInfo,
+};

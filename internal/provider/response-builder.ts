@@ -1,0 +1,126 @@
+import { parseToolArguments } from './json.js';
+import { type ChatResponse, emptyUsage, type StreamEvent, type ToolCall, type Usage } from './types.js';
+
+/** What a wire's translation produces before the sender adds retries and the request id. */
+export type WireResponse = Omit<ChatResponse, 'retries' | 'requestId'>;
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+  signature?: string;
+  ended: boolean;
+}
+
+/**
+ * Assembles a streamed response. Each wire's stream translator calls these methods as its
+ * events arrive; the builder forwards them as provider-neutral `StreamEvent`s and keeps the
+ * state needed for the final `ChatResponse` (text, tool calls by index, usage, stop reason).
+ */
+export class ResponseBuilder {
+  private text = '';
+  private readonly calls = new Map<number, PendingCall>();
+  private readonly usage: Usage = emptyUsage();
+  private stopReason: string | undefined;
+  private served = '';
+  private cost: number | undefined;
+  /** True once any event reached `onEvent` (a failed stream can then no longer be retried). */
+  delivered = false;
+
+  constructor(
+    model: string,
+    private readonly onEvent?: (event: StreamEvent) => void,
+  ) {
+    this.served = model;
+  }
+
+  addText(delta: string): void {
+    if (delta === '') return;
+    this.text += delta;
+    this.emit({ type: 'text.delta', text: delta });
+  }
+
+  startToolCall(index: number, id: string, name: string, signature?: string): void {
+    const call: PendingCall = { id, name, args: '', ended: false };
+    if (signature !== undefined) call.signature = signature;
+    this.calls.set(index, call);
+    this.emit({ type: 'toolcall.start', index, id, name });
+  }
+
+  hasToolCall(index: number): boolean {
+    return this.calls.has(index);
+  }
+
+  addToolArguments(index: number, delta: string): void {
+    const call = this.calls.get(index);
+    if (call === undefined || delta === '') return;
+    call.args += delta;
+    this.emit({ type: 'toolcall.delta', index, argumentsDelta: delta });
+  }
+
+  endToolCall(index: number): void {
+    const call = this.calls.get(index);
+    if (call === undefined || call.ended) return;
+    call.ended = true;
+    this.emit({ type: 'toolcall.end', index });
+  }
+
+  /** A tool call that arrives whole (Ollama, Gemini). */
+  addWholeToolCall(index: number, id: string, name: string, args: string, signature?: string): void {
+    this.startToolCall(index, id, name, signature);
+    this.addToolArguments(index, args);
+    this.endToolCall(index);
+  }
+
+  /** Usage fields present in this event replace the ones seen before (wires report running totals). */
+  setUsage(usage: Partial<Usage>): void {
+    Object.assign(this.usage, usage);
+  }
+
+  setStopReason(reason: string): void {
+    this.stopReason = reason;
+  }
+
+  get stopped(): boolean {
+    return this.stopReason !== undefined;
+  }
+
+  setModel(model: string): void {
+    if (model !== '') this.served = model;
+  }
+
+  setCost(cost: number): void {
+    this.cost = cost;
+  }
+
+  /** Ends open tool calls and emits the closing `usage` and `done` events. */
+  finish(): WireResponse {
+    for (const index of this.calls.keys()) this.endToolCall(index);
+    const stopReason = this.stopReason ?? '';
+    this.emit({ type: 'usage', usage: { ...this.usage } });
+    this.emit({ type: 'done', stopReason });
+    const toolCalls = [...this.calls.entries()]
+      .sort(([a], [b]) => a - b)
+      .map(([, call]) => toolCallFrom(call.id, call.name, call.args, call.signature));
+    const response: WireResponse = {
+      content: this.text,
+      toolCalls,
+      stopReason,
+      usage: { ...this.usage },
+      model: this.served,
+    };
+    if (this.cost !== undefined) response.cost = this.cost;
+    return response;
+  }
+
+  private emit(event: StreamEvent): void {
+    this.delivered = true;
+    this.onEvent?.(event);
+  }
+}
+
+export function toolCallFrom(id: string, name: string, rawArgs: string, signature?: string): ToolCall {
+  const call: ToolCall = { id, name, ...parseToolArguments(rawArgs) };
+  if (signature !== undefined) call.signature = signature;
+  return call;
+}

@@ -1,0 +1,71 @@
+import type { ProviderError } from '../errors.js';
+import type { RetryPolicy } from './types.js';
+
+/** Server-requested wait, from `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
+export function retryAfterMs(headers: Record<string, string>, now: number): number | undefined {
+  const ms = headers['retry-after-ms'];
+  if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const after = headers['retry-after'];
+  if (after === undefined || after.trim() === '') return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The wait before retry number `retry` (1-based), with up to 25 % jitter taken off. */
+export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {
+  const base =
+    policy.backoff === 'exponential'
+      ? policy.initialDelayMs * 2 ** (retry - 1)
+      : policy.backoff === 'linear'
+        ? policy.initialDelayMs * retry
+        : policy.initialDelayMs;
+  return Math.round(Math.min(base, policy.maxDelayMs) * (1 - random() * 0.25));
+}
+
+const RETRYABLE = new Set(['rate_limit', 'overloaded', 'server']);
+
+export function isRetryable(error: ProviderError): boolean {
+  return error.details.shouldRetry !== false && RETRYABLE.has(error.category);
+}
+
+/**
+ * The wait before the next attempt, or undefined when there must be none: no retries left, an
+ * error that retrying cannot fix, a server-requested wait longer than `maxDelayMs`, or a wait
+ * that would end after the deadline.
+ */
+export function nextRetryDelay(
+  error: ProviderError,
+  policy: RetryPolicy,
+  retry: number,
+  now: number,
+  deadline: number | undefined,
+  random: () => number = Math.random,
+): number | undefined {
+  if (retry > policy.maxRetries || !isRetryable(error)) return undefined;
+  const requested = error.details.retryAfterMs;
+  if (requested !== undefined && requested > policy.maxDelayMs) return undefined;
+  const delay = requested ?? backoffDelay(policy, retry, random);
+  if (deadline !== undefined && now + delay >= deadline) return undefined;
+  return delay;
+}
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}

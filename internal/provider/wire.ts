@@ -1,0 +1,30 @@
+import type { WireMessage } from './decoders.js';
+import type { ResponseBuilder, WireResponse } from './response-builder.js';
+import type { ChatRequest, JsonObject, JsonValue } from './types.js';
+
+/** Turns one wire's stream messages into `ResponseBuilder` calls. */
+export interface StreamTranslator {
+  /** Throws a WireError for the wire's error event or a malformed message. */
+  message(message: WireMessage): void;
+  /** True once the wire's closing event was seen (a stream that ends before it was truncated). */
+  readonly complete: boolean;
+}
+
+/**
+ * Everything that differs between providers: pure translation to and from one wire format.
+ * Adding a provider means writing one of these; the sender (client.ts) does the rest.
+ */
+export interface Wire {
+  readonly streamFormat: 'sse' | 'ndjson';
+  url(baseUrl: string, request: ChatRequest): string;
+  authHeaders(apiKey: string | undefined): Record<string, string>;
+  toWire(request: ChatRequest): JsonObject;
+  fromWire(json: JsonValue): WireResponse;
+  createStream(builder: ResponseBuilder): StreamTranslator;
+  /** The provider's own message and error type from an error body (either may be absent). */
+  errorInfo(json: JsonValue): { message?: string; type?: string };
+}
+
+export function trimSlash(baseUrl: string): string {
+  return baseUrl.replace(/\/+$/, '');
+}

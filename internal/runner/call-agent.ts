@@ -1,0 +1,157 @@
+import { loadAgent } from '../agent/load.js';
+import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import type { ToolOutput } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { childContext, emitEvent, type RunContext } from './context.js';
+import type { ExecutedCall, ToolHandler } from './loop.js';
+import { failedBeforeStart } from './result.js';
+import type { AgentRunResult } from './types.js';
+
+/** The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it. */
+export function callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec {
+  const list = allowedAgents.join(', ');
+  return {
+    name: CALL_AGENT_TOOL_NAME,
+    description: `Delegate a task to a sub-agent. The sub-agent runs independently with its own context and returns only its final result. Available agents: ${list}`,
+    parameters: {
+      type: 'object',
+      properties: {
+        agent: { type: 'string', description: `Name of the sub-agent to invoke (must be one of: ${list})` },
+        task: { type: 'string', description: 'What you need the sub-agent to do' },
+        context: { type: 'string', description: 'Additional context from your conversation to pass along' },
+      },
+      required: ['agent', 'task'],
+    },
+  };
+}
+
+/** The sub-agent's user message: `Task: <task>`, plus `\n\nContext:\n<context>` when given. */
+export function subAgentUserMessage(task: string, context?: string): string {
+  return context !== undefined && context.trim() !== ''
+    ? `Task: ${task}\n\nContext:\n${context}`
+    : `Task: ${task}`;
+}
+
+/** How a sub-agent is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
+export type RunSettled = (
+  spec: AgentSpec,
+  input: string,
+  ctx: RunContext,
+) => Promise<{ result: AgentRunResult; error?: unknown }>;
+
+export interface CallAgentOptions {
+  /** The calling agent. */
+  spec: AgentSpec;
+  ctx: RunContext;
+  /** The calling agent's model: a sub-agent whose file says `inherit` uses it. */
+  model: ModelRef;
+  runSettled: RunSettled;
+}
+
+/**
+ * The handler of `call_agent` calls for one agent run. It never throws: every failure becomes an
+ * is_error result in the spec's words, and the parent carries on.
+ */
+export function callAgentHandler(options: CallAgentOptions): ToolHandler {
+  let calls = 0;
+  return async (call: ToolCall): Promise<ExecutedCall> => {
+    const args = validateArgs(call.arguments, options);
+    if ('error' in args) return { output: failed(args.error) };
+    return runSubAgent(options, args, ++calls);
+  };
+}
+
+type ValidArgs = { agent: string; task: string; context?: string };
+
+/** §3.7 steps 2–5, in order. */
+function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
+  const { agent, task, context } = args;
+  for (const [name, value] of [
+    ['agent', agent],
+    ['task', task],
+  ] as const) {
+    if (value === undefined || value === null || value === '') {
+      return { error: `call_agent error: "${name}" argument is required` };
+    }
+    if (typeof value !== 'string') return { error: `call_agent error: "${name}" argument must be a string` };
+  }
+  if (context !== undefined && context !== null && typeof context !== 'string') {
+    return { error: 'call_agent error: "context" argument must be a string' };
+  }
+  const name = agent as string;
+  if (!options.spec.subAgents.includes(name)) {
+    return { error: `call_agent error: agent "${name}" is not in this agent's sub_agents list` };
+  }
+  const { ctx } = options;
+  if (ctx.depth >= ctx.maxDepth) {
+    return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
+  }
+  return { agent: name, task: task as string, ...(typeof context === 'string' ? { context } : {}) };
+}
+
+async function runSubAgent(
+  options: CallAgentOptions,
+  args: ValidArgs,
+  callNumber: number,
+): Promise<ExecutedCall> {
+  const started = Date.now();
+  const { ctx: parent } = options;
+  let subSpec: AgentSpec | undefined;
+  let loadError: string | undefined;
+  try {
+    subSpec = await loadAgent(args.agent, { searchDirs: [...parent.searchDirs], env: parent.env });
+  } catch (error) {
+    loadError = `call_agent error: failed to load agent "${args.agent}": ${messageOf(error)}`;
+  }
+  const model = subSpec?.model ?? options.model;
+  const timeoutSeconds = options.spec.subAgentsConfig.timeout;
+  const child = childContext(parent, {
+    agent: args.agent,
+    callNumber,
+    timeoutSeconds,
+    parentModel: options.model,
+  });
+  try {
+    const { ctx } = child;
+    emitEvent(ctx, args.agent, {
+      type: 'agent.start',
+      model: subSpec ? `${model.provider}/${model.model}` : '',
+      task: args.task,
+    });
+    let result: AgentRunResult;
+    let output: ToolOutput;
+    if (!subSpec) {
+      const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
+      result = failedBeforeStart(where, 'error', loadError ?? '', Date.now() - started);
+      output = failed(loadError ?? '');
+    } else {
+      ({ result } = await options.runSettled(subSpec, subAgentUserMessage(args.task, args.context), ctx));
+      output =
+        result.status === 'ok'
+          ? { content: result.content, isError: false }
+          : failed(
+              `Error: sub-agent "${args.agent}" failed - ${(result.error ?? result.status).replace(/\.$/, '')}. You may retry or proceed without this result.`,
+            );
+    }
+    emitEvent(ctx, args.agent, {
+      type: 'agent.end',
+      status: result.status,
+      durationMs: result.durationMs,
+      usage: result.usage,
+      chars: result.content.length,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    });
+    return { output, child: result };
+  } finally {
+    child.dispose();
+  }
+}
+
+function failed(content: string): ToolOutput {
+  return { content, isError: true };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

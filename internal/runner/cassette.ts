@@ -1,0 +1,165 @@
+import { createHash } from 'node:crypto';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { AxeError, ConfigError, ExitCode, ProviderError, type ProviderErrorDetails } from '../errors.js';
+import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
+
+/**
+ * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
+ * SHA-256 of the canonical request (provider, model, system, messages, tools, params — sorted
+ * keys; never keys, headers or the stream flag). Replay serves identical requests in recorded
+ * order, preferring the entry recorded for the same agent path, so parallel fan-out replays
+ * identically whatever order the requests arrive in.
+ */
+export interface CassetteEntry {
+  key: string;
+  /** The agent path that made the request, e.g. `reviewer/call_agent#2:tester`. */
+  agent: string;
+  provider: string;
+  request: JsonValue;
+  response?: ChatResponse;
+  /** A provider error, replayed as the same ProviderError. */
+  error?: { message: string; details: ProviderErrorDetails };
+  /** Text deltas as streamed, replayed as such. */
+  deltas?: string[];
+}
+
+/** A request the cassette has no (more) answers for: exit 3, naming the agent and the request. */
+export class CassetteMissError extends AxeError {
+  constructor(message: string) {
+    super(message, ExitCode.provider);
+  }
+}
+
+export function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
+  const { stream: _stream, ...rest } = request;
+  return sortKeys(JSON.parse(JSON.stringify({ provider, ...rest })) as JsonValue);
+}
+
+export function requestKey(canonical: JsonValue): string {
+  return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
+}
+
+function sortKeys(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(sortKeys);
+  if (value === null || typeof value !== 'object') return value;
+  const sorted: { [key: string]: JsonValue } = {};
+  for (const key of Object.keys(value).sort()) sorted[key] = sortKeys(value[key] as JsonValue);
+  return sorted;
+}
+
+export class CassetteRecorder {
+  private readonly entries: CassetteEntry[] = [];
+
+  /** Fails early (exit 2) when the file cannot be written. */
+  constructor(private readonly file: string) {
+    try {
+      writeFileSync(file, '');
+    } catch (error) {
+      throw new ConfigError(`--record: cannot write ${file}: ${(error as Error).message}`);
+    }
+  }
+
+  wrap(inner: Provider, agentPath: string): Provider {
+    return {
+      name: inner.name,
+      chat: async (request: ChatRequest, options: ChatOptions): Promise<ChatResponse> => {
+        const canonical = canonicalRequest(inner.name, request);
+        const base = {
+          key: requestKey(canonical),
+          agent: agentPath,
+          provider: inner.name,
+          request: canonical,
+        };
+        const deltas: string[] = [];
+        const onEvent: ChatOptions['onEvent'] = (event) => {
+          if (event.type === 'text.delta') deltas.push(event.text);
+          options.onEvent?.(event);
+        };
+        try {
+          const response = await inner.chat(request, { ...options, onEvent });
+          this.entries.push({ ...base, response, ...(request.stream ? { deltas } : {}) });
+          return response;
+        } catch (error) {
+          // Our own aborts (timeouts, Ctrl-C) are not the provider's answer: they are not recorded.
+          if (error instanceof ProviderError && !options.signal.aborted) {
+            this.entries.push({ ...base, error: { message: error.message, details: error.details } });
+          }
+          throw error;
+        }
+      },
+    };
+  }
+
+  save(): void {
+    writeFileSync(this.file, this.entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  }
+}
+
+export class CassettePlayer {
+  private readonly byKey = new Map<string, CassetteEntry[]>();
+
+  constructor(private readonly file: string) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (error) {
+      throw new ConfigError(`--replay: cannot read ${file}: ${(error as Error).message}`);
+    }
+    for (const [index, line] of text.split('\n').entries()) {
+      if (line.trim() === '') continue;
+      const entry = parseEntry(line);
+      if (!entry) throw new ConfigError(`--replay: ${file}:${index + 1}: not a cassette entry`);
+      const list = this.byKey.get(entry.key) ?? [];
+      list.push(entry);
+      this.byKey.set(entry.key, list);
+    }
+  }
+
+  /** A provider that answers from the cassette only: no network, no key. */
+  provider(name: string, agentPath: string): Provider {
+    return {
+      name,
+      chat: async (request: ChatRequest, options: ChatOptions): Promise<ChatResponse> => {
+        options.signal.throwIfAborted();
+        const key = requestKey(canonicalRequest(name, request));
+        const entry = this.take(key, agentPath);
+        if (entry.error) throw new ProviderError(entry.error.message, entry.error.details);
+        const response = entry.response as ChatResponse;
+        if (request.stream && options.onEvent) {
+          for (const text of entry.deltas ?? [response.content]) {
+            if (text !== '') options.onEvent({ type: 'text.delta', text });
+          }
+        }
+        return structuredClone(response);
+      },
+    };
+  }
+
+  private take(key: string, agentPath: string): CassetteEntry {
+    const list = this.byKey.get(key) ?? [];
+    const sameAgent = list.findIndex((entry) => entry.agent === agentPath);
+    const [entry] = list.splice(Math.max(sameAgent, 0), 1);
+    if (!entry) {
+      throw new CassetteMissError(
+        `replay: no recorded response for agent "${agentPath}" (request ${key}) in ${this.file}`,
+      );
+    }
+    return entry;
+  }
+}
+
+function parseEntry(line: string): CassetteEntry | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const entry = value as Partial<CassetteEntry>;
+  const answered =
+    (typeof entry.response === 'object' && entry.response !== null) ||
+    (typeof entry.error === 'object' && entry.error !== null);
+  if (typeof entry.key !== 'string' || typeof entry.agent !== 'string' || !answered) return undefined;
+  return entry as CassetteEntry;
+}

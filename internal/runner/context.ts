@@ -1,0 +1,96 @@
+import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import type { Provider } from '../provider/types.js';
+import type { Budget } from './budget.js';
+import type { EmitEvent, RunEventBody } from './events.js';
+import type { Limiter } from './limiter.js';
+
+/** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
+export interface ProviderSource {
+  /** Throws a ConfigError for an unknown provider or a missing required key (live only). */
+  forAgent(model: ModelRef, spec: AgentSpec, agentPath: string): Provider;
+}
+
+/** The abort reason when a deadline fires (the run's, or a sub-agent's own): a timeout, not a cancel. */
+export class RunDeadline extends Error {
+  constructor(readonly seconds: number) {
+    super(`timeout after ${seconds}s`);
+  }
+}
+
+/** Everything one run shares down the agent tree, plus where in the tree this agent is. */
+export interface RunContext {
+  /** `reviewer`, `reviewer/call_agent#2:tester`, … */
+  readonly path: string;
+  /** 0 for the top-level agent. */
+  readonly depth: number;
+  /** Tree-wide: the top-level agent's `max_depth`. */
+  readonly maxDepth: number;
+  readonly signal: AbortSignal;
+  /** Epoch ms when this agent's deadline passes (the run's, or its own when earlier)... */
+  readonly deadline: number | undefined;
+  /** ...and that deadline's timeout in seconds, for `timeout after <N>s`. */
+  readonly deadlineSeconds: number | undefined;
+  readonly budget: Budget;
+  readonly limiter: Limiter;
+  readonly emit: EmitEvent;
+  readonly providers: ProviderSource;
+  readonly env: NodeJS.ProcessEnv;
+  readonly searchDirs: readonly string[];
+  readonly configDir: string;
+  /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
+  readonly stream: boolean;
+  /** The model an agent with `model = inherit` uses: the parent's. */
+  readonly inheritedModel: ModelRef | undefined;
+  /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
+  readonly overrides: { model?: string; skill?: string; workdir?: string };
+}
+
+export interface ChildContext {
+  ctx: RunContext;
+  /** Clears the child's timer and listener; call when the sub-agent is done. */
+  dispose(): void;
+}
+
+/**
+ * A sub-agent's context: depth + 1, its path, the parent's model to inherit, and — when
+ * `timeoutSeconds > 0` — its own deadline, aborting with a RunDeadline; else the parent's.
+ */
+export function childContext(
+  parent: RunContext,
+  options: { agent: string; callNumber: number; timeoutSeconds: number; parentModel: ModelRef },
+): ChildContext {
+  const base = {
+    ...parent,
+    path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
+    depth: parent.depth + 1,
+    stream: false,
+    inheritedModel: options.parentModel,
+  };
+  if (options.timeoutSeconds <= 0) return { ctx: base, dispose: () => {} };
+
+  const controller = new AbortController();
+  const abortWithParent = (): void => controller.abort(parent.signal.reason);
+  const timeoutMs = options.timeoutSeconds * 1000;
+  const timer = setTimeout(() => controller.abort(new RunDeadline(options.timeoutSeconds)), timeoutMs);
+  if (parent.signal.aborted) abortWithParent();
+  else parent.signal.addEventListener('abort', abortWithParent, { once: true });
+  const own = Date.now() + timeoutMs;
+  const earlier = parent.deadline !== undefined && parent.deadline <= own;
+  return {
+    ctx: {
+      ...base,
+      signal: controller.signal,
+      deadline: earlier ? parent.deadline : own,
+      deadlineSeconds: earlier ? parent.deadlineSeconds : options.timeoutSeconds,
+    },
+    dispose: () => {
+      clearTimeout(timer);
+      parent.signal.removeEventListener('abort', abortWithParent);
+    },
+  };
+}
+
+/** Emits an event stamped with this agent's place in the tree. */
+export function emitEvent(ctx: RunContext, agent: string, body: RunEventBody): void {
+  ctx.emit({ path: ctx.path, agent, depth: ctx.depth, time: Date.now(), ...body });
+}

@@ -1,0 +1,36 @@
+/**
+ * The runner's public API (used by cmd/run.ts and bench/).
+ *
+ *   runTopLevel(request: RunRequest): Promise<RunOutcome>
+ *     A whole run: HTTP pool, deadline (request.timeoutSeconds, combined with request.signal),
+ *     tree-wide budget (request.maxTokens; 0/undefined = unlimited), run-wide FIFO limiter
+ *     (top-level `max_parallel` > env AXE_MAX_PARALLEL > 16), cassette (request.record /
+ *     request.replay; replay needs no key and constructs no real provider). It does not throw for
+ *     a failed run: `outcome.error` is the typed AxeError (its exitCode: 1 turn limit, 2 config,
+ *     3 provider / timeout / cassette miss, 4 budget, 130/143 = request.signal's CancelledError)
+ *     and `outcome.result.content` the answer so far. Everything it opened is closed on return.
+ *     Events (request.emit), each with path / agent / depth / time:
+ *       agent.start, agent.end  — sub-agents only (depth >= 1), in the order they start / end;
+ *                                 agent.end.status ok | error | timeout | cancelled | budget
+ *       turn.start, turn.end, tool.start, tool.end, retry — every agent of the tree
+ *       text.delta              — depth 0 only, only when request.stream (every turn's text)
+ *       mcp, warning            — MCP connection lines and warnings of the agents' toolsets
+ *
+ *   resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun>
+ *     What a run of `spec` uses — model, absolute workdir, the full system prompt, skill (path and
+ *     content), context files, tool names, whether call_agent is offered — with no network and no
+ *     key. Pass `overrides: { model, skill, workdir }` from the flags and `configDir`. runAgent
+ *     uses this same function, so `--dry-run` and the run never disagree. Throws ConfigError.
+ *
+ *   callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec   // §3.6, word for word
+ *   subAgentUserMessage(task: string, context?: string): string      // `Task: …\n\nContext:\n…`
+ *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
+ *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
+ */
+export { callAgentToolSpec, subAgentUserMessage } from './call-agent.js';
+export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
+export { effectiveMaxParallel } from './limiter.js';
+export { buildSystemPrompt, type ContextFile } from './prompt.js';
+export { type ResolvedAgentRun, type ResolveOptions, resolveAgentRun } from './resolve.js';
+export { runTopLevel } from './top-level.js';
+export type { AgentRunResult, RunOutcome, RunRequest, ToolCallDetail } from './types.js';

@@ -1,0 +1,54 @@
+import { type AgentSpec, DEFAULT_MAX_PARALLEL } from '../agent/spec.js';
+import { ConfigError } from '../errors.js';
+
+/**
+ * A run-wide concurrency limit. Work beyond the limit waits in a first-in-first-out queue; it
+ * never fails. Only leaf work (provider calls, tool executions) goes through it — never a
+ * sub-agent as a whole — so a parent waiting on its children can never hold a slot they need.
+ */
+export interface Limiter {
+  readonly max: number;
+  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Work running now / waiting now. */
+  active(): number;
+  queued(): number;
+}
+
+export function createLimiter(max: number): Limiter {
+  if (!Number.isInteger(max) || max < 1) throw new RangeError(`limiter size must be >= 1, got ${max}`);
+  let running = 0;
+  const waiting: (() => void)[] = [];
+
+  const release = (): void => {
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
+  };
+
+  return {
+    max,
+    async run<T>(work: () => Promise<T>): Promise<T> {
+      if (running < max) running++;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+      try {
+        return await work();
+      } finally {
+        release();
+      }
+    },
+    active: () => running,
+    queued: () => waiting.length,
+  };
+}
+
+/** `max_parallel` of the top-level agent's file, else env AXE_MAX_PARALLEL, else 16. */
+export function effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number {
+  if (spec.subAgentsConfig.maxParallel !== undefined) return spec.subAgentsConfig.maxParallel;
+  const raw = env.AXE_MAX_PARALLEL;
+  if (raw === undefined || raw.trim() === '') return DEFAULT_MAX_PARALLEL;
+  const value = Number(raw.trim());
+  if (!Number.isInteger(value) || value < 1) {
+    throw new ConfigError(`AXE_MAX_PARALLEL: expected a positive integer, got "${raw}"`);
+  }
+  return value;
+}

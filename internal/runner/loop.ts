@@ -1,0 +1,228 @@
+import { MAX_TURNS } from '../agent/spec.js';
+import { RuntimeError } from '../errors.js';
+import {
+  type ChatRequest,
+  type ChatResponse,
+  emptyUsage,
+  type Message,
+  type Provider,
+  type ToolCall,
+  type ToolResult,
+  type Usage,
+} from '../provider/types.js';
+import type { ToolOutput } from '../tools/types.js';
+import { emitEvent, type RunContext } from './context.js';
+import { fanOut } from './fanout.js';
+import type { AgentRunResult, ToolCallDetail } from './types.js';
+
+/** What running one tool call produced; `child` is set for a sub-agent call. */
+export interface ExecutedCall {
+  output: ToolOutput;
+  child?: AgentRunResult;
+}
+
+export type ToolHandler = (call: ToolCall, turn: number) => Promise<ExecutedCall>;
+
+export interface LoopSetup {
+  ctx: RunContext;
+  /** The agent's name, for events. */
+  agent: string;
+  provider: Provider;
+  /** The first request: system prompt, the user message, tools (absent = single shot), params. */
+  request: ChatRequest;
+  /** The agent's `maxTurns` when lower than the hard limit. */
+  maxTurns?: number;
+  parallel: boolean;
+  handlers: ReadonlyMap<string, ToolHandler>;
+}
+
+/** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
+export interface LoopState {
+  content: string;
+  stopReason: string;
+  /** As served, without the provider prefix. */
+  model: string;
+  usage: Usage;
+  cost?: number;
+  retries: number;
+  turns: number;
+  toolCalls: number;
+  toolCallDetails: ToolCallDetail[];
+  children: AgentRunResult[];
+}
+
+export function newLoopState(model: string): LoopState {
+  return {
+    content: '',
+    stopReason: '',
+    model,
+    usage: emptyUsage(),
+    retries: 0,
+    turns: 0,
+    toolCalls: 0,
+    toolCallDetails: [],
+    children: [],
+  };
+}
+
+const DETAIL_OUTPUT_LIMIT = 1024;
+
+/**
+ * The conversation loop. Without tools: one call. With tools: send → on tool calls append the
+ * assistant message, run the calls (fan-out), append one tool message with every result in call
+ * order → repeat, at most `min(maxTurns, 50)` turns. The budget is checked before every call.
+ */
+export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void> {
+  const { ctx, request } = setup;
+  const hasTools = (request.tools?.length ?? 0) > 0;
+  const limit = Math.min(setup.maxTurns ?? MAX_TURNS, MAX_TURNS);
+  const messages: Message[] = [...request.messages];
+  let pending = 0;
+
+  for (let turn = 1; ; turn++) {
+    ctx.signal.throwIfAborted();
+    ctx.budget.check();
+    emitEvent(ctx, setup.agent, {
+      type: 'turn.start',
+      turn,
+      messages: messages.length,
+      pendingToolCalls: pending,
+    });
+    const response = await send(setup, { ...request, messages: [...messages] });
+    record(state, response);
+    ctx.budget.add(response.usage);
+    emitEvent(ctx, setup.agent, {
+      type: 'turn.end',
+      turn,
+      stopReason: response.stopReason,
+      toolCalls: response.toolCalls.length,
+      usage: response.usage,
+    });
+
+    if (!hasTools || response.toolCalls.length === 0) {
+      state.content = response.content;
+      return;
+    }
+    if (response.content !== '') state.content = response.content;
+    if (turn >= limit) throw new RuntimeError(`agent exceeded maximum conversation turns (${limit})`);
+
+    messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+    const results = await runCalls(setup, state, response.toolCalls, turn);
+    messages.push({ role: 'tool', results });
+    pending = results.length;
+  }
+}
+
+async function send(setup: LoopSetup, request: ChatRequest): Promise<ChatResponse> {
+  const { ctx } = setup;
+  return ctx.limiter.run(() => {
+    ctx.signal.throwIfAborted();
+    return setup.provider.chat(request, {
+      signal: ctx.signal,
+      deadline: ctx.deadline,
+      onEvent: (event) => {
+        if (event.type === 'text.delta' && ctx.stream) {
+          emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
+        } else if (event.type === 'retry') {
+          const { attempt, delayMs, reason } = event;
+          emitEvent(ctx, setup.agent, { type: 'retry', attempt, delayMs, reason });
+        }
+      },
+    });
+  });
+}
+
+function record(state: LoopState, response: ChatResponse): void {
+  state.turns++;
+  state.stopReason = response.stopReason;
+  if (response.model !== '') state.model = response.model;
+  state.usage = addUsage(state.usage, response.usage);
+  state.retries += response.retries;
+  if (response.cost !== undefined) state.cost = (state.cost ?? 0) + response.cost;
+}
+
+function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
+    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
+  };
+}
+
+async function runCalls(
+  setup: LoopSetup,
+  state: LoopState,
+  calls: ToolCall[],
+  turn: number,
+): Promise<ToolResult[]> {
+  const settled = await fanOut(calls, (call) => runCall(setup, call, turn), { parallel: setup.parallel });
+  return settled.map((outcome, index) => {
+    const call = calls[index] as ToolCall;
+    const executed: TimedCall =
+      outcome.status === 'fulfilled'
+        ? outcome.value
+        : { output: failed(`tool "${call.name}" failed: ${messageOf(outcome.reason)}`), durationMs: 0 };
+    state.toolCalls++;
+    state.toolCallDetails.push({
+      name: call.name,
+      input: call.arguments,
+      output: executed.output.content.slice(0, DETAIL_OUTPUT_LIMIT),
+      isError: executed.output.isError,
+      turn,
+      durationMs: executed.durationMs,
+    });
+    if (executed.child) state.children.push(executed.child);
+    return {
+      callId: call.id,
+      name: call.name,
+      content: executed.output.content,
+      isError: executed.output.isError,
+    };
+  });
+}
+
+type TimedCall = ExecutedCall & { durationMs: number };
+
+async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<TimedCall> {
+  const { ctx } = setup;
+  const started = Date.now();
+  emitEvent(ctx, setup.agent, {
+    type: 'tool.start',
+    turn,
+    callId: call.id,
+    name: call.name,
+    input: call.arguments,
+  });
+  let executed: ExecutedCall;
+  const handler = setup.handlers.get(call.name);
+  if (!handler) executed = { output: failed(`Unknown tool: "${call.name}"`) };
+  else if (call.argumentsError !== undefined) {
+    executed = { output: failed(`invalid arguments for tool "${call.name}": ${call.argumentsError}`) };
+  } else {
+    try {
+      executed = await handler(call, turn);
+    } catch (error) {
+      executed = { output: failed(`tool "${call.name}" failed: ${messageOf(error)}`) };
+    }
+  }
+  const durationMs = Date.now() - started;
+  emitEvent(ctx, setup.agent, {
+    type: 'tool.end',
+    turn,
+    callId: call.id,
+    name: call.name,
+    output: executed.output.content,
+    isError: executed.output.isError,
+    durationMs,
+  });
+  return { ...executed, durationMs };
+}
+
+function failed(content: string): ToolOutput {
+  return { content, isError: true };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,99 @@
+import { lstat, open, readFile, realpath } from 'node:fs/promises';
+import path from 'node:path';
+import { ConfigError } from '../errors.js';
+import { GlobError, globFiles } from './glob.js';
+
+/** A context file: its path relative to the workdir (with `/`) and its text. */
+export interface ContextFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * The Go axe layout, byte for byte, so prompts port over unchanged: the system prompt as is, then
+ * `---` / `## Skill`, then `---` / `## Context Files` with each file under `### <path>` in a
+ * fence tagged with its extension.
+ */
+export function buildSystemPrompt(
+  systemPrompt: string,
+  skill: string,
+  files: readonly ContextFile[],
+): string {
+  let prompt = systemPrompt;
+  if (skill !== '') prompt += `\n\n---\n\n## Skill\n\n${skill}`;
+  if (files.length > 0) {
+    const blocks = files.map((file) => {
+      const ext = path.posix.extname(file.path).replace(/^\./, '');
+      return `### ${file.path}\n\`\`\`${ext}\n${file.content}\n\`\`\``;
+    });
+    prompt += `\n\n---\n\n## Context Files\n\n${blocks.join('\n\n')}`;
+  }
+  return prompt;
+}
+
+/**
+ * Where a skill lives: an absolute path as is; a bare name (no `/`, no `.md`) is
+ * `<config>/skills/<name>/SKILL.md`; anything else is relative to the config dir.
+ */
+export function skillPath(skill: string, configDir: string): string {
+  if (path.isAbsolute(skill)) return skill;
+  const bareName = !skill.includes('/') && !skill.includes('\\') && !skill.toLowerCase().endsWith('.md');
+  if (bareName) return path.join(configDir, 'skills', skill, 'SKILL.md');
+  return path.join(configDir, skill);
+}
+
+/** `label` names where the skill was given (the agent file, or `--skill`) in the error. */
+export async function readSkill(skill: string, configDir: string, label: string): Promise<string> {
+  const resolved = skillPath(skill, configDir);
+  try {
+    return await readFile(resolved, 'utf8');
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : 'not readable';
+    throw new ConfigError(`${label}: skill "${skill}" ${reason}: ${resolved}`);
+  }
+}
+
+/**
+ * The files matching `patterns` under `workdir` (an absolute, real path), sorted by path. Binary
+ * files (a NUL byte in the first 512), unreadable files and symlinks resolving outside the workdir
+ * are skipped.
+ */
+export async function readContextFiles(
+  patterns: readonly string[],
+  workdir: string,
+  agentSource: string,
+): Promise<ContextFile[]> {
+  if (patterns.length === 0) return [];
+  let matches: string[];
+  try {
+    matches = await globFiles(patterns, workdir);
+  } catch (error) {
+    if (error instanceof GlobError) throw new ConfigError(`${agentSource}: files: ${error.message}`);
+    throw error;
+  }
+  const files: ContextFile[] = [];
+  for (const relative of matches) {
+    const content = await readTextInside(path.join(workdir, relative), workdir);
+    if (content !== undefined) files.push({ path: relative, content });
+  }
+  return files;
+}
+
+async function readTextInside(file: string, workdir: string): Promise<string | undefined> {
+  try {
+    if ((await lstat(file)).isSymbolicLink()) {
+      const target = await realpath(file);
+      if (target !== workdir && !target.startsWith(workdir + path.sep)) return undefined;
+    }
+    const handle = await open(file, 'r');
+    try {
+      const data = await handle.readFile();
+      if (data.subarray(0, 512).includes(0)) return undefined;
+      return data.toString('utf8');
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,111 @@
+import { realpath, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { parseModelRef } from '../agent/model.js';
+import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { ConfigError } from '../errors.js';
+import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill, skillPath } from './prompt.js';
+
+export interface ResolveOptions {
+  configDir: string;
+  /** The directory a relative workdir is resolved against (default: the process's). */
+  cwd?: string;
+  /** Where in the tree the agent runs (default 0) and the tree's max depth (default the spec's). */
+  depth?: number;
+  maxDepth?: number;
+  /** The model of an agent whose file says `inherit`: the parent's. */
+  inheritedModel?: ModelRef;
+  /** `--model provider/model`, `--skill`, `--workdir` (top-level agent only). */
+  overrides?: { model?: string; skill?: string; workdir?: string };
+}
+
+/** Everything a run of one agent uses, resolved without network or key. */
+export interface ResolvedAgentRun {
+  model: ModelRef;
+  /** `provider/model`. */
+  modelName: string;
+  /** Absolute, real path. */
+  workdir: string;
+  /** The full system prompt sent: system_prompt + skill + context files. */
+  systemPrompt: string;
+  /** Absolute path and content of the skill, when there is one. */
+  skill?: { path: string; content: string };
+  files: ContextFile[];
+  /** Built-in tool names offered (MCP tools are known only once connected), then `call_agent`. */
+  tools: string[];
+  /** Whether `call_agent` is offered (sub_agents non-empty, below the max depth). */
+  callsAgents: boolean;
+  /** At the max depth an agent gets no tools at all. */
+  atMaxDepth: boolean;
+}
+
+export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun> {
+  const model = resolveModel(spec, options);
+  const { workdir: workdirFlag, skill: skillFlag } = options.overrides ?? {};
+  const workdir = await resolveWorkdir(
+    workdirFlag ?? spec.workdir,
+    options.cwd,
+    workdirFlag !== undefined ? '--workdir' : `${spec.source}: workdir`,
+  );
+  const skillName = skillFlag ?? spec.skill;
+  const skillLabel = skillFlag !== undefined ? '--skill' : spec.source;
+  const skill =
+    skillName !== undefined && skillName !== ''
+      ? {
+          path: skillPath(skillName, options.configDir),
+          content: await readSkill(skillName, options.configDir, skillLabel),
+        }
+      : undefined;
+  const files = await readContextFiles(spec.files, workdir, spec.source);
+  const depth = options.depth ?? 0;
+  const atMaxDepth = depth >= (options.maxDepth ?? spec.subAgentsConfig.maxDepth);
+  const callsAgents =
+    !atMaxDepth && spec.subAgents.length > 0 && !spec.disallowedTools.includes(CALL_AGENT_TOOL_NAME);
+  const disallowed = new Set(spec.disallowedTools);
+  const tools = atMaxDepth ? [] : [...new Set(spec.tools.filter((name) => !disallowed.has(name)))];
+  if (callsAgents) tools.push(CALL_AGENT_TOOL_NAME);
+  return {
+    model,
+    modelName: `${model.provider}/${model.model}`,
+    workdir,
+    systemPrompt: buildSystemPrompt(spec.systemPrompt, skill?.content ?? '', files),
+    ...(skill ? { skill } : {}),
+    files,
+    tools,
+    callsAgents,
+    atMaxDepth,
+  };
+}
+
+function resolveModel(spec: AgentSpec, options: ResolveOptions): ModelRef {
+  const override = options.overrides?.model;
+  const overridden = override !== undefined && override !== '' ? parseFlagModel(override) : undefined;
+  const model = overridden ?? spec.model ?? options.inheritedModel;
+  if (!model) {
+    throw new ConfigError(`${spec.source}: model: "inherit" needs a parent agent or --model provider/model`);
+  }
+  return model;
+}
+
+function parseFlagModel(text: string): ModelRef | undefined {
+  try {
+    return parseModelRef(text);
+  } catch (error) {
+    throw new ConfigError(`--model: ${(error as Error).message}`);
+  }
+}
+
+async function resolveWorkdir(
+  workdir: string | undefined,
+  cwd: string | undefined,
+  label: string,
+): Promise<string> {
+  const absolute = path.resolve(cwd ?? process.cwd(), workdir ?? '.');
+  try {
+    const real = await realpath(absolute);
+    if ((await stat(real)).isDirectory()) return real;
+  } catch {
+    // reported below
+  }
+  throw new ConfigError(`${label}: not a directory: ${absolute}`);
+}

@@ -1,0 +1,177 @@
+import type { AgentSpec } from '../agent/spec.js';
+import { AxeError, BudgetError, CancelledError, ProviderError, RuntimeError } from '../errors.js';
+import type { ToolSpec } from '../provider/types.js';
+import type { ToolContext, Toolset } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { callAgentHandler, callAgentToolSpec } from './call-agent.js';
+import { emitEvent, type RunContext, RunDeadline } from './context.js';
+import type { AgentStatus } from './events.js';
+import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
+import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
+import type { AgentRunResult } from './types.js';
+
+export interface SettledRun {
+  result: AgentRunResult;
+  /** Why the run stopped early, typed (exit code); `result.content` holds the answer so far. */
+  error?: AxeError;
+}
+
+/**
+ * The one code path for the top-level agent and every sub-agent: resolve model, workdir and
+ * prompt, build the tools (none at the max depth), run the loop, close the tools. Never throws.
+ */
+export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunContext): Promise<SettledRun> {
+  const started = Date.now();
+  const state: LoopState = newLoopState('');
+  let provider = '';
+  let toolset: Toolset | undefined;
+  try {
+    const resolved = await resolveAgentRun(spec, {
+      configDir: ctx.configDir,
+      depth: ctx.depth,
+      maxDepth: ctx.maxDepth,
+      inheritedModel: ctx.inheritedModel,
+      ...(ctx.depth === 0 ? { overrides: ctx.overrides } : {}),
+    });
+    provider = resolved.model.provider;
+    state.model = resolved.model.model;
+    const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
+    const tools = await buildTools(spec, ctx, resolved);
+    toolset = tools.toolset;
+    const toolSpecs = tools.specs;
+    const handlers = tools.handlers;
+    await runLoop(
+      {
+        ctx,
+        agent: spec.name,
+        provider: chat,
+        request: {
+          model: resolved.model.model,
+          system: resolved.systemPrompt,
+          messages: [{ role: 'user', content: input }],
+          ...(toolSpecs.length > 0 ? { tools: toolSpecs } : {}),
+          ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
+          ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
+          ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
+          stream: ctx.stream,
+        },
+        ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
+        parallel: spec.subAgentsConfig.parallel,
+        handlers,
+      },
+      state,
+    );
+    return { result: toResult(spec, ctx, state, provider, started, 'ok') };
+  } catch (thrown) {
+    const error = typedError(thrown, ctx, provider);
+    const status = statusOf(error);
+    return { result: toResult(spec, ctx, state, provider, started, status, error.message), error };
+  } finally {
+    await toolset?.close();
+  }
+}
+
+/** `runAgentSettled` for callers that want a throw: the error carries no partial answer. */
+export async function runAgent(spec: AgentSpec, input: string, ctx: RunContext): Promise<AgentRunResult> {
+  const { result, error } = await runAgentSettled(spec, input, ctx);
+  if (error) throw error;
+  return result;
+}
+
+/**
+ * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
+ * the run-wide limiter) and `call_agent` when it has sub-agents.
+ */
+async function buildTools(
+  spec: AgentSpec,
+  ctx: RunContext,
+  resolved: ResolvedAgentRun,
+): Promise<{ specs: ToolSpec[]; handlers: Map<string, ToolHandler>; toolset?: Toolset }> {
+  const specs: ToolSpec[] = [];
+  const handlers = new Map<string, ToolHandler>();
+  let toolset: Toolset | undefined;
+  if (!resolved.atMaxDepth && (spec.tools.length > 0 || spec.mcpServers.length > 0)) {
+    const context: ToolContext = {
+      workdir: resolved.workdir,
+      signal: ctx.signal,
+      allowedHosts: spec.allowedHosts,
+      env: ctx.env,
+    };
+    const { createToolset } = await import('../tools/index.js');
+    toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
+    for (const tool of toolset.tools) {
+      specs.push(tool.spec);
+      handlers.set(tool.spec.name, async (call) => ({
+        output: await ctx.limiter.run(() => tool.execute(call.arguments, context)),
+      }));
+    }
+  }
+  if (resolved.callsAgents) {
+    specs.push(callAgentToolSpec(spec.subAgents));
+    handlers.set(
+      CALL_AGENT_TOOL_NAME,
+      callAgentHandler({ spec, ctx, model: resolved.model, runSettled: runAgentSettled }),
+    );
+  }
+  return { specs, handlers, ...(toolset ? { toolset } : {}) };
+}
+
+/**
+ * What a failure means for the exit code. When the run's signal fired, its reason wins over
+ * whatever the interrupted call threw. A deadline — ours, or the provider's own abort at the same
+ * deadline, whichever fired first — is a provider timeout (exit 3) named `timeout after <N>s`.
+ */
+function typedError(thrown: unknown, ctx: RunContext, provider: string): AxeError {
+  const { signal } = ctx;
+  const reason: unknown = signal.aborted ? signal.reason : undefined;
+  if (reason instanceof RunDeadline) return deadlineError(reason.seconds, provider);
+  if (signal.aborted) return reason instanceof AxeError ? reason : new CancelledError();
+  const deadlinePassed = ctx.deadline !== undefined && Date.now() >= ctx.deadline;
+  if (thrown instanceof ProviderError && thrown.category === 'timeout' && deadlinePassed) {
+    return deadlineError(ctx.deadlineSeconds ?? 0, provider);
+  }
+  if (thrown instanceof AxeError) return thrown;
+  return new RuntimeError(thrown instanceof Error ? thrown.message : String(thrown), { cause: thrown });
+}
+
+class DeadlineError extends ProviderError {}
+
+function deadlineError(seconds: number, provider: string): ProviderError {
+  return new DeadlineError(`timeout after ${seconds}s`, { category: 'timeout', provider });
+}
+
+function statusOf(error: AxeError): AgentStatus {
+  if (error instanceof BudgetError) return 'budget';
+  if (error instanceof DeadlineError) return 'timeout';
+  if (error instanceof CancelledError) return 'cancelled';
+  return 'error';
+}
+
+function toResult(
+  spec: AgentSpec,
+  ctx: RunContext,
+  state: LoopState,
+  provider: string,
+  started: number,
+  status: AgentStatus,
+  error?: string,
+): AgentRunResult {
+  return {
+    agent: spec.name,
+    path: ctx.path,
+    depth: ctx.depth,
+    status,
+    content: state.content,
+    model: provider === '' ? '' : `${provider}/${state.model}`,
+    stopReason: state.stopReason,
+    usage: state.usage,
+    ...(state.cost !== undefined ? { cost: state.cost } : {}),
+    retries: state.retries,
+    turns: state.turns,
+    durationMs: Date.now() - started,
+    toolCalls: state.toolCalls,
+    toolCallDetails: state.toolCallDetails,
+    children: state.children,
+    ...(error !== undefined ? { error } : {}),
+  };
+}

@@ -1,0 +1,58 @@
+import { constants } from 'node:fs';
+import { optionalBoolean, optionalString, requiredString } from './args.js';
+import { defineTool, objectSchema } from './define-tool.js';
+import { openInSandbox, resolveInSandbox } from './sandbox.js';
+
+export const editFileTool = defineTool(
+  {
+    name: 'edit_file',
+    description:
+      'Replace an exact string in a file relative to the working directory. old_string must match exactly once unless replace_all is true.',
+    parameters: objectSchema(
+      {
+        path: { type: 'string', description: 'Relative path to the file to edit.' },
+        old_string: { type: 'string', description: 'The exact text to replace (whitespace included).' },
+        new_string: { type: 'string', description: 'The text to put in its place.' },
+        replace_all: { type: 'boolean', description: 'Replace every occurrence. Defaults to false.' },
+      },
+      ['path', 'old_string', 'new_string'],
+    ),
+  },
+  async (args, context) => {
+    const path = requiredString(args, 'path');
+    const oldString = requiredString(args, 'old_string');
+    const newString = optionalString(args, 'new_string', '');
+    const replaceAll = optionalBoolean(args, 'replace_all', false);
+    const checked = await resolveInSandbox(context.workdir, path);
+    const handle = await openInSandbox(context.workdir, checked, constants.O_RDWR, path);
+    try {
+      if ((await handle.stat()).isDirectory()) throw new Error(`path "${path}" is a directory, not a file`);
+      const original = (await handle.readFile()).toString('utf8');
+      const { text, count } = replaceExact(path, original, oldString, newString, replaceAll);
+      const data = Buffer.from(text, 'utf8');
+      await handle.truncate(0);
+      await handle.write(data, 0, data.length, 0);
+      return `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${path}`;
+    } finally {
+      await handle.close();
+    }
+  },
+);
+
+/** Pure: the edited text, or an error saying how many matches there were. */
+export function replaceExact(
+  path: string,
+  text: string,
+  oldString: string,
+  newString: string,
+  replaceAll: boolean,
+): { text: string; count: number } {
+  const count = text.split(oldString).length - 1;
+  if (count === 0) throw new Error(`old_string not found in "${path}" (0 matches)`);
+  if (count > 1 && !replaceAll) {
+    throw new Error(
+      `old_string matches ${count} times in "${path}": add surrounding context to make it unique, or set replace_all`,
+    );
+  }
+  return { text: text.split(oldString).join(newString), count };
+}

@@ -1,0 +1,69 @@
+import { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
+import { CALL_AGENT_TOOL_NAME, type Tool, type Toolset, type ToolsetOptions } from './types.js';
+
+export { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
+export { summarizeToolCall } from './summary.js';
+
+/**
+ * The tools of one agent run: the built-ins named in `spec.tools` (minus `disallowedTools`) and
+ * the tools of `spec.mcpServers`, connected in parallel. A name that clashes with one already
+ * taken keeps the first (built-ins come first) and reports a warning. Throws ConfigError for a
+ * missing `${VAR}` and RuntimeError for a server that cannot be reached.
+ */
+export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
+  const { spec, context, report } = options;
+  const disallowed = new Set(spec.disallowedTools);
+  const tools: Tool[] = spec.tools
+    .filter((name) => !disallowed.has(name))
+    .filter((name, index, all) => all.indexOf(name) === index)
+    .flatMap((name) => (isBuiltinToolName(name) ? [BUILTIN_TOOLS[name]] : []));
+  if (spec.mcpServers.length === 0) {
+    warnUnknown(spec.tools, tools, report);
+    return { tools, close: async () => {} };
+  }
+
+  const { connectMcpServers } = await import('./mcp/index.js');
+  const connections = await connectMcpServers(spec.mcpServers, context);
+  const taken = new Set([CALL_AGENT_TOOL_NAME, ...tools.map((t) => t.spec.name)]);
+  for (const connection of connections) {
+    let offered = 0;
+    for (const tool of connection.tools) {
+      const name = tool.spec.name;
+      if (taken.has(name) || disallowed.has(name)) {
+        if (!disallowed.has(name)) {
+          report({
+            type: 'warning',
+            message: `mcp server "${connection.server}": tool "${name}" clashes with a tool already offered; keeping the first one`,
+          });
+        }
+        continue;
+      }
+      taken.add(name);
+      tools.push(tool);
+      offered++;
+    }
+    report({ type: 'mcp', server: connection.server, message: `connected (${offered} tools)` });
+  }
+  warnUnknown(spec.tools, tools, report);
+  let closing: Promise<void> | undefined;
+  return {
+    tools,
+    close: () => {
+      closing ??= Promise.all(connections.map((c) => c.close())).then(() => {});
+      return closing;
+    },
+  };
+}
+
+/** A name in `tools = [...]` that is neither a built-in nor offered by an MCP server is a typo. */
+function warnUnknown(listed: string[], offered: Tool[], report: ToolsetOptions['report']): void {
+  const names = new Set(offered.map((t) => t.spec.name));
+  for (const name of listed) {
+    if (!names.has(name) && !isBuiltinToolName(name) && name !== CALL_AGENT_TOOL_NAME) {
+      report({
+        type: 'warning',
+        message: `tool "${name}" is neither a built-in tool nor offered by an MCP server`,
+      });
+    }
+  }
+}

@@ -1,0 +1,41 @@
+import { constants } from 'node:fs';
+import { readdir } from 'node:fs/promises';
+import { requiredString } from './args.js';
+import { defineTool, objectSchema } from './define-tool.js';
+import { directoryReadPath, openInSandbox, resolveInSandbox } from './sandbox.js';
+
+export const listDirectoryTool = defineTool(
+  {
+    name: 'list_directory',
+    description:
+      'List the contents of a directory relative to the working directory. Returns one entry per line; subdirectories are suffixed with /.',
+    parameters: objectSchema(
+      {
+        path: {
+          type: 'string',
+          description: 'Relative path to the directory to list. Use "." to list the working directory root.',
+        },
+      },
+      ['path'],
+    ),
+  },
+  async (args, context) => {
+    const path = requiredString(args, 'path');
+    const checked = await resolveInSandbox(context.workdir, path);
+    const handle = await openInSandbox(
+      context.workdir,
+      checked,
+      constants.O_RDONLY | constants.O_DIRECTORY,
+      path,
+    );
+    try {
+      const entries = await readdir(directoryReadPath(handle, checked), { withFileTypes: true });
+      return entries
+        .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
+        .sort()
+        .join('\n');
+    } finally {
+      await handle.close();
+    }
+  },
+);

@@ -1,0 +1,110 @@
+import { spawn } from 'node:child_process';
+import { requiredString } from './args.js';
+import { killChild, trackChild, untrackChild } from './child-reaper.js';
+import { checkCommand } from './command-guard.js';
+import { defineTool, objectSchema } from './define-tool.js';
+
+export const MAX_OUTPUT_BYTES = 100 * 1024;
+export const OUTPUT_TRUNCATED_MARKER = '\n... [output truncated, exceeded 100KB]';
+/** The only variables a command inherits: no API key, token or secret reaches it. */
+const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'USER', 'LOGNAME'] as const;
+
+export const runCommandTool = defineTool(
+  {
+    name: 'run_command',
+    description:
+      "Execute a shell command in the agent's working directory via sh -c and return the combined stdout/stderr output. Absolute paths outside the working directory, parent traversal (..) escaping it and ~ are rejected; use relative paths.",
+    parameters: objectSchema({ command: { type: 'string', description: 'The shell command to execute.' } }, [
+      'command',
+    ]),
+  },
+  async (args, context) => {
+    const command = requiredString(args, 'command');
+    const refusal = checkCommand(context.workdir, command);
+    if (refusal) throw new Error(refusal);
+    const { output, exitCode, signal } = await runShell(
+      command,
+      context.workdir,
+      context.env,
+      context.signal,
+    );
+    if (context.signal.aborted) throw new Error('cancelled');
+    if (exitCode === 0) return output;
+    const status = signal ? `killed by ${signal}` : `exit code ${exitCode}`;
+    return { content: `${status}\n${output}`, isError: true };
+  },
+);
+
+export function commandEnv(workdir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+  const reduced: Record<string, string> = { HOME: workdir, TMPDIR: workdir };
+  for (const key of INHERITED_ENV) {
+    const value = env[key];
+    if (value) reduced[key] = value;
+  }
+  return reduced;
+}
+
+interface ShellOutcome {
+  output: string;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** Runs `sh -c` in its own process group; the whole group is killed on abort and when sh exits. */
+function runShell(
+  command: string,
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  signal: AbortSignal,
+): Promise<ShellOutcome> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(new Error('cancelled'));
+    const child = spawn('sh', ['-c', command], {
+      cwd,
+      env: commandEnv(cwd, env),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const pid = child.pid;
+    const chunks: Buffer[] = [];
+    let kept = 0;
+    let truncated = false;
+    const collect = (chunk: Buffer) => {
+      if (kept >= MAX_OUTPUT_BYTES) {
+        truncated = true;
+        return;
+      }
+      const room = MAX_OUTPUT_BYTES - kept;
+      if (chunk.length > room) truncated = true;
+      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+      chunks.push(part);
+      kept += part.length;
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    if (pid !== undefined) trackChild(pid, 'group');
+    const onAbort = () => pid !== undefined && killChild(pid, 'group');
+    signal.addEventListener('abort', onAbort, { once: true });
+    let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
+    // Background children of the command would keep the pipes open: the group ends with sh.
+    child.on('exit', (code, sig) => {
+      exit = { code, signal: sig };
+      if (pid !== undefined) killChild(pid, 'group');
+    });
+    child.on('error', (error) => {
+      signal.removeEventListener('abort', onAbort);
+      if (pid !== undefined) untrackChild(pid);
+      reject(new Error(`cannot run sh: ${error.message}`));
+    });
+    child.on('close', () => {
+      signal.removeEventListener('abort', onAbort);
+      if (pid !== undefined) untrackChild(pid);
+      const text = Buffer.concat(chunks).toString('utf8');
+      resolve({
+        output: truncated ? text + OUTPUT_TRUNCATED_MARKER : text,
+        exitCode: exit.code,
+        signal: exit.signal,
+      });
+    });
+  });
+}

@@ -1,0 +1,136 @@
+import { constants, existsSync } from 'node:fs';
+import { type FileHandle, lstat, open, readlink, realpath, stat, unlink } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+
+/**
+ * The workdir sandbox of the file tools. A path is checked in two steps:
+ *   1. `resolveInSandbox` resolves it against the workdir's real path, following every existing
+ *      symlink, and refuses anything that ends up outside (absolute paths, `..`, symlinked
+ *      directories or leaves).
+ *   2. `openInSandbox` opens the checked real path with O_NOFOLLOW and verifies that the file it
+ *      actually opened is the checked one, so a link swapped in between check and use is refused.
+ */
+export class SandboxError extends Error {}
+
+const PROC_FD = '/proc/self/fd';
+const hasProcFd = existsSync(PROC_FD);
+
+export function isWithin(child: string, parent: string): boolean {
+  return child === parent || child.startsWith(parent.endsWith(sep) ? parent : parent + sep);
+}
+
+/** The real absolute path `requested` names inside the workdir (the leaf may not exist yet). */
+export async function resolveInSandbox(workdir: string, requested: string): Promise<string> {
+  if (requested === '') throw new SandboxError('"path" is required');
+  if (requested.includes('\0'))
+    throw new SandboxError(`path ${JSON.stringify(requested)} contains a NUL byte`);
+  const root = await realpath(workdir);
+  const lexical = resolve(root, requested);
+  if (!isWithin(lexical, root)) {
+    const how = isAbsolute(requested) ? 'is outside the workdir' : 'escapes the workdir';
+    throw new SandboxError(`path "${requested}" ${how} (${root})`);
+  }
+  const { existing, rest } = await longestExistingPrefix(lexical, root);
+  let real: string;
+  try {
+    real = await realpath(existing);
+  } catch {
+    throw new SandboxError(`path "${requested}" goes through a symlink whose target does not exist`);
+  }
+  if (!isWithin(real, root)) {
+    throw new SandboxError(`path "${requested}" leaves the workdir through a symlink (to ${real})`);
+  }
+  return rest === '' ? real : join(real, rest);
+}
+
+async function longestExistingPrefix(
+  path: string,
+  root: string,
+): Promise<{ existing: string; rest: string }> {
+  let current = path;
+  while (current !== root) {
+    try {
+      await lstat(current);
+      return { existing: current, rest: relative(current, path) };
+    } catch {
+      current = dirname(current);
+    }
+  }
+  return { existing: root, rest: relative(root, path) };
+}
+
+/** Opens a checked path without following a symlink and verifies the opened file is that path. */
+export async function openInSandbox(
+  workdir: string,
+  checked: string,
+  flags: number,
+  shown: string,
+): Promise<FileHandle> {
+  const root = await realpath(workdir);
+  let handle: FileHandle;
+  let created = false;
+  try {
+    if (flags & constants.O_CREAT) {
+      try {
+        handle = await open(checked, flags | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+        created = true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        handle = await open(checked, (flags & ~constants.O_CREAT) | constants.O_NOFOLLOW);
+      }
+    } else {
+      handle = await open(checked, flags | constants.O_NOFOLLOW);
+    }
+  } catch (error) {
+    throw describeOpenError(error, shown);
+  }
+  const opened = await openedPath(handle, checked);
+  if (opened !== checked || !isWithin(opened, root)) {
+    await handle.close();
+    if (created && opened !== undefined) await unlink(opened).catch(() => {});
+    throw new SandboxError(
+      `path "${shown}" changed between check and use (now ${opened ?? 'unknown'}): refused`,
+    );
+  }
+  return handle;
+}
+
+/** The real path of an open file: the kernel's own answer on Linux, an inode comparison elsewhere. */
+async function openedPath(handle: FileHandle, checked: string): Promise<string | undefined> {
+  if (hasProcFd) {
+    try {
+      return await readlink(join(PROC_FD, String(handle.fd)));
+    } catch {
+      return undefined;
+    }
+  }
+  try {
+    const [fromFd, fromPath] = await Promise.all([handle.stat(), stat(await realpath(checked))]);
+    return fromFd.dev === fromPath.dev && fromFd.ino === fromPath.ino ? await realpath(checked) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A path to read a directory through that cannot be redirected after the check. */
+export function directoryReadPath(handle: FileHandle, checked: string): string {
+  return hasProcFd ? join(PROC_FD, String(handle.fd)) : checked;
+}
+
+function describeOpenError(error: unknown, shown: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return new SandboxError(`path "${shown}" does not exist`);
+    case 'ELOOP':
+      return new SandboxError(`path "${shown}" is a symlink (changed between check and use?): refused`);
+    case 'EISDIR':
+      return new SandboxError(`path "${shown}" is a directory, not a file`);
+    case 'ENOTDIR':
+      return new SandboxError(`path "${shown}" is not a directory`);
+    case 'EACCES':
+      return new SandboxError(`path "${shown}": permission denied`);
+    default:
+      return new SandboxError(`path "${shown}": ${code ?? String(error)}`);
+  }
+}

@@ -1,0 +1,125 @@
+import { isIP } from 'node:net';
+import type { Dispatcher } from 'undici';
+import { requiredString } from './args.js';
+import { defineTool, objectSchema } from './define-tool.js';
+import { htmlToText } from './html-to-text.js';
+import { addressRefusal, type CheckedTarget, checkUrl, type HostPolicy, NetGuardError } from './net-guard.js';
+
+export const URL_FETCH_MAX_CHARS = 10_000;
+export const URL_FETCH_TIMEOUT_MS = 15_000;
+const MAX_REDIRECTS = 10;
+/** Raw bytes read before conversion; enough for a large HTML page to yield 10 000 characters. */
+const MAX_BODY_BYTES = 2 * 1024 * 1024;
+
+export const urlFetchTool = defineTool(
+  {
+    name: 'url_fetch',
+    description:
+      'Fetch content from a URL using HTTP GET and return the response body as text (HTML is converted to text, at most 10000 characters).',
+    parameters: objectSchema({ url: { type: 'string', description: 'The http or https URL to fetch.' } }, [
+      'url',
+    ]),
+  },
+  async (args, context) => {
+    const raw = requiredString(args, 'url');
+    let url: URL;
+    try {
+      url = new URL(raw);
+    } catch {
+      throw new Error(`invalid url ${JSON.stringify(raw)}`);
+    }
+    const policy: HostPolicy = {
+      allowedHosts: context.allowedHosts,
+      allowLoopback: context.env.AXE_ALLOW_PRIVATE_HOSTS === '1',
+    };
+    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(URL_FETCH_TIMEOUT_MS)]);
+    try {
+      return await fetchFollowingRedirects(url, policy, signal);
+    } catch (error) {
+      if (error instanceof NetGuardError) throw new Error(`url_fetch refused ${url.href}: ${error.message}`);
+      if (signal.aborted && !context.signal.aborted)
+        throw new Error(`url_fetch timed out after 15s: ${url.href}`);
+      throw new Error(`url_fetch failed for ${url.href}: ${(error as Error).message}`);
+    }
+  },
+);
+
+async function fetchFollowingRedirects(start: URL, policy: HostPolicy, signal: AbortSignal) {
+  let url = start;
+  for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+    const target = await checkUrl(url, policy);
+    const response = await getPinned(target, policy, signal);
+    const location = response.headers.location;
+    if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
+      await response.body.dump();
+      url = new URL(location, url);
+      continue;
+    }
+    const body = await readCapped(response.body);
+    const type = String(response.headers['content-type'] ?? '').toLowerCase();
+    const text = truncate(bodyText(type, body));
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      return { content: `HTTP ${response.statusCode}: ${text}`, isError: true };
+    }
+    return text;
+  }
+  throw new Error(`too many redirects (more than ${MAX_REDIRECTS})`);
+}
+
+/** GET through a connector that dials the checked address only, whatever DNS says later. */
+export async function getPinned(target: CheckedTarget, policy: HostPolicy, signal: AbortSignal) {
+  const { Agent, buildConnector, request } = await import('undici');
+  const connect = buildConnector({ timeout: URL_FETCH_TIMEOUT_MS });
+  const host = target.url.hostname.replace(/^\[|\]$/g, '');
+  const dispatcher = new Agent({
+    connections: 1,
+    connect: (options, callback) => {
+      const refusal = addressRefusal(target.address, policy);
+      if (refusal)
+        return callback(new NetGuardError(`address ${target.address} is a ${refusal} address`), null);
+      connect({ ...options, hostname: target.address, servername: isIP(host) ? undefined : host }, callback);
+    },
+  });
+  try {
+    const response = await request(target.url, {
+      method: 'GET',
+      dispatcher,
+      signal,
+      headers: { 'user-agent': 'axe-url-fetch', accept: 'text/html,text/plain,application/json,*/*;q=0.5' },
+    });
+    response.body.once('close', () => void dispatcher.close().catch(() => {}));
+    return response;
+  } catch (error) {
+    void dispatcher.destroy().catch(() => {});
+    throw error;
+  }
+}
+
+async function readCapped(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of body) {
+    const buffer = chunk as Buffer;
+    chunks.push(buffer);
+    size += buffer.length;
+    if (size >= MAX_BODY_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES);
+}
+
+function bodyText(contentType: string, body: Buffer): string {
+  if (contentType.includes('html')) return htmlToText(body.toString('utf8'));
+  const textual = contentType === '' || /^text\/|json|xml|javascript|ecmascript|yaml|csv/.test(contentType);
+  if (!textual || body.subarray(0, 8000).includes(0)) {
+    return `[binary content: ${contentType || 'unknown type'}, ${body.length} bytes]`;
+  }
+  return body.toString('utf8');
+}
+
+function truncate(text: string): string {
+  if (text.length <= URL_FETCH_MAX_CHARS) return text;
+  return `${text.slice(0, URL_FETCH_MAX_CHARS)}\n... [response truncated, exceeded ${URL_FETCH_MAX_CHARS} characters]`;
+}

@@ -1,0 +1,42 @@
+import { constants } from 'node:fs';
+import { mkdir } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { optionalString, requiredString } from './args.js';
+import { defineTool, objectSchema } from './define-tool.js';
+import { openInSandbox, resolveInSandbox } from './sandbox.js';
+
+export const writeFileTool = defineTool(
+  {
+    name: 'write_file',
+    description:
+      'Create or overwrite a file relative to the working directory. Creates parent directories as needed. Overwrites the file if it already exists.',
+    parameters: objectSchema(
+      {
+        path: { type: 'string', description: 'Relative path to the file to write.' },
+        content: { type: 'string', description: 'The content to write to the file.' },
+      },
+      ['path', 'content'],
+    ),
+  },
+  async (args, context) => {
+    const path = requiredString(args, 'path');
+    const content = optionalString(args, 'content', '');
+    const checked = await resolveInSandbox(context.workdir, path);
+    await mkdir(dirname(checked), { recursive: true });
+    const handle = await openInSandbox(
+      context.workdir,
+      checked,
+      constants.O_WRONLY | constants.O_CREAT,
+      path,
+    );
+    const data = Buffer.from(content, 'utf8');
+    try {
+      if ((await handle.stat()).isDirectory()) throw new Error(`path "${path}" is a directory, not a file`);
+      await handle.truncate(0);
+      await handle.write(data, 0, data.length, 0);
+    } finally {
+      await handle.close();
+    }
+    return `wrote ${data.length} bytes to ${path}`;
+  },
+);

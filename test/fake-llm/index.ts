@@ -1,0 +1,2 @@
+export { startFakeLlm } from './server.js';
+export type * from './types.js';

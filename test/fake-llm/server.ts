@@ -1,0 +1,134 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Exchange } from './exchange.js';
+import { parseJson } from './json.js';
+import { sendFault, sendJson, sendRefusal, sendStream } from './respond.js';
+import { routeOf } from './routes.js';
+import type { FakeLlm, RecordedRequest, Responder, ScriptedReply } from './types.js';
+import type { IncomingRequest } from './wire.js';
+
+/**
+ * The fake LLM server: a real HTTP server on 127.0.0.1 speaking the Anthropic, OpenAI, Ollama and
+ * Gemini wires (see types.ts for routing and the scripting contract).
+ */
+interface State {
+  requests: RecordedRequest[];
+  queue: ScriptedReply[];
+  responder: Responder | undefined;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+    req.on('close', () => {
+      if (!req.complete) reject(new Error('the client left before sending the whole body'));
+    });
+  });
+}
+
+function headersOf(req: IncomingMessage): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  return headers;
+}
+
+async function nextReply(state: State, request: RecordedRequest): Promise<ScriptedReply | undefined> {
+  if (state.responder) return state.responder(request);
+  return state.queue.shift();
+}
+
+async function handle(state: State, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  const receivedAt = Date.now();
+  const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+  const method = req.method ?? 'GET';
+  const route = routeOf(method, url.pathname);
+  const text = await readBody(req);
+  const incoming: IncomingRequest = {
+    path: url.pathname,
+    query: Object.fromEntries(url.searchParams),
+    headers: headersOf(req),
+    body: text === '' ? undefined : parseJson(text),
+    ...(route.pathModel === undefined ? {} : { pathModel: route.pathModel }),
+  };
+  const record: RecordedRequest = {
+    index: state.requests.length,
+    wire: route.format.wire,
+    method,
+    path: incoming.path,
+    query: incoming.query,
+    headers: incoming.headers,
+    body: incoming.body,
+    ...route.format.summarize(incoming),
+    receivedAt,
+    aborted: false,
+  };
+  state.requests.push(record);
+  const exchange = new Exchange(req, res, record);
+  const format = route.format;
+  const refusal = route.found
+    ? format.validate(incoming)
+    : { status: 404, message: `Invalid URL (${method} ${incoming.path})` };
+  if (refusal) {
+    record.rejection = refusal.message;
+    sendRefusal(exchange, format, refusal);
+    return;
+  }
+  const reply = await nextReply(state, record);
+  if (!reply) {
+    sendRefusal(exchange, format, {
+      status: 500,
+      message: `fake-llm: no reply scripted for request #${record.index}`,
+    });
+    return;
+  }
+  await exchange.wait(reply.delayMs);
+  if (exchange.closed) return;
+  if (reply.fault) await sendFault(exchange, format, reply, reply.fault);
+  else if (record.stream) await sendStream(exchange, format, reply);
+  else sendJson(exchange, format, reply);
+}
+
+export async function startFakeLlm(options: { respond?: Responder } = {}): Promise<FakeLlm> {
+  const state: State = { requests: [], queue: [], responder: options.respond };
+  const server = createServer((req, res) => {
+    handle(state, req, res).catch((error: unknown) => {
+      // A responder that throws is a bug in the test: answer 500 so the client fails visibly.
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end(`fake-llm: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests: state.requests,
+    get rejections() {
+      return state.requests.filter((r) => r.rejection !== undefined);
+    },
+    enqueue(...replies) {
+      state.queue.push(...replies);
+    },
+    respond(responder) {
+      state.responder = responder;
+    },
+    reset() {
+      state.requests.length = 0;
+      state.queue.length = 0;
+      state.responder = undefined;
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}

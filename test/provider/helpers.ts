@@ -1,0 +1,128 @@
+import { readFileSync } from 'node:fs';
+import { anthropicWire } from '../../internal/provider/anthropic.js';
+import { googleWire } from '../../internal/provider/google.js';
+import { ollamaWire } from '../../internal/provider/ollama.js';
+import { openaiWire } from '../../internal/provider/openai.js';
+import { ResponseBuilder, type WireResponse } from '../../internal/provider/response-builder.js';
+import { createStreamReader } from '../../internal/provider/stream.js';
+import type {
+  ChatRequest,
+  ProviderApi,
+  ProviderSettings,
+  StreamEvent,
+  ToolSpec,
+} from '../../internal/provider/types.js';
+import type { Wire } from '../../internal/provider/wire.js';
+
+export const WIRES: Record<ProviderApi, Wire> = {
+  anthropic: anthropicWire,
+  openai: openaiWire,
+  ollama: ollamaWire,
+  google: googleWire,
+};
+
+export function fixture(name: string): Buffer {
+  return readFileSync(new URL(`./fixtures/${name}`, import.meta.url));
+}
+
+/** Runs recorded stream bytes, cut into `chunks`, through the same reader the sender uses. */
+export function decodeChunks(
+  api: ProviderApi,
+  chunks: Uint8Array[],
+): { response: WireResponse; events: StreamEvent[] } {
+  const events: StreamEvent[] = [];
+  const reader = createStreamReader(
+    WIRES[api],
+    new ResponseBuilder('requested-model', (e) => events.push(e)),
+  );
+  for (const chunk of chunks) reader.push(chunk);
+  return { response: reader.end(), events };
+}
+
+/** Cuts `bytes` at the given offsets (any order, duplicates ignored). */
+export function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
+  const points = [...new Set(offsets)].filter((o) => o > 0 && o < bytes.length).sort((a, b) => a - b);
+  const chunks: Uint8Array[] = [];
+  let start = 0;
+  for (const point of points) {
+    chunks.push(bytes.subarray(start, point));
+    start = point;
+  }
+  chunks.push(bytes.subarray(start));
+  return chunks;
+}
+
+export const WEATHER_TOOL: ToolSpec = {
+  name: 'get_weather',
+  description: 'Weather forecast for a city',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string' }, days: { type: 'integer' } },
+    required: ['city'],
+  },
+};
+
+export const TIME_TOOL: ToolSpec = {
+  name: 'get_time',
+  description: 'Current time in a time zone',
+  parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },
+};
+
+/** A conversation after one tool turn: two calls in one assistant message, one failed result. */
+export function conversation(stream: boolean, overrides: Partial<ChatRequest> = {}): ChatRequest {
+  return {
+    model: 'test-model',
+    system: 'You are a careful assistant.',
+    messages: [
+      { role: 'user', content: 'Weather in Paris and the time in Tokyo?' },
+      {
+        role: 'assistant',
+        content: 'Let me check both.',
+        toolCalls: [
+          { id: 'call_1', name: 'get_weather', arguments: { city: 'Paris', days: 2 } },
+          { id: 'call_2', name: 'get_time', arguments: { zone: 'Asia/Tokyo' } },
+        ],
+      },
+      {
+        role: 'tool',
+        results: [
+          { callId: 'call_1', name: 'get_weather', content: 'Sunny, 21°C', isError: false },
+          { callId: 'call_2', name: 'get_time', content: 'error: time service unavailable', isError: true },
+        ],
+      },
+    ],
+    tools: [WEATHER_TOOL, TIME_TOOL],
+    stream,
+    ...overrides,
+  };
+}
+
+export const API_KEY = 'sk-test-secret-key-0123456789';
+
+/** Settings pointing a provider of wire `api` at the fake server (OpenAI bases include `/v1`). */
+export function settingsFor(
+  api: ProviderApi,
+  url: string,
+  overrides: Partial<ProviderSettings> = {},
+): ProviderSettings {
+  return {
+    name: api === 'openai' ? 'openrouter' : api,
+    api,
+    baseUrl: api === 'openai' ? `${url}/v1` : url,
+    apiKey: API_KEY,
+    apiKeyEnv: `${api.toUpperCase()}_API_KEY`,
+    apiKeyRequired: api !== 'ollama',
+    headers: {},
+    ...overrides,
+  };
+}
+
+export const APIS: ProviderApi[] = ['anthropic', 'openai', 'ollama', 'google'];
+
+/** Natural stop reasons of each wire for a tool turn and a final answer. */
+export const STOP_REASONS: Record<ProviderApi, { tools: string; final: string }> = {
+  anthropic: { tools: 'tool_use', final: 'end_turn' },
+  openai: { tools: 'tool_calls', final: 'stop' },
+  ollama: { tools: 'stop', final: 'stop' },
+  google: { tools: 'STOP', final: 'STOP' },
+};

@@ -1,0 +1,199 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { NdjsonDecoder, SseDecoder } from '../../internal/provider/decoders.js';
+import { WireError } from '../../internal/provider/json.js';
+import type { ProviderApi } from '../../internal/provider/types.js';
+import { cut, decodeChunks, fixture } from './helpers.js';
+
+const enc = new TextEncoder();
+
+const RECORDED: { api: ProviderApi; file: string }[] = [
+  { api: 'anthropic', file: 'anthropic-tools.sse' },
+  { api: 'openai', file: 'openai-tools.sse' },
+  { api: 'ollama', file: 'ollama-tools.ndjson' },
+  { api: 'google', file: 'google-tools.sse' },
+];
+
+describe('recorded streams decode to the expected response', () => {
+  it('anthropic: text, two tool calls with typed arguments, usage with cache tokens', () => {
+    const { response, events } = decodeChunks('anthropic', [fixture('anthropic-tools.sse')]);
+    expect(response).toEqual({
+      content: 'Je vais vérifier les deux villes ✓ 東京',
+      toolCalls: [
+        {
+          id: 'toolu_01T1x1fJ34qAmk2tNTrN7Up6',
+          name: 'get_weather',
+          arguments: { city: 'Paris', days: 3, metric: true },
+        },
+        {
+          id: 'toolu_01AbCdEfGhIjKlMnOpQrStUv',
+          name: 'get_weather',
+          arguments: { city: '東京', days: 1, units: { temp: 'C' } },
+        },
+      ],
+      stopReason: 'tool_use',
+      usage: { inputTokens: 472, outputTokens: 89, cacheReadTokens: 3000, cacheWriteTokens: 1200 },
+      model: 'claude-sonnet-4-5-20250929',
+    });
+    expect(events.map((e) => e.type)).toEqual([
+      'text.delta',
+      'text.delta',
+      'toolcall.start',
+      'toolcall.delta',
+      'toolcall.delta',
+      'toolcall.end',
+      'toolcall.start',
+      'toolcall.delta',
+      'toolcall.end',
+      'usage',
+      'done',
+    ]);
+  });
+
+  it('openai: comments ignored, tool calls assembled by index, usage chunk and cost', () => {
+    const { response } = decodeChunks('openai', [fixture('openai-tools.sse')]);
+    expect(response).toEqual({
+      content: 'Checking both — Zürich and 東京 🌦',
+      toolCalls: [
+        { id: 'call_abc123', name: 'get_weather', arguments: { city: 'Zürich', days: 2 } },
+        { id: 'call_def456', name: 'get_time', arguments: { zone: 'Asia/Tokyo', h24: true } },
+      ],
+      stopReason: 'tool_calls',
+      usage: { inputTokens: 300, outputTokens: 64, cacheReadTokens: 512, cacheWriteTokens: 0 },
+      model: 'gpt-4.1-2025-04-14',
+      cost: 0.00123,
+    });
+  });
+
+  it('ollama: NDJSON deltas, whole tool calls with synthesised ids, counts from the done line', () => {
+    const { response } = decodeChunks('ollama', [fixture('ollama-tools.ndjson')]);
+    expect(response).toEqual({
+      content: 'Ich prüfe das Wetter ☀ in Köln.',
+      toolCalls: [
+        { id: 'ollama_0', name: 'get_weather', arguments: { city: 'Köln', days: 3 } },
+        { id: 'ollama_1', name: 'get_time', arguments: { zone: 'Europe/Berlin', h24: true, extra: null } },
+      ],
+      stopReason: 'stop',
+      usage: { inputTokens: 301, outputTokens: 45, cacheReadTokens: 0, cacheWriteTokens: 0 },
+      model: 'qwen3:8b',
+    });
+  });
+
+  it('google: text parts, function calls with their thought signature, cumulative usage', () => {
+    const { response } = decodeChunks('google', [fixture('google-tools.sse')]);
+    expect(response).toEqual({
+      content: 'Voy a consultar el tiempo en Málaga 🌤',
+      toolCalls: [
+        {
+          id: 'gemini_0',
+          name: 'get_weather',
+          arguments: { city: 'Málaga', days: 2 },
+          signature: 'CiQBVKhc7pQ0X',
+        },
+        { id: 'gemini_1', name: 'get_time', arguments: { zone: 'Europe/Madrid' } },
+      ],
+      stopReason: 'STOP',
+      usage: { inputTokens: 100, outputTokens: 61, cacheReadTokens: 20, cacheWriteTokens: 0 },
+      model: 'gemini-2.5-flash',
+    });
+  });
+});
+
+describe('chunking and line endings never change the result', () => {
+  for (const { api, file } of RECORDED) {
+    it(`${file}: random chunk boundaries and \\n / \\r\\n / \\r line endings`, () => {
+      const normalised = fixture(file).toString('utf8').replace(/\r\n/g, '\n');
+      const expected = decodeChunks(api, [enc.encode(normalised)]);
+      fc.assert(
+        fc.property(
+          fc.constantFrom('\n', '\r\n', '\r'),
+          fc.array(fc.nat({ max: 4000 }), { maxLength: 60 }),
+          (eol, offsets) => {
+            const bytes = enc.encode(normalised.replace(/\n/g, eol));
+            const actual = decodeChunks(
+              api,
+              cut(
+                bytes,
+                offsets.map((o) => o % bytes.length),
+              ),
+            );
+            expect(actual).toEqual(expected);
+          },
+        ),
+        { numRuns: 150 },
+      );
+    });
+
+    it(`${file}: one byte at a time`, () => {
+      const bytes = fixture(file);
+      const oneByOne = [...bytes].map((b) => Uint8Array.of(b));
+      expect(decodeChunks(api, oneByOne)).toEqual(decodeChunks(api, [bytes]));
+    });
+  }
+});
+
+describe('truncated streams are errors, not short answers', () => {
+  for (const { api, file } of RECORDED) {
+    it(`${file} cut before its closing event`, () => {
+      const text = fixture(file).toString('utf8');
+      // Keep the first half of the frames: the connection dropped mid-answer.
+      const separator = api === 'ollama' ? '\n' : '\n\n';
+      const frames = text
+        .replace(/\r\n/g, '\n')
+        .split(separator)
+        .filter((f) => f.trim() !== '');
+      const truncated = frames.slice(0, Math.ceil(frames.length / 2)).join(separator);
+      expect(() => decodeChunks(api, [enc.encode(`${truncated}\n\n`)])).toThrow(WireError);
+    });
+  }
+});
+
+describe('SSE framing', () => {
+  it('named events, multi-line data, comments, fields without a space, id and retry ignored', () => {
+    const decoder = new SseDecoder();
+    const out = [
+      ...decoder.push(enc.encode(': comment\nevent: a\ndata: one\ndata:two\nid: 7\nretry: 100\n\n')),
+      ...decoder.push(enc.encode('data: plain\n\nevent: empty\n\n')),
+      ...decoder.end(),
+    ];
+    expect(out).toEqual([{ event: 'a', data: 'one\ntwo' }, { data: 'plain' }]);
+  });
+
+  it('a final event without its blank line is still delivered at the end', () => {
+    const decoder = new SseDecoder();
+    expect(decoder.push(enc.encode('data: last'))).toEqual([]);
+    expect(decoder.end()).toEqual([{ data: 'last' }]);
+  });
+
+  it('NDJSON skips blank lines and keeps a final line without newline', () => {
+    const decoder = new NdjsonDecoder();
+    expect([
+      ...decoder.push(enc.encode('{"a":1}\r\n\n{"b"')),
+      ...decoder.push(enc.encode(':2}')),
+      ...decoder.end(),
+    ]).toEqual([{ data: '{"a":1}' }, { data: '{"b":2}' }]);
+  });
+});
+
+describe('error events in streams', () => {
+  it('anthropic error event carries the error type', () => {
+    const body =
+      'event: error\ndata: {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}\n\n';
+    expect(() => decodeChunks('anthropic', [enc.encode(body)])).toThrow(
+      expect.objectContaining({ message: 'Overloaded', providerType: 'overloaded_error' }),
+    );
+  });
+
+  it('openai / openrouter error chunk', () => {
+    const body = 'data: {"error":{"message":"Provider returned error","code":502}}\n\n';
+    expect(() => decodeChunks('openai', [enc.encode(body)])).toThrow(
+      expect.objectContaining({ message: 'Provider returned error', providerStatus: 502 }),
+    );
+  });
+
+  it('ollama error line', () => {
+    expect(() => decodeChunks('ollama', [enc.encode('{"error":"model runner crashed"}\n')])).toThrow(
+      'model runner crashed',
+    );
+  });
+});

@@ -1,0 +1,26 @@
+/** Agent files for the e2e tests. Each agent's system prompt starts with `ROLE:<name>` for routing. */
+export interface AgentOptions {
+  model?: string;
+  subAgents?: string[];
+  /** Lines of the `[sub_agents_config]` table, e.g. `['parallel = false', 'timeout = 1']`. */
+  subAgentsConfig?: string[];
+  /** Extra top-level TOML lines. */
+  extra?: string[];
+}
+
+export function agentToml(name: string, options: AgentOptions = {}): string {
+  const lines = [
+    `name = "${name}"`,
+    `model = "${options.model ?? 'anthropic/claude-test'}"`,
+    `system_prompt = "ROLE:${name}"`,
+    ...(options.extra ?? []),
+  ];
+  if (options.subAgents) lines.push(`sub_agents = [${options.subAgents.map((a) => `"${a}"`).join(', ')}]`);
+  if (options.subAgentsConfig) lines.push('', '[sub_agents_config]', ...options.subAgentsConfig);
+  return `${lines.join('\n')}\n`;
+}
+
+/** The agent a recorded request came from (by its `ROLE:` system prompt). */
+export function roleOf(request: { system: string }): string {
+  return /ROLE:([\w-]+)/.exec(request.system)?.[1] ?? '';
+}

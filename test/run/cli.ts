@@ -1,0 +1,126 @@
+import { spawn } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const AXE_BIN = path.join(REPO_ROOT, 'dist/main.js');
+
+export interface AxeResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  /** Wall time from spawn to exit. */
+  ms: number;
+}
+
+export interface RunningAxe {
+  pid: number;
+  /** Resolves when the process has exited. */
+  done: Promise<AxeResult>;
+  kill(signal: NodeJS.Signals): void;
+  stderrSoFar(): string;
+}
+
+/** A temp XDG home and an agents dir, removed by `cleanup()`. */
+export class TempHome {
+  readonly root = mkdtempSync(path.join(os.tmpdir(), 'axe-run-'));
+  readonly agentsDir = path.join(this.root, 'agents');
+  readonly configDir = path.join(this.root, 'config', 'axe');
+
+  constructor() {
+    mkdirSync(this.agentsDir, { recursive: true });
+    mkdirSync(this.configDir, { recursive: true });
+  }
+
+  /** Writes `<agentsDir>/<name>.toml`. */
+  agent(name: string, toml: string): this {
+    writeFileSync(path.join(this.agentsDir, `${name}.toml`), toml);
+    return this;
+  }
+
+  file(relative: string, content: string): string {
+    const full = path.join(this.root, relative);
+    mkdirSync(path.dirname(full), { recursive: true });
+    writeFileSync(full, content);
+    return full;
+  }
+
+  /**
+   * A clean environment: nothing inherited but PATH, so no real key or base URL can leak in.
+   * `fakeUrl` points every provider at the fake LLM server.
+   */
+  env(fakeUrl?: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+    const env: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH ?? '',
+      HOME: this.root,
+      XDG_CONFIG_HOME: path.join(this.root, 'config'),
+      XDG_DATA_HOME: path.join(this.root, 'data'),
+      XDG_STATE_HOME: path.join(this.root, 'state'),
+      XDG_CACHE_HOME: path.join(this.root, 'cache'),
+    };
+    if (fakeUrl) {
+      Object.assign(env, {
+        AXE_ANTHROPIC_BASE_URL: fakeUrl,
+        ANTHROPIC_API_KEY: 'test-key',
+        AXE_OPENAI_BASE_URL: `${fakeUrl}/v1`,
+        OPENAI_API_KEY: 'test-key',
+        AXE_OLLAMA_BASE_URL: fakeUrl,
+      });
+    }
+    return { ...env, ...extra };
+  }
+
+  cleanup(): void {
+    rmSync(this.root, { recursive: true, force: true });
+  }
+}
+
+export interface SpawnOptions {
+  env: NodeJS.ProcessEnv;
+  cwd?: string;
+  /** Piped to stdin then closed; undefined = stdin is /dev/null. */
+  stdin?: string;
+}
+
+export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
+  const started = Date.now();
+  const child = spawn(process.execPath, [AXE_BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: options.env,
+    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  if (options.stdin !== undefined && child.stdin) child.stdin.end(options.stdin);
+  const done = new Promise<AxeResult>((resolve) => {
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started }));
+  });
+  return {
+    pid: child.pid ?? -1,
+    done,
+    kill: (signal) => child.kill(signal),
+    stderrSoFar: () => stderr,
+  };
+}
+
+export function runAxe(args: string[], options: SpawnOptions): Promise<AxeResult> {
+  return startAxe(args, options).done;
+}
+
+/** Polls until `check` holds (or throws after `timeoutMs`). */
+export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

@@ -1,0 +1,492 @@
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm } from '../fake-llm/index.js';
+import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, roleOf } from './agents.js';
+import { AXE_BIN, REPO_ROOT, runAxe, startAxe, TempHome, waitFor } from './cli.js';
+
+/**
+ * `axe run` end to end: the built binary in a temp XDG home against the fake LLM server. Every
+ * case gets its own home and server, so they run concurrently.
+ */
+const homes: TempHome[] = [];
+const servers: FakeLlm[] = [];
+
+async function setup(): Promise<{ home: TempHome; fake: FakeLlm }> {
+  const home = new TempHome();
+  const fake = await startFakeLlm();
+  homes.push(home);
+  servers.push(fake);
+  return { home, fake };
+}
+
+beforeAll(() => {
+  if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
+});
+
+afterAll(async () => {
+  await Promise.all(servers.map((fake) => fake.close()));
+  for (const home of homes) home.cleanup();
+});
+
+const callAgent = (agent: string, task: string, context?: string) => ({
+  name: 'call_agent',
+  arguments: context === undefined ? { agent, task } : { agent, task, context },
+});
+
+/** A parent that delegates once (the given calls) and then answers with what came back. */
+function delegatingParent(
+  calls: ReturnType<typeof callAgent>[],
+  final = 'done',
+): (r: RecordedRequest) => ScriptedReply {
+  return (request) =>
+    request.toolResults.length === 0
+      ? { toolCalls: calls, usage: { input: 100, output: 10 } }
+      : { text: final, usage: { input: 200, output: 20 } };
+}
+
+function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
+}
+
+describe.concurrent('axe run', () => {
+  it('offers no tools key without sub_agents, and call_agent only with them', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo')).agent('lead', agentToml('lead', { subAgents: ['helper'] }));
+    fake.respond((request) => ({ text: `${roleOf(request)} answer\n` }));
+    const env = home.env(fake.url);
+    const solo = await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi'], { env });
+    const lead = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'hi'], { env });
+    expect(solo).toMatchObject({ code: 0, stdout: 'solo answer\n', stderr: '' });
+    expect(lead).toMatchObject({ code: 0, stdout: 'lead answer\n', stderr: '' });
+    const [soloRequest, leadRequest] = fake.requests;
+    expect(soloRequest?.body).not.toHaveProperty('tools');
+    expect(soloRequest?.toolNames).toEqual([]);
+    expect(leadRequest?.toolNames).toEqual(['call_agent']);
+    expect(fake.rejections).toEqual([]);
+  });
+
+  it('runs the loop: delegates, passes task and context, answers; --json and --verbose report it', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'] })).agent('helper', agentToml('helper'));
+    fake.respond((request) =>
+      roleOf(request) === 'helper'
+        ? { text: 'helper says hi', usage: { input: 7, output: 3 } }
+        : delegatingParent(
+            [callAgent('helper', 'check it', 'some context')],
+            'final: helper says hi',
+          )(request),
+    );
+    const env = home.env(fake.url);
+    const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'];
+    const [json, verbose] = await Promise.all([
+      runAxe([...args, '--json'], { env }),
+      runAxe([...args, '-v'], { env }),
+    ]);
+
+    expect(json.code).toBe(0);
+    expect(json.stdout.endsWith('\n') && lines(json.stdout)).toHaveLength(1);
+    const envelope = JSON.parse(json.stdout);
+    expect(envelope).toMatchObject({
+      content: 'final: helper says hi',
+      input_tokens: 300,
+      output_tokens: 30,
+      stop_reason: 'end_turn',
+      tool_calls: 1,
+      tool_call_details: [
+        {
+          name: 'call_agent',
+          input: { agent: 'helper', task: 'check it' },
+          output: 'helper says hi',
+          is_error: false,
+        },
+      ],
+      refused: false,
+      retry_attempts: 0,
+      agents: [{ agent: 'helper', depth: 1, status: 'ok', input_tokens: 7, output_tokens: 3, children: [] }],
+    });
+    expect(envelope.duration_ms).toBeGreaterThanOrEqual(0);
+    expect(envelope).not.toHaveProperty('budget_max_tokens');
+
+    const helperRequest = fake.requests.find((r) => roleOf(r) === 'helper');
+    expect(helperRequest?.lastUserText).toBe('Task: check it\n\nContext:\nsome context');
+    expect(helperRequest?.toolNames).toEqual([]);
+    const secondTurn = fake.requests.find((r) => roleOf(r) === 'lead' && r.toolResults.length > 0);
+    expect(secondTurn?.toolResults).toMatchObject([{ content: 'helper says hi' }]);
+
+    expect(verbose.code).toBe(0);
+    expect(verbose.stdout).toBe('final: helper says hi');
+    const err = lines(verbose.stderr);
+    expect(err).toContain('[turn 1] Sending request (1 messages, 0 tool calls pending)');
+    expect(err).toContain('[turn 1] Received response: tool_use (1 tool calls)');
+    expect(err).toContain('[sub-agent] Calling "helper" (depth 1) with task: check it');
+    expect(err.some((l) => /^\[sub-agent\] "helper" completed in \d+ms \(14 chars returned\)$/.test(l))).toBe(
+      true,
+    );
+    expect(err).toContain('[turn 2] Sending request (3 messages, 1 tool calls pending)');
+    expect(err).toContain('[turn 2] Received response: end_turn (0 tool calls)');
+    expect(err).toContain('Tokens:   300 input, 30 output (cumulative)');
+    expect(err).toContain('Stop:     end_turn');
+    expect(err.some((l) => /^Duration: \d+ms$/.test(l))).toBe(true);
+  });
+
+  it('stops after 50 turns with exit 1; an unknown tool is an error result, not a crash', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'] }));
+    fake.respond(() => ({ toolCalls: [{ name: 'no_such_tool', arguments: {} }] }));
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'loop'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe('');
+    expect(lines(result.stderr)).toEqual(['axe: agent exceeded maximum conversation turns (50)']);
+    expect(fake.requests).toHaveLength(50);
+    expect(fake.requests[1]?.toolResults).toMatchObject([
+      { content: 'Unknown tool: "no_such_tool"', isError: true },
+    ]);
+  });
+
+  it('limits depth: default 3, the agent at the limit gets no tools', async () => {
+    const { home, fake } = await setup();
+    const chain = ['d0', 'd1', 'd2', 'd3'];
+    // d3 lists a sub-agent too: at the depth limit it must still get no tools.
+    for (const [i, name] of chain.entries())
+      home.agent(name, agentToml(name, { subAgents: [chain[i + 1] ?? 'd0'] }));
+    fake.respond((request) => {
+      const i = chain.indexOf(roleOf(request));
+      const next = chain[i + 1];
+      if (next && request.toolNames.length > 0 && request.toolResults.length === 0) {
+        return { toolCalls: [callAgent(next, `level ${i + 1}`)] };
+      }
+      return { text: `${roleOf(request)}(${request.toolResults.map((r) => r.content).join()})` };
+    });
+    const result = await runAxe(['run', 'd0', '--agents-dir', home.agentsDir, '-p', 'dig'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'd0(d1(d2(d3())))' });
+    const toolsByRole = Object.fromEntries(fake.requests.map((r) => [roleOf(r), r.toolNames]));
+    expect(toolsByRole).toEqual({ d0: ['call_agent'], d1: ['call_agent'], d2: ['call_agent'], d3: [] });
+  });
+
+  it('rejects max_depth above 5 with exit 2 naming the field', async () => {
+    const { home } = await setup();
+    home.agent('deep', agentToml('deep', { subAgents: ['x'], subAgentsConfig: ['max_depth = 6'] }));
+    const result = await runAxe(['run', 'deep', '--agents-dir', home.agentsDir, '--dry-run'], {
+      env: home.env(),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toBe('');
+    expect(lines(result.stderr)).toHaveLength(1);
+    expect(result.stderr).toContain('max_depth');
+  });
+
+  it('fans out in parallel (overlapping requests, results in call order) and sequentially when parallel = false', async () => {
+    const run = async (parallel: boolean) => {
+      const { home, fake } = await setup();
+      home.agent(
+        'lead',
+        agentToml('lead', { subAgents: ['slow', 'fast'], subAgentsConfig: [`parallel = ${parallel}`] }),
+      );
+      home.agent('slow', agentToml('slow')).agent('fast', agentToml('fast'));
+      fake.respond((request) => {
+        const role = roleOf(request);
+        if (role === 'slow') return { text: 'slow result', delayMs: 300 };
+        if (role === 'fast') return { text: 'fast result', delayMs: 100 };
+        const answer = request.toolResults.map((r) => r.content).join(' | ');
+        return delegatingParent([callAgent('slow', 'one'), callAgent('fast', 'two')], answer)(request);
+      });
+      const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'], {
+        env: home.env(fake.url),
+      });
+      const slow = fake.requests.find((r) => roleOf(r) === 'slow');
+      const fast = fake.requests.find((r) => roleOf(r) === 'fast');
+      return { result, slow: slow!, fast: fast! };
+    };
+    const [par, seq] = await Promise.all([run(true), run(false)]);
+    expect(par.result).toMatchObject({ code: 0, stdout: 'slow result | fast result' });
+    expect(seq.result).toMatchObject({ code: 0, stdout: 'slow result | fast result' });
+    // Parallel: the second call starts before the first one ends (and finishes first).
+    expect(par.fast.receivedAt).toBeLessThan(par.slow.finishedAt!);
+    expect(par.fast.finishedAt!).toBeLessThan(par.slow.finishedAt!);
+    // Sequential: the second call starts only after the first one has finished.
+    expect(seq.fast.receivedAt).toBeGreaterThanOrEqual(seq.slow.finishedAt!);
+  });
+
+  it('times a sub-agent out per sub_agents_config.timeout: request aborted, error result, parent fine', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['stuck'], subAgentsConfig: ['timeout = 1'] }));
+    home.agent('stuck', agentToml('stuck'));
+    fake.respond((request) =>
+      roleOf(request) === 'stuck'
+        ? { fault: { kind: 'hang' } }
+        : delegatingParent([callAgent('stuck', 'wait')], 'went on without it')(request),
+    );
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'went on without it' });
+    const stuck = fake.requests.find((r) => roleOf(r) === 'stuck');
+    expect(stuck?.aborted).toBe(true);
+    const final = fake.requests.find((r) => roleOf(r) === 'lead' && r.toolResults.length > 0);
+    expect(final?.toolResults).toMatchObject([
+      {
+        content:
+          'Error: sub-agent "stuck" failed - timeout after 1s. You may retry or proceed without this result.',
+        isError: true,
+      },
+    ]);
+  });
+
+  it('turns sub-agent failures into error results and keeps its own exit code', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['missing', 'broken'] }));
+    home.agent('broken', agentToml('broken'));
+    fake.respond((request) =>
+      roleOf(request) === 'broken'
+        ? { fault: { kind: 'status', status: 401, message: 'invalid x-api-key' } }
+        : delegatingParent(
+            [callAgent('missing', 'a'), callAgent('outsider', 'b'), callAgent('broken', 'c')],
+            'survived',
+          )(request),
+    );
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const envelope = JSON.parse(result.stdout);
+    expect(envelope.content).toBe('survived');
+    const [missing, outsider, broken] = envelope.tool_call_details;
+    // §3.7 step 6 and §5.7: a sub-agent that cannot be loaded.
+    expect(missing).toMatchObject({
+      is_error: true,
+      output: 'call_agent error: failed to load agent "missing": agent config not found: missing',
+    });
+    expect(outsider).toMatchObject({
+      is_error: true,
+      output: 'call_agent error: agent "outsider" is not in this agent\'s sub_agents list',
+    });
+    expect(broken.output).toMatch(
+      /^Error: sub-agent "broken" failed - .*You may retry or proceed without this result\.$/s,
+    );
+    expect(result.stdout).not.toContain('test-key');
+  });
+
+  it('--dry-run shows every resolved section with no server and no key', async () => {
+    const { home } = await setup();
+    home.file('work/notes.md', 'NOTES');
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        subAgents: ['a', 'b'],
+        subAgentsConfig: ['max_depth = 2', 'parallel = false', 'timeout = 30'],
+        extra: [`workdir = "${path.join(home.root, 'work')}"`, 'files = ["*.md"]', 'timeout = 45'],
+      }),
+    );
+    home.agent('solo', agentToml('solo'));
+    const env = home.env();
+    const [lead, solo] = await Promise.all([
+      runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '--dry-run', '-p', 'the task'], { env }),
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--dry-run', '--timeout', '7'], { env }),
+    ]);
+    expect(lead.code).toBe(0);
+    expect(lead.stderr).toBe('');
+    expect(lead.stdout).toContain('=== Dry Run ===\n\nModel:    anthropic/claude-test\n');
+    expect(lead.stdout).toContain(`Workdir:  ${path.join(home.root, 'work')}\nTimeout:  45s\n`);
+    expect(lead.stdout).toContain('--- System Prompt ---\nROLE:lead');
+    expect(lead.stdout).toContain('NOTES');
+    expect(lead.stdout).toContain('--- Files (1) ---\nnotes.md\n');
+    expect(lead.stdout).toContain('--- User Message ---\nthe task\n');
+    expect(lead.stdout).toContain('--- Sub-Agents ---\na, b\nMax Depth: 2\nParallel:  no\nTimeout:   30s\n');
+    expect(solo.code).toBe(0);
+    expect(solo.stdout).toContain('Timeout:  7s\n');
+    expect(solo.stdout).toContain('--- User Message ---\nExecute the task described in your instructions.\n');
+    expect(solo.stdout).toContain('--- Sub-Agents ---\n(none)\n');
+  });
+
+  it('stops at the token budget with exit 4, printing the answer so far', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'] })).agent('helper', agentToml('helper'));
+    fake.respond((request) =>
+      roleOf(request) === 'helper'
+        ? { text: 'helper done', usage: { input: 40, output: 40 } }
+        : request.toolResults.length === 0
+          ? {
+              text: 'Looking into it.',
+              toolCalls: [callAgent('helper', 'x')],
+              usage: { input: 30, output: 10 },
+            }
+          : { text: 'never sent', usage: { input: 1, output: 1 } },
+    );
+    const env = home.env(fake.url);
+    const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--max-tokens', '100'];
+    const [plain, json] = await Promise.all([runAxe(args, { env }), runAxe([...args, '--json'], { env })]);
+    expect(plain.code).toBe(4);
+    expect(plain.stdout).toBe('Looking into it.');
+    expect(lines(plain.stderr)).toEqual(['axe: budget exceeded: used 120 of 100 tokens']);
+    expect(json.code).toBe(4);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      budget_max_tokens: 100,
+      budget_used_tokens: 120,
+      budget_exceeded: true,
+      error: 'budget exceeded: used 120 of 100 tokens',
+    });
+    expect(fake.requests.filter((r) => r.lastUserText === 'x' && r.toolResults.length > 0)).toEqual([]);
+  });
+
+  it('takes the user message from -p, else piped stdin, else the default instruction', async () => {
+    const { home, fake } = await setup();
+    home.agent('echo', agentToml('echo'));
+    fake.respond((request) => ({ text: `got: ${request.lastUserText}` }));
+    const env = home.env(fake.url);
+    const base = ['run', 'echo', '--agents-dir', home.agentsDir];
+    const results = await Promise.all([
+      runAxe(base, { env, stdin: 'diff --git a/x b/x\n' }),
+      runAxe([...base, '-p', 'flag wins'], { env, stdin: 'ignored pipe' }),
+      runAxe(base, { env, stdin: '' }),
+      runAxe(base, { env, stdin: '  \n' }),
+      runAxe(base, { env }),
+      runAxe([...base, '-p', '1e3'], { env }),
+    ]);
+    expect(results.map((r) => r.stdout)).toEqual([
+      'got: diff --git a/x b/x\n',
+      'got: flag wins',
+      'got: Execute the task described in your instructions.',
+      'got: Execute the task described in your instructions.',
+      'got: Execute the task described in your instructions.',
+      'got: 1e3',
+    ]);
+    expect(results.every((r) => r.code === 0)).toBe(true);
+  });
+
+  for (const [signal, code] of [
+    ['SIGINT', 130],
+    ['SIGTERM', 143],
+  ] as const) {
+    it(`${signal} during a fan-out exits ${code} within a second and closes every request`, async () => {
+      const { home, fake } = await setup();
+      home.agent('lead', agentToml('lead', { subAgents: ['w1', 'w2'] }));
+      home.agent('w1', agentToml('w1')).agent('w2', agentToml('w2'));
+      fake.respond((request) =>
+        roleOf(request) === 'lead'
+          ? { toolCalls: [callAgent('w1', 'a'), callAgent('w2', 'b')] }
+          : { fault: { kind: 'hang' } },
+      );
+      const axe = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'], {
+        env: home.env(fake.url),
+      });
+      await waitFor(() => fake.requests.length === 3);
+      const killedAt = Date.now();
+      axe.kill(signal);
+      const result = await axe.done;
+      expect(Date.now() - killedAt).toBeLessThan(1000);
+      expect(result.code).toBe(code);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toContain(`interrupted by ${signal}`);
+      expect(result.stderr).toMatch(/stopping lead, .*w1.*w2|stopping lead, .*w2.*w1/);
+      await waitFor(() => fake.requests.every((r) => r.finishedAt !== undefined), 2000);
+      expect(fake.requests.slice(1).map((r) => r.aborted)).toEqual([true, true]);
+    });
+  }
+
+  it('replays a recorded run identically with the server gone; a miss exits 3 naming the agent', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['a', 'b'] }));
+    home.agent('a', agentToml('a')).agent('b', agentToml('b'));
+    fake.respond((request) => {
+      const role = roleOf(request);
+      if (role === 'a') return { text: 'from a', delayMs: 50 };
+      if (role === 'b') return { text: 'from b' };
+      return delegatingParent([callAgent('a', 'one'), callAgent('b', 'two')], 'merged a+b')(request);
+    });
+    const cassette = path.join(home.root, 'run.cassette.jsonl');
+    const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'review'];
+    const recorded = await runAxe([...args, '--record', cassette], { env: home.env(fake.url) });
+    expect(recorded).toMatchObject({ code: 0, stdout: 'merged a+b' });
+    expect(readFileSync(cassette, 'utf8')).not.toContain('test-key');
+    await fake.close();
+
+    const offline = home.env(); // no key, no base URL
+    const replays = await Promise.all([
+      runAxe([...args, '--replay', cassette], { env: offline }),
+      runAxe([...args, '--replay', cassette], { env: offline }),
+    ]);
+    for (const replay of replays) expect(replay).toMatchObject({ code: 0, stdout: 'merged a+b', stderr: '' });
+
+    const miss = await runAxe(
+      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'other', '--replay', cassette],
+      {
+        env: offline,
+      },
+    );
+    expect(miss.code).toBe(3);
+    expect(miss.stdout).toBe('');
+    expect(lines(miss.stderr)).toHaveLength(1);
+    expect(miss.stderr).toContain('lead');
+  });
+
+  it('streams the final answer of a tool-using agent with --stream; the agent file decides otherwise', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'], extra: ['stream = true'] }));
+    home.agent('helper', agentToml('helper'));
+    fake.respond((request) =>
+      roleOf(request) === 'helper'
+        ? { text: 'helper text' }
+        : request.toolResults.length === 0
+          ? { toolCalls: [callAgent('helper', 'x')] }
+          : { text: 'streamed final answer', chunkDelayMs: 5 },
+    );
+    const env = home.env(fake.url);
+    const base = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'];
+    const [fromFile, noStream] = await Promise.all([
+      runAxe(base, { env }),
+      runAxe([...base, '--no-stream'], { env }),
+    ]);
+    expect(fromFile).toMatchObject({ code: 0, stdout: 'streamed final answer' });
+    expect(noStream).toMatchObject({ code: 0, stdout: 'streamed final answer' });
+    const leadStreams = fake.requests.filter((r) => roleOf(r) === 'lead').map((r) => r.stream);
+    expect(leadStreams.filter(Boolean)).toHaveLength(2);
+    expect(leadStreams.filter((s) => !s)).toHaveLength(2);
+  });
+
+  it("runs the shipped example offline, with no key, the same every time (the README's main job)", async () => {
+    const { home } = await setup();
+    // npx axe run team-lead --agents-dir agents/examples \
+    //   --replay agents/examples/review.cassette.jsonl < agents/examples/sample.diff
+    const args = [
+      'run',
+      'team-lead',
+      '--agents-dir',
+      'agents/examples',
+      '--replay',
+      'agents/examples/review.cassette.jsonl',
+    ];
+    const diff = readFileSync(path.join(REPO_ROOT, 'agents/examples/sample.diff'), 'utf8');
+    const offline = home.env(); // no key, no base URL: any network attempt would fail the run
+    const runs = await Promise.all(
+      [0, 1, 2].map(() => runAxe(args, { env: offline, cwd: REPO_ROOT, stdin: diff })),
+    );
+    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '', stdout: runs[0]?.stdout });
+    expect(runs[0]?.stdout).toMatch(/^\*\*Verdict: REQUEST CHANGES\*\*\n/);
+    expect(runs[0]?.stdout).toContain('SQL injection');
+    expect(runs[0]?.stdout).toContain('Swallowed error');
+  });
+
+  it('rejects a bad --timeout or --max-tokens with exit 2 naming the flag', async () => {
+    const { home } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env();
+    const [timeout, tokens] = await Promise.all([
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--timeout', 'soon'], { env }),
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--max-tokens', '1.5'], { env }),
+    ]);
+    expect(timeout).toMatchObject({ code: 2, stdout: '' });
+    expect(lines(timeout.stderr)).toEqual([
+      'axe: --timeout: expected a positive number of seconds, got "soon"',
+    ]);
+    expect(tokens).toMatchObject({ code: 2, stdout: '' });
+    expect(lines(tokens.stderr)).toEqual([
+      'axe: --max-tokens: expected a positive whole number of tokens, got "1.5"',
+    ]);
+  });
+});

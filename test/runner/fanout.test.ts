@@ -1,0 +1,138 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { fanOut } from '../../internal/runner/fanout.js';
+import { createLimiter } from '../../internal/runner/limiter.js';
+
+interface Deferred {
+  resolve: () => void;
+  promise: Promise<void>;
+}
+
+function deferred(): Deferred {
+  let resolve: () => void = () => {};
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { resolve, promise };
+}
+
+const flush = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+describe('fanOut', () => {
+  it('returns every result in call order whatever the completion order and failures', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ fail: fc.boolean(), rank: fc.nat() }), { minLength: 1, maxLength: 24 }),
+        fc.integer({ min: 1, max: 8 }),
+        async (calls, limit) => {
+          const limiter = createLimiter(limit);
+          const gates = calls.map(() => deferred());
+          let running = 0;
+          let peak = 0;
+          const run = fanOut(
+            calls,
+            (call, index) =>
+              limiter.run(async () => {
+                running++;
+                peak = Math.max(peak, running);
+                await gates[index]?.promise;
+                running--;
+                if (call.fail) throw new Error(`failed ${index}`);
+                return `ok ${index}`;
+              }),
+            { parallel: true },
+          );
+          // Release the calls in a random order, letting each started one run to its gate.
+          const order = calls
+            .map((call, index) => ({ index, rank: call.rank }))
+            .sort((a, b) => a.rank - b.rank);
+          for (const { index } of order) {
+            await flush();
+            gates[index]?.resolve();
+          }
+          const results = await run;
+          expect(results).toHaveLength(calls.length);
+          results.forEach((result, index) => {
+            if (calls[index]?.fail) {
+              expect(result).toEqual({ status: 'rejected', reason: new Error(`failed ${index}`) });
+            } else {
+              expect(result).toEqual({ status: 'fulfilled', value: `ok ${index}` });
+            }
+          });
+          expect(peak).toBeLessThanOrEqual(limit);
+          expect(limiter.active()).toBe(0);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('runs strictly one after another when parallel is false, and a failure does not stop the rest', async () => {
+    const events: string[] = [];
+    const results = await fanOut(
+      [0, 1, 2],
+      async (n) => {
+        events.push(`start ${n}`);
+        await flush();
+        events.push(`end ${n}`);
+        if (n === 1) throw new Error('boom');
+        return n;
+      },
+      { parallel: false },
+    );
+    expect(events).toEqual(['start 0', 'end 0', 'start 1', 'end 1', 'start 2', 'end 2']);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+  });
+
+  it('starts every call at once when parallel, and turns a synchronous throw into a rejection', async () => {
+    const started: number[] = [];
+    const gate = deferred();
+    const run = fanOut(
+      [0, 1, 2],
+      (n) => {
+        started.push(n);
+        if (n === 2) throw new Error('sync');
+        return gate.promise.then(() => n);
+      },
+      { parallel: true },
+    );
+    expect(started).toEqual([0, 1, 2]);
+    gate.resolve();
+    const results = await run;
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+  });
+});
+
+describe('createLimiter', () => {
+  it('queues the excess first-in-first-out and never fails it', async () => {
+    const limiter = createLimiter(2);
+    const gates = [0, 1, 2, 3, 4].map(() => deferred());
+    const started: number[] = [];
+    const runs = gates.map((gate, index) =>
+      limiter.run(async () => {
+        started.push(index);
+        await gate.promise;
+        return index;
+      }),
+    );
+    await flush();
+    expect(started).toEqual([0, 1]);
+    expect(limiter.queued()).toBe(3);
+    gates[1]?.resolve();
+    await flush();
+    expect(started).toEqual([0, 1, 2]);
+    gates[0]?.resolve();
+    await flush();
+    expect(started).toEqual([0, 1, 2, 3]);
+    for (const gate of gates) gate.resolve();
+    expect(await Promise.all(runs)).toEqual([0, 1, 2, 3, 4]);
+    expect(limiter.active()).toBe(0);
+    expect(limiter.queued()).toBe(0);
+  });
+
+  it('frees the slot of work that throws', async () => {
+    const limiter = createLimiter(1);
+    await expect(limiter.run(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
+    expect(await limiter.run(async () => 'next')).toBe('next');
+  });
+});

@@ -1,0 +1,70 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { loadAgent } from '../../internal/agent/load.js';
+import { ConfigError } from '../../internal/errors.js';
+import { resolveAgentRun } from '../../internal/runner/resolve.js';
+
+const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'axe-resolve-')));
+afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
+fs.mkdirSync(path.join(root, 'agents'));
+fs.mkdirSync(path.join(root, 'work'));
+fs.writeFileSync(path.join(root, 'work', 'notes.md'), 'note');
+
+async function agent(name: string, toml: string) {
+  fs.writeFileSync(path.join(root, 'agents', `${name}.toml`), `name = "${name}"\n${toml}\n`);
+  return loadAgent(name, { searchDirs: [path.join(root, 'agents')], env: {} });
+}
+
+describe('resolveAgentRun', () => {
+  it('resolves model, workdir, prompt, files and the tools offered', async () => {
+    const spec = await agent(
+      'full',
+      `model = "anthropic/m1"\nsystem_prompt = "Be brief."\nworkdir = "${root}/work"\nfiles = ["*.md"]\n` +
+        'tools = ["read_file", "run_command"]\ndisallowed_tools = ["run_command"]\nsub_agents = ["x"]',
+    );
+    const resolved = await resolveAgentRun(spec, { configDir: root });
+    expect(resolved).toMatchObject({
+      modelName: 'anthropic/m1',
+      workdir: path.join(root, 'work'),
+      systemPrompt: 'Be brief.\n\n---\n\n## Context Files\n\n### notes.md\n```md\nnote\n```',
+      tools: ['read_file', 'call_agent'],
+      callsAgents: true,
+      atMaxDepth: false,
+    });
+    const atLimit = await resolveAgentRun(spec, { configDir: root, depth: 3, maxDepth: 3 });
+    expect(atLimit).toMatchObject({ tools: [], callsAgents: false, atMaxDepth: true });
+  });
+
+  it('applies --model and --workdir, and inherits the parent model for `inherit`', async () => {
+    const spec = await agent('inheritor', `model = "inherit"\nworkdir = "${root}/work"`);
+    await expect(resolveAgentRun(spec, { configDir: root })).rejects.toThrow(ConfigError);
+    const inherited = await resolveAgentRun(spec, {
+      configDir: root,
+      inheritedModel: { provider: 'openai', model: 'gpt-x' },
+    });
+    expect(inherited.modelName).toBe('openai/gpt-x');
+    const flagged = await resolveAgentRun(spec, {
+      configDir: root,
+      overrides: { model: 'ollama/llama3', workdir: root },
+    });
+    expect(flagged).toMatchObject({ modelName: 'ollama/llama3', workdir: root });
+  });
+
+  it('names the flag or the file in a ConfigError', async () => {
+    const spec = await agent('bad', `model = "anthropic/m"\nworkdir = "${root}/nowhere"`);
+    await expect(resolveAgentRun(spec, { configDir: root })).rejects.toThrow(
+      `${spec.source}: workdir: not a directory: ${root}/nowhere`,
+    );
+    await expect(
+      resolveAgentRun(spec, { configDir: root, overrides: { workdir: `${root}/gone` } }),
+    ).rejects.toThrow(`--workdir: not a directory: ${root}/gone`);
+    await expect(
+      resolveAgentRun(spec, { configDir: root, overrides: { workdir: root, skill: 'missing' } }),
+    ).rejects.toThrow(`--skill: skill "missing" not found: ${root}/skills/missing/SKILL.md`);
+    await expect(
+      resolveAgentRun(spec, { configDir: root, overrides: { workdir: root, model: 'nope' } }),
+    ).rejects.toThrow(/^--model: invalid model "nope"/);
+  });
+});

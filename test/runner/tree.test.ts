@@ -1,0 +1,247 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { CancelledError } from '../../internal/errors.js';
+import { startFakeLlm } from '../fake-llm/index.js';
+import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentOf, callAgent, type Home, makeHome, requestsOf } from './harness.js';
+
+let llm: FakeLlm;
+let home: Home;
+
+beforeAll(async () => {
+  llm = await startFakeLlm();
+  home = makeHome(llm);
+});
+afterAll(async () => {
+  await llm.close();
+  home.remove();
+});
+beforeEach(() => llm.reset());
+
+/** Each agent calls the next one in the chain while it can; the last one answers. */
+function chain(names: string[]): (request: RecordedRequest) => ScriptedReply {
+  return (request) => {
+    const me = agentOf(request);
+    const next = names[names.indexOf(me) + 1];
+    if (next && request.toolNames.includes('call_agent') && request.toolResults.length === 0) {
+      return { toolCalls: callAgent(next, `work of ${next}`) };
+    }
+    return { text: `${me}:${request.toolResults[0]?.content ?? 'leaf'}` };
+  };
+}
+
+/** Waits until the server has seen the client go away (or finish) for every request. */
+async function settled(): Promise<void> {
+  for (let i = 0; i < 100 && llm.requests.some((r) => r.finishedAt === undefined); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+describe('depth', () => {
+  const names = ['d0', 'd1', 'd2', 'd3', 'd4', 'd5'];
+
+  it('defaults to 3: the agent at depth 3 gets no tools at all', async () => {
+    names.forEach((name, i) => {
+      const next = names[i + 1];
+      home.agent(name, `${next ? `sub_agents = ["${next}"]\n` : ''}tools = ["read_file"]`);
+    });
+    llm.respond(chain(names));
+    const { outcome } = await home.run('d0');
+    expect(outcome.error).toBeUndefined();
+    expect(llm.requests.map((r) => `${agentOf(r)}:${r.toolNames.join('+') || '-'}`)).toEqual([
+      'd0:read_file+call_agent',
+      'd1:read_file+call_agent',
+      'd2:read_file+call_agent',
+      'd3:-',
+      'd2:read_file+call_agent',
+      'd1:read_file+call_agent',
+      'd0:read_file+call_agent',
+    ]);
+    expect(outcome.result.content).toBe('d0:d1:d2:d3:leaf');
+    expect(outcome.result.children[0]?.children[0]?.children[0]).toMatchObject({
+      agent: 'd3',
+      depth: 3,
+      path: 'd0/call_agent#1:d1/call_agent#1:d2/call_agent#1:d3',
+    });
+  });
+
+  it('goes to 5 with max_depth = 5, and no further', async () => {
+    names.forEach((name, i) => {
+      const next = names[i + 1] ?? 'd0';
+      const config = i === 0 ? '\n[sub_agents_config]\nmax_depth = 5' : '';
+      home.agent(name, `sub_agents = ["${next}"]${config}`);
+    });
+    llm.respond(chain([...names, 'd0']));
+    const { outcome } = await home.run('d0');
+    expect(outcome.error).toBeUndefined();
+    const offered = names.map((name) => requestsOf(llm, name)[0]?.toolNames.join('+') || '-');
+    expect(offered).toEqual(['call_agent', 'call_agent', 'call_agent', 'call_agent', 'call_agent', '-']);
+    expect(outcome.result.content).toBe('d0:d1:d2:d3:d4:d5:leaf');
+  });
+});
+
+describe('fan-out', () => {
+  function twoSlowChildren(request: RecordedRequest): ScriptedReply {
+    const me = agentOf(request);
+    if (me === 'a' || me === 'b') return { text: `from ${me}`, delayMs: 150 };
+    if (request.toolResults.length > 0)
+      return { text: request.toolResults.map((r) => r.content).join(' | ') };
+    return { toolCalls: [...(callAgent('a', 'one') ?? []), ...(callAgent('b', 'two') ?? [])] };
+  }
+
+  it('runs the calls of one turn at once when parallel (the default), results in call order', async () => {
+    home.agent('par', 'sub_agents = ["a", "b"]\n[sub_agents_config]\ntimeout = 30');
+    home.agent('a');
+    home.agent('b');
+    llm.respond(twoSlowChildren);
+    const timersBefore = activeTimers();
+    const { outcome } = await home.run('par');
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+    expect(outcome.result.content).toBe('from a | from b');
+    const [a, b] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!];
+    expect(Math.abs(a.receivedAt - b.receivedAt)).toBeLessThan(100);
+    expect(outcome.result.children.map((c) => c.path)).toEqual(['par/call_agent#1:a', 'par/call_agent#2:b']);
+  });
+
+  it('runs them strictly one after another when parallel = false', async () => {
+    home.agent('seq', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nparallel = false');
+    home.agent('a');
+    home.agent('b');
+    llm.respond(twoSlowChildren);
+    const { outcome } = await home.run('seq');
+    expect(outcome.result.content).toBe('from a | from b');
+    const [a, b] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!];
+    expect(b.receivedAt).toBeGreaterThanOrEqual(a.finishedAt ?? Number.POSITIVE_INFINITY);
+  });
+
+  it('queues beyond max_parallel first-in-first-out', async () => {
+    home.agent('wide', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nmax_parallel = 1');
+    home.agent('a');
+    home.agent('b');
+    llm.respond(twoSlowChildren);
+    const { outcome } = await home.run('wide');
+    expect(outcome.result.content).toBe('from a | from b');
+    const [a, b] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!];
+    expect(b.receivedAt).toBeGreaterThanOrEqual(a.finishedAt ?? Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('deadlines and cancellation', () => {
+  it('aborts a sub-agent at its own timeout; the parent gets the spec error and carries on', async () => {
+    home.agent('waiter', 'sub_agents = ["sleepy", "a"]\n[sub_agents_config]\ntimeout = 1');
+    home.agent('sleepy');
+    home.agent('a');
+    llm.respond((request): ScriptedReply => {
+      const me = agentOf(request);
+      if (me === 'sleepy') return { fault: { kind: 'hang' } };
+      if (me === 'a') return { text: 'quick' };
+      if (request.toolResults.length > 0) return { text: 'handled' };
+      return { toolCalls: [...(callAgent('sleepy', 'zz') ?? []), ...(callAgent('a', 'q') ?? [])] };
+    });
+    const timersBefore = activeTimers();
+    const started = Date.now();
+    const { outcome, events } = await home.run('waiter');
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect(outcome.error).toBeUndefined();
+    expect(outcome.result.content).toBe('handled');
+    expect(llm.requests.at(-1)?.toolResults.map((r) => r.content)).toEqual([
+      'Error: sub-agent "sleepy" failed - timeout after 1s. You may retry or proceed without this result.',
+      'quick',
+    ]);
+    expect(outcome.result.children.map((c) => c.status)).toEqual(['timeout', 'ok']);
+    expect(events.find((e) => e.type === 'agent.end' && e.agent === 'sleepy')).toMatchObject({
+      status: 'timeout',
+    });
+    await settled();
+    expect(requestsOf(llm, 'sleepy')[0]?.aborted).toBe(true);
+  });
+
+  it('cancels every in-flight request of the tree when the signal fires', async () => {
+    home.agent('fan', 'sub_agents = ["sleepy"]');
+    home.agent('sleepy');
+    llm.respond((request): ScriptedReply => {
+      if (agentOf(request) === 'sleepy') return { fault: { kind: 'hang' } };
+      return { toolCalls: [...(callAgent('sleepy', '1') ?? []), ...(callAgent('sleepy', '2') ?? [])] };
+    });
+    const controller = new AbortController();
+    const poll = setInterval(() => {
+      if (requestsOf(llm, 'sleepy').length === 2)
+        controller.abort(new CancelledError('interrupted', 'SIGINT'));
+    }, 5);
+    const timersBefore = activeTimers();
+    const started = Date.now();
+    const { outcome } = await home.run('fan', { signal: controller.signal });
+    clearInterval(poll);
+    expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(outcome.error).toBeInstanceOf(CancelledError);
+    expect(outcome.error?.exitCode).toBe(130);
+    expect(outcome.result.status).toBe('cancelled');
+    await settled();
+    expect(requestsOf(llm, 'sleepy').map((r) => r.aborted)).toEqual([true, true]);
+  });
+
+  it('ends the run at its deadline as a provider timeout (exit 3)', async () => {
+    home.agent('slow');
+    llm.respond(() => ({ fault: { kind: 'hang' } }));
+    const { outcome } = await home.run('slow', { timeoutSeconds: 0.2 });
+    expect(outcome.error?.exitCode).toBe(3);
+    expect(outcome.error?.message).toBe('timeout after 0.2s');
+    expect(outcome.result.status).toBe('timeout');
+  });
+});
+
+describe('record and replay', () => {
+  it('replays a recorded parallel tree identically with the server gone and no key', async () => {
+    const recorder = await startFakeLlm();
+    const tape = makeHome(recorder);
+    try {
+      tape.agent('lead', 'sub_agents = ["left", "right"]');
+      tape.agent('left');
+      tape.agent('right');
+      recorder.respond((request): ScriptedReply => {
+        const me = agentOf(request);
+        if (me === 'left') return { text: 'L', delayMs: 40 };
+        if (me === 'right') return { text: 'R' };
+        if (request.toolResults.length > 0)
+          return { text: `lead got ${request.toolResults.map((r) => r.content)}` };
+        return { toolCalls: [...(callAgent('left', 'x') ?? []), ...(callAgent('right', 'y') ?? [])] };
+      });
+      const cassette = path.join(tape.root, 'run.jsonl');
+      const recorded = await tape.run('lead', { record: cassette, stream: true });
+      expect(recorded.outcome.error).toBeUndefined();
+      expect(fs.readFileSync(cassette, 'utf8').trim().split('\n')).toHaveLength(4);
+      expect(fs.readFileSync(cassette, 'utf8')).not.toContain('test-key');
+      await recorder.close();
+
+      const offline = { HOME: tape.root };
+      for (let i = 0; i < 2; i++) {
+        const replayed = await tape.run('lead', { replay: cassette, env: offline, stream: true });
+        expect(replayed.outcome.error).toBeUndefined();
+        expect(strip(replayed.outcome.result)).toEqual(strip(recorded.outcome.result));
+        const deltas = replayed.events.flatMap((e) => (e.type === 'text.delta' ? [e.text] : []));
+        expect(deltas.join('')).toBe('lead got L,R');
+      }
+
+      const miss = await tape.run('lead', { replay: cassette, env: offline, input: 'something else' });
+      expect(miss.outcome.error?.exitCode).toBe(3);
+      expect(miss.outcome.error?.message).toMatch(
+        /^replay: no recorded response for agent "lead" \(request [0-9a-f]{64}\) in .*run\.jsonl$/,
+      );
+    } finally {
+      tape.remove();
+    }
+  });
+});
+
+/** Timers alive in this process: none of the run's may outlive it. */
+function activeTimers(): number {
+  return process.getActiveResourcesInfo().filter((name) => name === 'Timeout').length;
+}
+
+/** A result without its timings. */
+function strip(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value, (key, v: unknown) => (key === 'durationMs' ? 0 : v)));
+}

@@ -1,0 +1,90 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { checkCommand } from '../../internal/tools/command-guard.js';
+import { BUILTIN_TOOLS, summarizeToolCall } from '../../internal/tools/index.js';
+import { call, isRunning, makeSandbox, toolContext, waitFor } from './helpers.js';
+
+const { run_command } = BUILTIN_TOOLS;
+let box: ReturnType<typeof makeSandbox>;
+beforeEach(() => {
+  box = makeSandbox();
+});
+afterEach(() => box.cleanup());
+
+describe('run_command', () => {
+  it('runs in the workdir and returns combined stdout and stderr', async () => {
+    const out = await call(run_command, { command: 'pwd; echo err >&2' }, toolContext(box.workdir));
+    expect(out).toEqual({ content: `${box.workdir}\nerr\n`, isError: false });
+  });
+
+  it('reports a non-zero exit with its code', async () => {
+    const out = await call(run_command, { command: 'echo partial; exit 3' }, toolContext(box.workdir));
+    expect(out).toEqual({ content: 'exit code 3\npartial\n', isError: true });
+    expect(summarizeToolCall('run_command', { command: 'echo partial; exit 3' }, out)).toBe(
+      '"echo partial; exit 3" (exit code 3)',
+    );
+  });
+
+  it('truncates output at 100 KB with a marker', async () => {
+    const out = await call(
+      run_command,
+      { command: 'head -c 300000 /dev/zero | tr "\\0" a' },
+      toolContext(box.workdir),
+    );
+    expect(out.isError).toBe(false);
+    expect(out.content).toBe(`${'a'.repeat(100 * 1024)}\n... [output truncated, exceeded 100KB]`);
+  });
+
+  it('kills the whole process group when the run is aborted', async () => {
+    const controller = new AbortController();
+    const command = 'sleep 30 & echo $! > bg.pid; echo $$ > sh.pid; wait';
+    const pending = call(run_command, { command }, toolContext(box.workdir, { signal: controller.signal }));
+    const pidFile = (name: string) => Number(readFileSync(join(box.workdir, name), 'utf8'));
+    await waitFor(() => {
+      try {
+        return pidFile('bg.pid') > 0 && pidFile('sh.pid') > 0;
+      } catch {
+        return false;
+      }
+    });
+    const [bg, sh] = [pidFile('bg.pid'), pidFile('sh.pid')];
+    expect(isRunning(bg) && isRunning(sh)).toBe(true);
+    const started = Date.now();
+    controller.abort();
+    const out = await pending;
+    expect(out).toEqual({ content: 'run_command: cancelled', isError: true });
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await waitFor(() => !isRunning(bg) && !isRunning(sh))).toBe(true);
+  });
+
+  it('leaves no background process behind when sh exits', async () => {
+    const out = await call(run_command, { command: 'sleep 30 & echo $!' }, toolContext(box.workdir));
+    const bg = Number(out.content.trim());
+    expect(await waitFor(() => !isRunning(bg))).toBe(true);
+  });
+});
+
+describe('command guard (false positives it must not have)', () => {
+  const allowed = [
+    'echo hello',
+    'cat file~backup',
+    'echo hello~world',
+    'cat file..bak',
+    'grep -r pattern .',
+    'cat src/main.go lib/a/b.ts',
+    'ls | grep foo && echo a; echo b > out.txt',
+    'curl http://localhost:8080/graphql',
+    'node -e \'fetch("https://example.com/api/v2")\'',
+    'dd if=/dev/zero bs=1024 count=1 2>/dev/null',
+    'cat sub/../file.txt',
+  ];
+  it.each(allowed)('%s', (command) => {
+    expect(checkCommand('/tmp/work', command)).toBeUndefined();
+  });
+
+  it('allows absolute paths inside the workdir, but not a sibling with the same prefix', () => {
+    expect(checkCommand('/tmp/work', 'cat /tmp/work/a.txt')).toBeUndefined();
+    expect(checkCommand('/tmp/work', 'cat /tmp/worker/a.txt')).toContain('"/tmp/worker/a.txt"');
+  });
+});

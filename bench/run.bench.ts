@@ -146,7 +146,12 @@ try {
       '≤ 1.1x',
       verdict(fanDuration / critical <= 1.1),
     ],
-    ['fan-out: parent turn 1 → first child request', `${median(fanRuns.map((r) => r.dispatchMs))} ms`, '', ''],
+    [
+      'fan-out: parent turn 1 → first child request',
+      `${median(fanRuns.map((r) => r.dispatchMs))} ms`,
+      '',
+      '',
+    ],
     ['fan-out: first → last child request start', `${median(fanRuns.map((r) => r.spreadMs))} ms`, '', ''],
     ['fan-out: last child answer → parent turn 2', `${median(fanRuns.map((r) => r.collectMs))} ms`, '', ''],
     [

@@ -4,7 +4,11 @@ import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
 
 /** Every resolved field of an agent, one per line. Secrets (keys, literal header / env values) never appear. */
-export async function describeAgent(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
+export async function describeAgent(
+  spec: AgentSpec,
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<string> {
   const lines: [string, string][] = [
     ['name', spec.name],
     ...(spec.declaredName ? ([['declared_name', spec.declaredName]] as [string, string][]) : []),
@@ -33,7 +37,10 @@ export async function describeAgent(spec: AgentSpec, configDir: string, env: Nod
     ]);
   }
   const memory = spec.memory;
-  lines.push(['memory', `enabled=${memory.enabled} last_n=${memory.lastN} max_entries=${memory.maxEntries}${memory.path ? ` path=${memory.path}` : ''}`]);
+  lines.push([
+    'memory',
+    `enabled=${memory.enabled} last_n=${memory.lastN} max_entries=${memory.maxEntries}${memory.path ? ` path=${memory.path}` : ''}`,
+  ]);
   const params = spec.params;
   lines.push([
     'params',
@@ -46,16 +53,22 @@ export async function describeAgent(spec: AgentSpec, configDir: string, env: Nod
       .join(' '),
   ]);
   const retry = spec.retry;
-  lines.push(['retry', `max_retries=${retry.maxRetries} backoff=${retry.backoff} initial_delay_ms=${retry.initialDelayMs} max_delay_ms=${retry.maxDelayMs}`]);
+  lines.push([
+    'retry',
+    `max_retries=${retry.maxRetries} backoff=${retry.backoff} initial_delay_ms=${retry.initialDelayMs} max_delay_ms=${retry.maxDelayMs}`,
+  ]);
   lines.push(['budget', `max_tokens=${spec.budget.maxTokens ?? 'unlimited'}`]);
-  lines.push(['artifacts', `enabled=${spec.artifacts.enabled}${spec.artifacts.dir ? ` dir=${spec.artifacts.dir}` : ''}`]);
+  lines.push([
+    'artifacts',
+    `enabled=${spec.artifacts.enabled}${spec.artifacts.dir ? ` dir=${spec.artifacts.dir}` : ''}`,
+  ]);
   lines.push(...spec.mcpServers.map((server): [string, string] => ['mcp_server', describeMcp(server)]));
   lines.push(...spec.warnings.map((warning): [string, string] => ['warning', warning]));
   return lines.map(([key, value]) => `${`${key}:`.padEnd(19)}${indentContinuation(value)}\n`).join('');
 }
 
 async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
-  if (!spec.model) return '(the caller\'s)';
+  if (!spec.model) return "(the caller's)";
   try {
     const settings = resolveProviderSettings(await loadGlobalConfig(configDir), spec.model.provider, env);
     const key = settings.apiKey ? `key set` : settings.apiKeyRequired ? `key NOT set` : 'no key needed';
@@ -69,10 +82,21 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
 function describeMcp(server: McpServerSpec): string {
   if (server.transport === 'stdio') {
     const envText = Object.entries(server.env).map(([key, value]) => `${key}=${redact(value)}`);
-    return [server.name, 'stdio', server.command, ...server.args, ...(envText.length ? ['env', ...envText] : [])].join(' ');
+    return [
+      server.name,
+      'stdio',
+      server.command,
+      ...server.args,
+      ...(envText.length ? ['env', ...envText] : []),
+    ].join(' ');
   }
   const headers = Object.entries(server.headers).map(([key, value]) => `${key}: ${redact(value)}`);
-  return [server.name, server.transport, server.url, ...(headers.length ? [`headers ${headers.join('; ')}`] : [])].join(' ');
+  return [
+    server.name,
+    server.transport,
+    server.url,
+    ...(headers.length ? [`headers ${headers.join('; ')}`] : []),
+  ].join(' ');
 }
 
 /** Values naming `${VAR}` are shown as written (the secret lives in the environment); literals are not. */

@@ -2,7 +2,13 @@ import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { AGENT_EXTENSIONS, checkAgentName, findAgentFile, listAgents, loadAgent } from '../internal/agent/load.js';
+import {
+  AGENT_EXTENSIONS,
+  checkAgentName,
+  findAgentFile,
+  listAgents,
+  loadAgent,
+} from '../internal/agent/load.js';
 import { scaffoldAgent } from '../internal/agent/scaffold.js';
 import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
@@ -13,9 +19,16 @@ export function flagDirs(value: unknown): string[] {
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
-export function searchDirsFrom(options: Record<string, unknown>): { searchDirs: string[]; configDir: string } {
+export function searchDirsFrom(options: Record<string, unknown>): {
+  searchDirs: string[];
+  configDir: string;
+} {
   const { configDir } = resolvePaths(process.env);
-  const searchDirs = agentSearchDirs({ flagDirs: flagDirs(options.agentsDir), cwd: process.cwd(), configDir });
+  const searchDirs = agentSearchDirs({
+    flagDirs: flagDirs(options.agentsDir),
+    cwd: process.cwd(),
+    configDir,
+  });
   return { searchDirs, configDir };
 }
 
@@ -29,7 +42,8 @@ export async function agentsCommand(
   if (!['show', 'init', 'edit'].includes(action)) {
     throw new ConfigError(`unknown agents action "${action}": expected list, show, init or edit`);
   }
-  if (agent === undefined) throw new ConfigError(`missing <agent> for "agents ${action}" (e.g. axe agents ${action} reviewer)`);
+  if (agent === undefined)
+    throw new ConfigError(`missing <agent> for "agents ${action}" (e.g. axe agents ${action} reviewer)`);
   checkAgentName(agent);
   if (action === 'show') return show(agent, options);
   if (action === 'init') return init(agent, options);
@@ -62,9 +76,12 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
   const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
   await mkdir(dir, { recursive: true });
   const existing = (await readdir(dir)).find(
-    (file) => basename(file, extname(file)) === agent && (AGENT_EXTENSIONS as readonly string[]).includes(extname(file)),
+    (file) =>
+      basename(file, extname(file)) === agent &&
+      (AGENT_EXTENSIONS as readonly string[]).includes(extname(file)),
   );
-  if (existing) throw new ConfigError(`agent "${agent}" already exists: ${join(dir, existing)} (not overwritten)`);
+  if (existing)
+    throw new ConfigError(`agent "${agent}" already exists: ${join(dir, existing)} (not overwritten)`);
   const file = join(dir, `${agent}.toml`);
   await writeFile(file, scaffoldAgent(agent), { flag: 'wx' });
   process.stdout.write(`${file}\n`);
@@ -80,7 +97,8 @@ async function edit(agent: string, options: Record<string, unknown>): Promise<nu
   // Through the shell, so EDITOR may carry arguments (`code --wait`); the file is passed as $1.
   const result = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'axe-edit', file], { stdio: 'inherit' });
   if (result.error) throw new RuntimeError(`cannot run $EDITOR (${editor}): ${result.error.message}`);
-  if (result.status !== 0) throw new RuntimeError(`$EDITOR (${editor}) exited with status ${result.status ?? result.signal}`);
+  if (result.status !== 0)
+    throw new RuntimeError(`$EDITOR (${editor}) exited with status ${result.status ?? result.signal}`);
   return 0;
 }
 

@@ -90,7 +90,7 @@ async function parseAndRun(): Promise<void> {
   }
 }
 
-async function dispatch(command: () => Promise<number | undefined | void>): Promise<void> {
+async function dispatch(command: () => Promise<number | undefined>): Promise<void> {
   try {
     const code = await command();
     process.exitCode = typeof code === 'number' ? code : ExitCode.ok;

@@ -32,6 +32,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     configDir,
   });
   const spec = await loadAgent(agentName, { searchDirs, env });
+  for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
 
   const prompt = promptFlag(argv, options.prompt);
   const stdin = prompt === undefined ? await readPipedStdin() : undefined;
@@ -165,6 +166,7 @@ async function readPipedStdin(): Promise<string | undefined> {
  */
 function promptFlag(argv: string[], parsed: unknown): string | undefined {
   if (parsed === undefined) return undefined;
+  if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
   let raw = typeof parsed === 'string' ? parsed : String(parsed);
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';

@@ -1,5 +1,5 @@
-import { formatFinding, type Finding } from '../internal/agent/load.js';
 import { lintAgents } from '../internal/agent/lint.js';
+import { type Finding, formatFinding } from '../internal/agent/load.js';
 import { FileProblem } from '../internal/config/file-problem.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { ExitCode } from '../internal/errors.js';

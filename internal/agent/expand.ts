@@ -8,12 +8,15 @@ export function expandPath(text: string, env: NodeJS.ProcessEnv): { value: strin
   const unset: string[] = [];
   const home = env.HOME || homedir();
   const withHome = text === '~' ? home : text.startsWith('~/') ? `${home}${text.slice(1)}` : text;
-  const value = withHome.replace(/\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g, (_, braced, bare) => {
-    const name = String(braced ?? bare);
-    const found = env[name];
-    if (found === undefined) unset.push(name);
-    return found ?? '';
-  });
+  const value = withHome.replace(
+    /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
+    (_, braced, bare) => {
+      const name = String(braced ?? bare);
+      const found = env[name];
+      if (found === undefined) unset.push(name);
+      return found ?? '';
+    },
+  );
   return { value, unset };
 }
 

@@ -14,9 +14,13 @@ export interface FrontMatter {
 export function splitFrontMatter(text: string, file: string): FrontMatter {
   const opening = /^---([^\r\n]*)\r?\n/.exec(text);
   if (!opening) {
-    throw new FileProblem(file, 'no front-matter: start the file with a line "---", the YAML fields, then "---"', {
-      line: 1,
-    });
+    throw new FileProblem(
+      file,
+      'no front-matter: start the file with a line "---", the YAML fields, then "---"',
+      {
+        line: 1,
+      },
+    );
   }
   const language = (opening[1] ?? '').trim();
   if (language !== '' && !/^ya?ml$/i.test(language)) {
@@ -28,7 +32,8 @@ export function splitFrontMatter(text: string, file: string): FrontMatter {
   }
   const rest = text.slice(opening[0].length);
   const closing = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(rest);
-  if (!closing) throw new FileProblem(file, 'front-matter is not closed: add a line "---" after the fields', { line: 1 });
+  if (!closing)
+    throw new FileProblem(file, 'front-matter is not closed: add a line "---" after the fields', { line: 1 });
   return {
     yaml: rest.slice(0, closing.index),
     body: rest.slice(closing.index + closing[0].length),
@@ -46,7 +51,8 @@ export function quoteColonValues(yaml: string): string | undefined {
   const lines = yaml.split('\n').map((line) => {
     const match = /^([A-Za-z_][\w-]*):[ \t]+(.*?)\r?$/.exec(line);
     const value = match?.[2];
-    if (!match || value === undefined || /^["'[{|>&*!#%@`]/.test(value) || !/:(\s|$)/.test(value)) return line;
+    if (!match || value === undefined || /^["'[{|>&*!#%@`]/.test(value) || !/:(\s|$)/.test(value))
+      return line;
     changed = true;
     return `${match[1]}: ${JSON.stringify(value)}`;
   });

@@ -1,5 +1,5 @@
 /** The agent library: loading the three file formats into AgentSpec, listing, linting, scaffolding. */
-export { lintAgents, type LintOptions, type LintResult } from './lint.js';
+export { type LintOptions, type LintResult, lintAgents } from './lint.js';
 export {
   AGENT_EXTENSIONS,
   type AgentFileReport,

@@ -6,7 +6,14 @@ import { resolveProviderSettings } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
 import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
-import { type AgentFileReport, agentFiles, checkAgentName, type Finding, findAgentFile, inspectAgentFile } from './load.js';
+import {
+  type AgentFileReport,
+  agentFiles,
+  checkAgentName,
+  type Finding,
+  findAgentFile,
+  inspectAgentFile,
+} from './load.js';
 import type { AgentSpec } from './spec.js';
 
 export interface LintOptions {
@@ -36,7 +43,9 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
   const byName = (name: string): Promise<AgentFileReport | undefined> => {
     let report = reports.get(name);
     if (!report) {
-      report = findAgentFile(name, options.searchDirs).then((file) => (file ? inspectAgentFile(file, options.env) : undefined));
+      report = findAgentFile(name, options.searchDirs).then((file) =>
+        file ? inspectAgentFile(file, options.env) : undefined,
+      );
       reports.set(name, report);
     }
     return report;
@@ -47,7 +56,11 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
   if (options.names.length === 0) {
     for (const entry of allFiles) {
       for (const shadowed of entry.shadows) {
-        findings.push({ file: shadowed, severity: 'warning', message: `ignored: agent "${entry.name}" is ${entry.file}` });
+        findings.push({
+          file: shadowed,
+          severity: 'warning',
+          message: `ignored: agent "${entry.name}" is ${entry.file}`,
+        });
       }
       const report = inspectAgentFile(entry.file, options.env);
       reports.set(entry.name, report);
@@ -73,16 +86,29 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
     const spec = report.spec;
     if (!spec) continue;
     findings.push(...checkTools(spec), ...checkMcpServers(spec, options.env), ...checkHosts(spec));
-    findings.push(...checkModel(spec, options.globalConfig, options.env), ...(await checkSkill(spec, options.configDir)));
+    findings.push(
+      ...checkModel(spec, options.globalConfig, options.env),
+      ...(await checkSkill(spec, options.configDir)),
+    );
     for (const [index, sub] of spec.subAgents.entries()) {
       const sub_report = await byName(sub);
       const field = `sub_agents[${index}]`;
       if (!sub_report) {
         const hint = suggestion(sub, knownNames);
-        findings.push({ file: spec.source, severity: 'error', field, message: `agent config not found: ${sub}${hint}` });
+        findings.push({
+          file: spec.source,
+          severity: 'error',
+          field,
+          message: `agent config not found: ${sub}${hint}`,
+        });
       } else if (!sub_report.spec && !targets.includes(sub_report)) {
         const error = sub_report.findings.find((finding) => finding.severity === 'error');
-        findings.push({ file: spec.source, severity: 'error', field, message: `"${sub}" does not load: ${error?.message}` });
+        findings.push({
+          file: spec.source,
+          severity: 'error',
+          field,
+          message: `"${sub}" does not load: ${error?.message}`,
+        });
       }
     }
     findings.push(...(await checkGraph(spec, byName)));
@@ -138,8 +164,9 @@ function checkMcpServers(spec: AgentSpec, env: NodeJS.ProcessEnv): Finding[] {
       });
     }
     seen.add(server.name);
-    const values: Record<string, Record<string, string>> =
-      server.transport === 'stdio' ? { env: server.env } : { headers: server.headers };
+    const values: Record<string, Record<string, string>> = server.transport === 'stdio'
+      ? { env: server.env }
+      : { headers: server.headers };
     for (const [group, entries] of Object.entries(values)) {
       for (const [key, value] of Object.entries(entries)) {
         for (const variable of referencedVariables(value)) {
@@ -238,7 +265,12 @@ async function checkGraph(
   const deepest = await longestFrom(root.name, [root.name]);
   if (cycle) {
     return [
-      { file: root.source, severity: 'error', field: 'sub_agents', message: `cycle in the agent graph: ${cycle.join(' → ')}` },
+      {
+        file: root.source,
+        severity: 'error',
+        field: 'sub_agents',
+        message: `cycle in the agent graph: ${cycle.join(' → ')}`,
+      },
     ];
   }
   const calls = deepest.length - 1;

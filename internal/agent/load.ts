@@ -2,10 +2,10 @@ import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import agentSchema from '../../schemas/agent.schema.json' with { type: 'json' };
-import { ConfigError } from '../errors.js';
 import { FileProblem, formatProblem } from '../config/file-problem.js';
 import { describeSchemaErrors } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
+import { ConfigError } from '../errors.js';
 import type { JsonValue } from '../provider/types.js';
 import type { AgentFileData } from './file-data.js';
 import { validate } from './generated/agent-validator.js';
@@ -41,7 +41,9 @@ export function formatFinding(finding: Finding): string {
 /** The agent's CLI name is its file's base name; these would escape the agents directory. */
 export function checkAgentName(name: string): void {
   if (name.trim() === '' || /[/\\]/.test(name) || name.includes('..')) {
-    throw new ConfigError(`invalid agent name "${name}": use the file's base name, without "/", "\\" or ".."`);
+    throw new ConfigError(
+      `invalid agent name "${name}": use the file's base name, without "/", "\\" or ".."`,
+    );
   }
 }
 
@@ -57,7 +59,10 @@ export async function findAgentFile(name: string, searchDirs: string[]): Promise
   return undefined;
 }
 
-export async function loadAgent(name: string, options: { searchDirs: string[]; env: NodeJS.ProcessEnv }): Promise<AgentSpec> {
+export async function loadAgent(
+  name: string,
+  options: { searchDirs: string[]; env: NodeJS.ProcessEnv },
+): Promise<AgentSpec> {
   const file = await findAgentFile(name, options.searchDirs);
   if (!file) throw new ConfigError(`agent config not found: ${name}`);
   return loadAgentFile(file, options.env);
@@ -73,7 +78,9 @@ export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promi
 }
 
 /** Every agent file of every search directory: the first one of each name wins. */
-export async function agentFiles(searchDirs: string[]): Promise<{ name: string; file: string; shadows: string[] }[]> {
+export async function agentFiles(
+  searchDirs: string[],
+): Promise<{ name: string; file: string; shadows: string[] }[]> {
   const byName = new Map<string, { name: string; file: string; shadows: string[] }>();
   for (const dir of searchDirs) {
     let entries: Dirent[];
@@ -102,7 +109,9 @@ export async function listAgents(
   searchDirs: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ agents: AgentSpec[]; problems: { file: string; message: string }[] }> {
-  const reports = await Promise.all((await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env)));
+  const reports = await Promise.all(
+    (await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env)),
+  );
   const agents: AgentSpec[] = [];
   const problems: { file: string; message: string }[] = [];
   for (const report of reports) {
@@ -121,14 +130,26 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
   const report: AgentFileReport = { file: path, name, findings: [] };
   try {
     const parsed = await parseAgentFile(path, name);
-    const warnings = parsed.warnings.map((warning) => ({ ...warning, severity: 'warning' as const, file: path }));
+    const warnings = parsed.warnings.map((warning) => ({
+      ...warning,
+      severity: 'warning' as const,
+      file: path,
+    }));
     report.findings.push(...warnings.map((warning) => located(warning, parsed)));
     if (!validate(parsed.data)) {
-      const problems = describeSchemaErrors(validate.errors ?? [], parsed.data, agentSchema as unknown as JsonValue);
+      const problems = describeSchemaErrors(
+        validate.errors ?? [],
+        parsed.data,
+        agentSchema as unknown as JsonValue,
+      );
       for (const problem of problems) {
         const field = renameTopField(problem.field, parsed.writtenAs);
         report.findings.push(
-          located({ file: path, severity: 'error', field, message: problem.message }, parsed, problem.segments),
+          located(
+            { file: path, severity: 'error', field, message: problem.message },
+            parsed,
+            problem.segments,
+          ),
         );
       }
       return report;
@@ -151,7 +172,10 @@ async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFi
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new FileProblem(path, `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+    throw new FileProblem(
+      path,
+      `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    );
   }
   const text = decodeUtf8Strict(bytes, path).replace(/^\uFEFF/, '');
   switch (formatOf(path)) {
@@ -189,7 +213,9 @@ function formatOf(path: string): AgentSpec['format'] {
 }
 
 function isAgentFileName(fileName: string): boolean {
-  return (AGENT_EXTENSIONS as readonly string[]).includes(extname(fileName)) && !/^readme\.md$/i.test(fileName);
+  return (
+    (AGENT_EXTENSIONS as readonly string[]).includes(extname(fileName)) && !/^readme\.md$/i.test(fileName)
+  );
 }
 
 function extensionRank(fileName: string): number {

@@ -90,7 +90,10 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
   const { data, warnings, errors, writtenAs } = result;
   const set = (key: string, value: JsonValue, written: string): void => {
     if (Object.hasOwn(data, key)) {
-      errors.push({ field: written, message: `gives "${key}" a second time (as "${writtenAs[key] ?? key}" too)` });
+      errors.push({
+        field: written,
+        message: `gives "${key}" a second time (as "${writtenAs[key] ?? key}" too)`,
+      });
       return;
     }
     data[key] = value;
@@ -101,7 +104,10 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     if (origin !== undefined) {
       warnings.push({ field: key, message: `${origin} field not supported by axe yet; ignored` });
     } else if (key === 'memory' && typeof value === 'string') {
-      warnings.push({ field: key, message: 'Claude Code memory scopes are not supported; use a [memory] table' });
+      warnings.push({
+        field: key,
+        message: 'Claude Code memory scopes are not supported; use a [memory] table',
+      });
     } else if (key === 'tools' || key === 'disallowedTools' || key === 'disallowed_tools') {
       set(key === 'tools' ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings), key);
     } else if (key === 'model' && typeof value === 'string') {
@@ -110,10 +116,12 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
       set('timeout', Math.round(value * 60), key);
     } else if (key === 'temperature') {
       const params = isObject(data.params) ? data.params : {};
-      if (Object.hasOwn(params, 'temperature')) errors.push({ field: key, message: 'also given as params.temperature' });
+      if (Object.hasOwn(params, 'temperature'))
+        errors.push({ field: key, message: 'also given as params.temperature' });
       data.params = { ...params, temperature: value };
     } else if (key === 'params' && isObject(value) && isObject(data.params)) {
-      if (Object.hasOwn(value, 'temperature')) errors.push({ field: 'temperature', message: 'also given as params.temperature' });
+      if (Object.hasOwn(value, 'temperature'))
+        errors.push({ field: 'temperature', message: 'also given as params.temperature' });
       data.params = { ...value, ...data.params };
     } else {
       set(RENAMED[key] ?? key, value, key);
@@ -124,7 +132,10 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
   const prompt = body.trim();
   if (prompt !== '') {
     if (Object.hasOwn(data, 'system_prompt')) {
-      errors.push({ field: 'system_prompt', message: 'given both in the front-matter and as the Markdown body; keep one' });
+      errors.push({
+        field: 'system_prompt',
+        message: 'given both in the front-matter and as the Markdown body; keep one',
+      });
     } else {
       data.system_prompt = prompt;
     }
@@ -143,9 +154,16 @@ function mapModel(model: string): string {
 /** `tools` as a YAML list, a comma-separated string, or opencode's `{ name: true|false }` table. */
 function mapTools(value: JsonValue, field: string, warnings: MappedFrontMatter['warnings']): JsonValue {
   let names: JsonValue[];
-  if (typeof value === 'string') names = value.split(',').map((name) => name.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    names = value
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
   else if (Array.isArray(value)) names = value;
-  else if (isObject(value)) names = Object.entries(value).filter(([, on]) => on === true).map(([name]) => name);
+  else if (isObject(value))
+    names = Object.entries(value)
+      .filter(([, on]) => on === true)
+      .map(([name]) => name);
   else return value;
   const mapped: JsonValue[] = [];
   for (const name of names) {
@@ -159,7 +177,11 @@ function mapTools(value: JsonValue, field: string, warnings: MappedFrontMatter['
   return mapped;
 }
 
-function mapToolName(name: string, field: string, warnings: MappedFrontMatter['warnings']): string | undefined {
+function mapToolName(
+  name: string,
+  field: string,
+  warnings: MappedFrontMatter['warnings'],
+): string | undefined {
   if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name)) return name;
   if (name.startsWith('mcp__')) {
     warnings.push({ field, message: `"${name}": MCP tools come from mcp_servers, not ${field}; ignored` });
@@ -174,7 +196,11 @@ function mapToolName(name: string, field: string, warnings: MappedFrontMatter['w
     warnings.push({ field, message: `"${name}" has no axe equivalent yet; ignored` });
     return undefined;
   }
-  if (pattern) warnings.push({ field, message: `"${name}": argument patterns are not supported; all of ${axeName} is allowed` });
+  if (pattern)
+    warnings.push({
+      field,
+      message: `"${name}": argument patterns are not supported; all of ${axeName} is allowed`,
+    });
   return axeName;
 }
 

@@ -1,8 +1,8 @@
 import { FileProblem } from '../config/file-problem.js';
 import { quoteColonValues, splitFrontMatter } from './front-matter.js';
 import { mapFrontMatter } from './markdown-fields.js';
-import type { ParsedAgentFile } from './parsed-file.js';
 import { parseYamlAgent } from './parse-yaml.js';
+import type { ParsedAgentFile } from './parsed-file.js';
 
 /** A Markdown agent: YAML front-matter (Claude Code / Gemini CLI / opencode / axe fields) + prompt body. */
 export function parseMarkdownAgent(text: string, file: string, name: string): ParsedAgentFile {
@@ -44,7 +44,11 @@ function parseFrontMatterYaml(yaml: string, file: string, lineOffset: number): P
       return parseYamlAgent(quoted, file, lineOffset);
     } catch {
       const problem = error as FileProblem;
-      throw new FileProblem(file, `${problem.reason}; if a value contains ": ", put it in quotes (description: "…")`, problem.location);
+      throw new FileProblem(
+        file,
+        `${problem.reason}; if a value contains ": ", put it in quotes (description: "…")`,
+        problem.location,
+      );
     }
   }
 }

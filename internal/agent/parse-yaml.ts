@@ -31,7 +31,12 @@ export function parseYamlAgent(text: string, file: string, lineOffset = 0): Pars
   return { data: toJsonValue(value, file), locate, warnings: [], writtenAs: {} };
 }
 
-function yamlProblem(error: YAMLError, file: string, lineCounter: LineCounter, lineOffset: number): FileProblem {
+function yamlProblem(
+  error: YAMLError,
+  file: string,
+  lineCounter: LineCounter,
+  lineOffset: number,
+): FileProblem {
   const reason = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
   const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
   return new FileProblem(file, reason, { line: position.line + lineOffset, column: position.col });

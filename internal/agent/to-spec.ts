@@ -88,7 +88,13 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
 function toMcpServer(server: McpServerData): McpServerSpec {
   const transport = server.transport ?? (server.command !== undefined ? 'stdio' : 'streamable-http');
   if (transport === 'stdio') {
-    return { name: server.name, transport, command: server.command ?? '', args: server.args ?? [], env: server.env ?? {} };
+    return {
+      name: server.name,
+      transport,
+      command: server.command ?? '',
+      args: server.args ?? [],
+      env: server.env ?? {},
+    };
   }
   return { name: server.name, transport, url: server.url ?? '', headers: server.headers ?? {} };
 }
@@ -97,12 +103,17 @@ function toMcpServer(server: McpServerData): McpServerSpec {
  * `"json_object"` or a table. Go axe files put the schema's name inside the schema table
  * (`[params.response_format.schema] name = "…"`); it is taken out as the format's name.
  */
-function toResponseFormat(format: NonNullable<NonNullable<AgentFileData['params']>['response_format']>, agent: string): ResponseFormat {
+function toResponseFormat(
+  format: NonNullable<NonNullable<AgentFileData['params']>['response_format']>,
+  agent: string,
+): ResponseFormat {
   if (typeof format === 'string') return { type: format };
   if (format.type !== 'json_schema') return { type: format.type };
   const { name: nameInSchema, ...schema }: JsonObject = format.schema ?? {};
-  const name = format.name ?? (typeof nameInSchema === 'string' ? nameInSchema : undefined) ?? safeName(agent);
-  const cleaned = typeof nameInSchema === 'string' && format.name === undefined ? schema : (format.schema ?? {});
+  const name =
+    format.name ?? (typeof nameInSchema === 'string' ? nameInSchema : undefined) ?? safeName(agent);
+  const cleaned =
+    typeof nameInSchema === 'string' && format.name === undefined ? schema : (format.schema ?? {});
   return {
     type: 'json_schema',
     name,

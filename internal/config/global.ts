@@ -1,13 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseToml, TomlError } from 'smol-toml';
+import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import type { JsonValue } from '../provider/types.js';
 import { FileProblem } from './file-problem.js';
-import { describeSchemaErrors } from './schema-messages.js';
-import { toJsonValue } from './json-value.js';
-import { decodeUtf8Strict } from './utf8.js';
 import { validate } from './generated/config-validator.js';
-import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
+import { toJsonValue } from './json-value.js';
+import { describeSchemaErrors } from './schema-messages.js';
+import { decodeUtf8Strict } from './utf8.js';
 
 /** One `[providers.<name>]` table of config.toml (schemas/config.schema.json). */
 export interface ProviderConfig {
@@ -48,7 +48,11 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     throw error;
   }
   if (!validate(parsed)) {
-    const first = describeSchemaErrors(validate.errors ?? [], parsed, configSchema as unknown as JsonValue)[0];
+    const first = describeSchemaErrors(
+      validate.errors ?? [],
+      parsed,
+      configSchema as unknown as JsonValue,
+    )[0];
     throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field });
   }
   const data = parsed as { providers?: Record<string, ProviderConfig> };

@@ -1,5 +1,5 @@
-import { FileProblem } from './file-problem.js';
 import type { JsonValue } from '../provider/types.js';
+import { FileProblem } from './file-problem.js';
 
 /**
  * Turns what a TOML or YAML parser returned into plain JSON values, so nothing parser-specific

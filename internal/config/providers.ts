@@ -17,14 +17,24 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
     apiKeyEnv: 'ANTHROPIC_API_KEY',
     apiKeyRequired: true,
   },
-  openai: { api: 'openai', baseUrl: 'https://api.openai.com/v1', apiKeyEnv: 'OPENAI_API_KEY', apiKeyRequired: true },
+  openai: {
+    api: 'openai',
+    baseUrl: 'https://api.openai.com/v1',
+    apiKeyEnv: 'OPENAI_API_KEY',
+    apiKeyRequired: true,
+  },
   openrouter: {
     api: 'openai',
     baseUrl: 'https://openrouter.ai/api/v1',
     apiKeyEnv: 'OPENROUTER_API_KEY',
     apiKeyRequired: true,
   },
-  ollama: { api: 'ollama', baseUrl: 'http://localhost:11434', apiKeyEnv: 'OLLAMA_API_KEY', apiKeyRequired: false },
+  ollama: {
+    api: 'ollama',
+    baseUrl: 'http://localhost:11434',
+    apiKeyEnv: 'OLLAMA_API_KEY',
+    apiKeyRequired: false,
+  },
   google: {
     api: 'google',
     baseUrl: 'https://generativelanguage.googleapis.com',

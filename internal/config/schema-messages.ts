@@ -23,7 +23,11 @@ const PATTERN_MESSAGES: Record<string, string> = {
  * Turns ajv errors into one message per problem, naming the field, what was expected and what was
  * found; unknown keys get a did-you-mean from the schema's own property names.
  */
-export function describeSchemaErrors(errors: ErrorObject[], data: JsonValue, schema: JsonValue): SchemaProblem[] {
+export function describeSchemaErrors(
+  errors: ErrorObject[],
+  data: JsonValue,
+  schema: JsonValue,
+): SchemaProblem[] {
   const kept = dropCombinatorNoise(errors, data);
   const problems: SchemaProblem[] = [];
   for (const error of kept) {
@@ -47,11 +51,17 @@ export function describeSchemaErrors(errors: ErrorObject[], data: JsonValue, sch
       case 'maximum':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
-        problems.push(problem(segments, `must be ${String(params.comparison)} ${String(params.limit)} (got ${show(value)})`));
+        problems.push(
+          problem(
+            segments,
+            `must be ${String(params.comparison)} ${String(params.limit)} (got ${show(value)})`,
+          ),
+        );
         break;
       case 'enum': {
         const allowed = (params.allowedValues as JsonValue[]).map((item) => JSON.stringify(item));
-        const hint = typeof value === 'string' ? suggestion(value, (params.allowedValues as string[]).map(String)) : '';
+        const hint =
+          typeof value === 'string' ? suggestion(value, (params.allowedValues as string[]).map(String)) : '';
         problems.push(problem(segments, `must be one of ${allowed.join(', ')} (got ${show(value)})${hint}`));
         break;
       }
@@ -64,7 +74,9 @@ export function describeSchemaErrors(errors: ErrorObject[], data: JsonValue, sch
         problems.push(problem(segments, anyOfMessage(errors, error)));
         break;
       case 'oneOf':
-        problems.push(problem(segments, `must be ${oneOfAlternatives(schema, error.schemaPath)} (got ${show(value)})`));
+        problems.push(
+          problem(segments, `must be ${oneOfAlternatives(schema, error.schemaPath)} (got ${show(value)})`),
+        );
         break;
       default:
         problems.push(problem(segments, error.message ?? 'is invalid'));
@@ -108,18 +120,32 @@ function dropCombinatorNoise(errors: ErrorObject[], data: JsonValue): ErrorObjec
   return errors.filter((error) => !dropped.has(error));
 }
 
-function branchOfSameType(children: ErrorObject[], combinator: ErrorObject, data: JsonValue): string | undefined {
+function branchOfSameType(
+  children: ErrorObject[],
+  combinator: ErrorObject,
+  data: JsonValue,
+): string | undefined {
   const branches = new Set(
-    children.map((child) => child.schemaPath.slice(0, child.schemaPath.indexOf('/', combinator.schemaPath.length + 1))),
+    children.map((child) =>
+      child.schemaPath.slice(0, child.schemaPath.indexOf('/', combinator.schemaPath.length + 1)),
+    ),
   );
   const mistyped = new Set(
     children
-      .filter((child) => child.instancePath === combinator.instancePath && (child.keyword === 'type' || child.keyword === 'enum'))
-      .map((child) => child.schemaPath.slice(0, child.schemaPath.indexOf('/', combinator.schemaPath.length + 1))),
+      .filter(
+        (child) =>
+          child.instancePath === combinator.instancePath &&
+          (child.keyword === 'type' || child.keyword === 'enum'),
+      )
+      .map((child) =>
+        child.schemaPath.slice(0, child.schemaPath.indexOf('/', combinator.schemaPath.length + 1)),
+      ),
   );
   const candidates = [...branches].filter((branch) => !mistyped.has(branch));
   const value = valueAt(data, pointerSegments(combinator.instancePath));
-  return candidates.length === 1 && value !== null && typeof value === 'object' ? `${candidates[0]}/` : undefined;
+  return candidates.length === 1 && value !== null && typeof value === 'object'
+    ? `${candidates[0]}/`
+    : undefined;
 }
 
 function anyOfMessage(errors: ErrorObject[], combinator: ErrorObject): string {

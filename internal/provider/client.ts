@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { abortError, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
 import { isObject, parseJson } from './json.js';
-import { ResponseBuilder, type WireResponse } from './response-builder.js';
+import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
 import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';
 import { createStreamReader } from './stream.js';
 import type {
@@ -82,6 +82,7 @@ async function chat(
       if (requestId !== undefined) out.requestId = requestId;
       return out;
     } catch (caught) {
+      if (caught instanceof ListenerError) throw caught.original;
       const error = failureError(context, caught, signal, userSignal, requestId);
       // Events already delivered cannot be taken back: a stream that failed midway is not retried.
       const delay = builder.delivered
@@ -112,7 +113,7 @@ async function readResponse(
     throw httpError(context, {
       status: response.status,
       headers: response.headers,
-      providerMessage: info.message ?? (text.trim() === '' ? undefined : text.trim().slice(0, 500)),
+      providerMessage: info.message ?? plainText(text),
       providerType: info.type,
       requestId,
       retryAfterMs: retryAfterMs(response.headers, Date.now()),
@@ -122,6 +123,17 @@ async function readResponse(
   const reader = createStreamReader(wire, builder);
   for await (const chunk of boundedChunks(response.body)) reader.push(chunk);
   return reader.end();
+}
+
+/** A non-JSON error body (a proxy's HTML page, plain text): its text, without tags, kept short. */
+function plainText(body: string): string | undefined {
+  const text = body
+    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
+  if (text === '') return undefined;
+  return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }
 
 function parseLenient(text: string): JsonValue {

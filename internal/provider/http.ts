@@ -67,14 +67,17 @@ export async function* boundedChunks(
   limit = MAX_BODY_BYTES,
 ): AsyncGenerator<Uint8Array> {
   let total = 0;
+  let complete = false;
   try {
     for await (const chunk of body as AsyncIterable<Uint8Array>) {
       total += chunk.byteLength;
       if (total > limit) throw new BodyTooLargeError(limit);
       yield chunk;
     }
+    complete = true;
   } finally {
-    if (!body.destroyed) body.destroy();
+    // A body left unread (error, break) must not keep its connection busy: destroying it closes it.
+    if (!complete) body.destroy();
   }
 }
 

@@ -140,6 +140,8 @@ export function errorInfo(json: JsonValue): { message?: string; type?: string } 
 export function createStream(builder: ResponseBuilder): StreamTranslator {
   let complete = false;
   let usageSeen = false;
+  const idByIndex = new Map<number, string>();
+  let indexOffset = 0;
   return {
     // `[DONE]` ends the stream; a server that omits it is accepted once the finish and usage came.
     get complete() {
@@ -164,11 +166,19 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
         const delta = optObject(choice.delta);
         builder.addText(optString(delta?.content) ?? '');
         for (const call of optArray(delta?.tool_calls).filter(isObject)) {
-          const index = optNumber(call.index) ?? 0;
+          const id = optString(call.id);
           const fn = optObject(call.function);
-          if (!builder.hasToolCall(index)) {
-            builder.startToolCall(index, optString(call.id) ?? '', optString(fn?.name) ?? '');
+          // Some compatible servers send every call whole at index 0 (or with no index): a new id
+          // at a known index starts a new call.
+          const wireIndex = optNumber(call.index) ?? 0;
+          if (id !== undefined && id !== '' && idByIndex.has(wireIndex) && idByIndex.get(wireIndex) !== id) {
+            indexOffset += 1;
           }
+          const index = wireIndex + indexOffset;
+          if (!builder.hasToolCall(index)) {
+            builder.startToolCall(index, id ?? '', optString(fn?.name) ?? '');
+          }
+          if (id !== undefined && id !== '') idByIndex.set(wireIndex, id);
           builder.addToolArguments(index, optString(fn?.arguments) ?? '');
         }
         const finish = optString(choice.finish_reason);

@@ -4,6 +4,14 @@ import { type ChatResponse, emptyUsage, type StreamEvent, type ToolCall, type Us
 /** What a wire's translation produces before the sender adds retries and the request id. */
 export type WireResponse = Omit<ChatResponse, 'retries' | 'requestId'>;
 
+/** The caller's `onEvent` threw: its error is passed through untouched, never classified. */
+export class ListenerError extends Error {
+  constructor(readonly original: unknown) {
+    super('onEvent threw');
+    this.name = 'ListenerError';
+  }
+}
+
 interface PendingCall {
   id: string;
   name: string;
@@ -115,7 +123,11 @@ export class ResponseBuilder {
 
   private emit(event: StreamEvent): void {
     this.delivered = true;
-    this.onEvent?.(event);
+    try {
+      this.onEvent?.(event);
+    } catch (error) {
+      throw new ListenerError(error);
+    }
   }
 }
 

@@ -62,6 +62,11 @@ export interface ChatRequest {
   stream: boolean;
 }
 
+/**
+ * Token counts of one call, the same meaning on every wire: `inputTokens` are the uncached input
+ * tokens (OpenAI and Gemini count cached tokens inside their prompt total; they are subtracted),
+ * so input + cacheRead + cacheWrite is the whole prompt. Gemini thinking tokens count as output.
+ */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;

@@ -8,7 +8,8 @@ import { ConfigError } from '../errors.js';
  */
 export interface Limiter {
   readonly max: number;
-  run<T>(work: () => Promise<T>): Promise<T>;
+  /** Runs `work` when a slot is free; a `signal` that fires while waiting leaves the queue. */
+  run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Work running now / waiting now. */
   active(): number;
   queued(): number;
@@ -25,11 +26,27 @@ export function createLimiter(max: number): Limiter {
     else running--;
   };
 
+  /** Resolves when a slot is handed over; rejects (and leaves the queue) when `signal` fires first. */
+  const slot = (signal: AbortSignal | undefined): Promise<void> =>
+    new Promise<void>((resolve, reject) => {
+      signal?.throwIfAborted();
+      const onAbort = (): void => {
+        waiting.splice(waiting.indexOf(granted), 1);
+        reject(signal?.reason);
+      };
+      const granted = (): void => {
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      waiting.push(granted);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+
   return {
     max,
-    async run<T>(work: () => Promise<T>): Promise<T> {
+    async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
       if (running < max) running++;
-      else await new Promise<void>((resolve) => waiting.push(resolve));
+      else await slot(signal);
       try {
         return await work();
       } finally {

@@ -6,6 +6,7 @@ import {
   emptyUsage,
   type Message,
   type Provider,
+  type StreamEvent,
   type ToolCall,
   type ToolResult,
   type Usage,
@@ -115,21 +116,18 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
 
 async function send(setup: LoopSetup, request: ChatRequest): Promise<ChatResponse> {
   const { ctx } = setup;
-  return ctx.limiter.run(() => {
-    ctx.signal.throwIfAborted();
-    return setup.provider.chat(request, {
-      signal: ctx.signal,
-      deadline: ctx.deadline,
-      onEvent: (event) => {
-        if (event.type === 'text.delta' && ctx.stream) {
-          emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
-        } else if (event.type === 'retry') {
-          const { attempt, delayMs, reason } = event;
-          emitEvent(ctx, setup.agent, { type: 'retry', attempt, delayMs, reason });
-        }
-      },
-    });
-  });
+  const onEvent = (event: StreamEvent): void => {
+    if (event.type === 'text.delta' && ctx.stream) {
+      emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
+    } else if (event.type === 'retry') {
+      const { attempt, delayMs, reason } = event;
+      emitEvent(ctx, setup.agent, { type: 'retry', attempt, delayMs, reason });
+    }
+  };
+  return ctx.limiter.run(
+    () => setup.provider.chat(request, { signal: ctx.signal, deadline: ctx.deadline, onEvent }),
+    ctx.signal,
+  );
 }
 
 function record(state: LoopState, response: ChatResponse): void {

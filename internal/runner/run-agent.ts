@@ -102,7 +102,7 @@ async function buildTools(
     for (const tool of toolset.tools) {
       specs.push(tool.spec);
       handlers.set(tool.spec.name, async (call) => ({
-        output: await ctx.limiter.run(() => tool.execute(call.arguments, context)),
+        output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
       }));
     }
   }

@@ -69,6 +69,8 @@ export async function openInSandbox(
   const root = await realpath(workdir);
   let handle: FileHandle;
   let created = false;
+  // O_NONBLOCK: opening a FIFO planted in the workdir must not hang the tool (it is refused below).
+  flags |= constants.O_NONBLOCK;
   try {
     if (flags & constants.O_CREAT) {
       try {
@@ -91,6 +93,11 @@ export async function openInSandbox(
     throw new SandboxError(
       `path "${shown}" changed between check and use (now ${opened ?? 'unknown'}): refused`,
     );
+  }
+  const info = await handle.stat();
+  if (!info.isFile() && !info.isDirectory()) {
+    await handle.close();
+    throw new SandboxError(`path "${shown}" is not a regular file`);
   }
   return handle;
 }
@@ -128,6 +135,8 @@ function describeOpenError(error: unknown, shown: string): Error {
       return new SandboxError(`path "${shown}" is a directory, not a file`);
     case 'ENOTDIR':
       return new SandboxError(`path "${shown}" is not a directory`);
+    case 'ENXIO':
+      return new SandboxError(`path "${shown}" is not a regular file`);
     case 'EACCES':
       return new SandboxError(`path "${shown}": permission denied`);
     default:

@@ -388,12 +388,53 @@ describe('transport edge cases', () => {
     const provider = createProvider(settingsFor('openai', base), { retry: FAST_RETRY, pool: ownPool });
     const signal = new AbortController().signal;
     for (let i = 0; i < 5; i++) await provider.chat(conversation(false), { signal });
-    expect(connections).toBe(1);
+    // undici may open a second socket when the next call starts in the same tick the previous body
+    // ended; without keep-alive these five calls would take five.
+    expect(connections).toBeLessThanOrEqual(2);
     const replies = await Promise.all([1, 2, 3].map(() => provider.chat(conversation(false), { signal })));
     expect(replies.map((r) => r.content)).toEqual(['ok', 'ok', 'ok']);
-    expect(connections).toBeLessThanOrEqual(3);
+    expect(connections).toBeLessThanOrEqual(4);
     await ownPool.close();
     server.closeAllConnections();
     await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it("a proxy's HTML error page becomes a short plain-text message", async () => {
+    const page = '<html><head><style>b{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(502, { 'content-type': 'text/html' }).end(page));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const provider = createProvider(settingsFor('ollama', base), {
+      retry: { ...FAST_RETRY, maxRetries: 0 },
+      pool,
+    });
+    await expect(
+      provider.chat(conversation(false), { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      category: 'server',
+      message:
+        'ollama: server error (HTTP 502): 502 Bad Gateway nginx; a failure on the provider side: retry later',
+    });
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  it('an error thrown by onEvent reaches the caller untouched and is not retried', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'hello there' }));
+    const provider = createProvider(settingsFor('openai', fake.url), { retry: FAST_RETRY, pool });
+    const boom = new RangeError('renderer failed');
+    await expect(
+      provider.chat(conversation(true), {
+        signal: new AbortController().signal,
+        onEvent: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(fake.requests).toHaveLength(1);
   });
 });

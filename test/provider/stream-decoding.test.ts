@@ -196,4 +196,17 @@ describe('error events in streams', () => {
       'model runner crashed',
     );
   });
+
+  it('openai-compatible servers that send each call whole at index 0 still give distinct calls', () => {
+    const chunk = (toolCall: object) =>
+      `data: ${JSON.stringify({ choices: [{ index: 0, delta: { tool_calls: [toolCall] }, finish_reason: null }] })}\n\n`;
+    const body =
+      chunk({ index: 0, id: 'a', type: 'function', function: { name: 'f', arguments: '{"x":1}' } }) +
+      chunk({ index: 0, id: 'b', type: 'function', function: { name: 'g', arguments: '{"y":2}' } }) +
+      'data: {"choices":[{"index":0,"delta":{},"finish_reason":"tool_calls"}]}\n\ndata: [DONE]\n\n';
+    expect(decodeChunks('openai', [enc.encode(body)]).response.toolCalls).toEqual([
+      { id: 'a', name: 'f', arguments: { x: 1 } },
+      { id: 'b', name: 'g', arguments: { y: 2 } },
+    ]);
+  });
 });

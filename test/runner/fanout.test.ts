@@ -130,6 +130,23 @@ describe('createLimiter', () => {
     expect(limiter.queued()).toBe(0);
   });
 
+  it('drops waiting work whose signal fires, without taking a slot', async () => {
+    const limiter = createLimiter(1);
+    const gate = deferred();
+    const first = limiter.run(() => gate.promise);
+    const controller = new AbortController();
+    const ran: string[] = [];
+    const dropped = limiter.run(async () => ran.push('dropped'), controller.signal);
+    const next = limiter.run(async () => ran.push('next'));
+    controller.abort(new Error('gave up'));
+    await expect(dropped).rejects.toThrow('gave up');
+    expect(limiter.queued()).toBe(1);
+    gate.resolve();
+    await Promise.all([first, next]);
+    expect(ran).toEqual(['next']);
+    expect(limiter.active()).toBe(0);
+  });
+
   it('frees the slot of work that throws', async () => {
     const limiter = createLimiter(1);
     await expect(limiter.run(() => Promise.reject(new Error('x')))).rejects.toThrow('x');

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -150,5 +151,20 @@ describe('createToolset (built-ins only)', () => {
       required: ['path'],
     });
     expect(edit_file.spec.parameters).toMatchObject({ properties: { replace_all: { type: 'boolean' } } });
+  });
+});
+
+describe('special files', () => {
+  it('refuses a FIFO instead of hanging on it', async () => {
+    execFileSync('mkfifo', [join(box.workdir, 'pipe')]);
+    const ctx = toolContext(box.workdir);
+    expect(await call(read_file, { path: 'pipe' }, ctx)).toEqual({
+      content: 'path "pipe" is not a regular file',
+      isError: true,
+    });
+    expect(await call(write_file, { path: 'pipe', content: 'x' }, ctx)).toEqual({
+      content: 'path "pipe" is not a regular file',
+      isError: true,
+    });
   });
 });

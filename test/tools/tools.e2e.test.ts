@@ -215,7 +215,7 @@ describe.concurrent('tools through axe run', () => {
 
   for (const [how, args, signal, code] of [
     ['Ctrl-C', [], 'SIGINT', 130],
-    ['a timeout', ['--timeout', '2'], undefined, 3],
+    ['a timeout', ['--timeout', '3'], undefined, 3],
   ] as const) {
     it(`no MCP server process survives ${how}`, async () => {
       const { home, fake, workdir } = await setup();
@@ -224,13 +224,19 @@ describe.concurrent('tools through axe run', () => {
       const running = startAxe(['run', 'worker', '--agents-dir', home.agentsDir, '-p', 'x', ...args], {
         env: home.env(fake.url),
       });
-      await waitFor(() => fake.requests.length > 0, 10_000);
-      const [mcpPid] = childrenOf(running.pid);
-      expect(mcpPid && isRunning(mcpPid)).toBe(true);
-      if (signal) running.kill(signal);
+      let mcpPid = 0;
+      await waitFor(() => {
+        mcpPid = childrenOf(running.pid)[0] ?? 0;
+        return mcpPid > 0;
+      }, 10_000);
+      expect(mcpPid).toBeGreaterThan(0);
+      if (signal) {
+        await waitFor(() => fake.requests.length > 0, 10_000);
+        running.kill(signal);
+      }
       const result = await running.done;
       expect(result.code).toBe(code);
-      expect(await waitFor(() => !isRunning(mcpPid!), 3000)).toBe(true);
+      expect(await waitFor(() => !isRunning(mcpPid), 3000)).toBe(true);
     });
   }
 

@@ -1,0 +1,114 @@
+import { chmodSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { loadGlobalConfig } from '../../internal/config/global.js';
+import { resolveProviderSettings } from '../../internal/config/providers.js';
+import { ConfigError } from '../../internal/errors.js';
+import { tempDir } from '../agent/helpers.js';
+
+const empty = { providers: {} };
+
+describe('loadGlobalConfig', () => {
+  it('treats a missing config.toml as an empty config', async () => {
+    expect(await loadGlobalConfig(tempDir())).toEqual(empty);
+  });
+
+  it('reads [providers.<name>] tables, including Go axe ones', async () => {
+    const dir = tempDir({
+      'config.toml': `[providers.anthropic]\napi_key = "sk-file"\nbase_url = "http://127.0.0.1:9/"\n\n[providers.bedrock]\nregion = "us-east-1"\n`,
+    });
+    const config = await loadGlobalConfig(dir);
+    expect(config.providers.anthropic).toEqual({ api_key: 'sk-file', base_url: 'http://127.0.0.1:9/' });
+    expect(config.providers.bedrock).toEqual({ region: 'us-east-1' });
+  });
+
+  it('names file, line and column of a TOML syntax error', async () => {
+    const dir = tempDir({ 'config.toml': '[providers.openai]\napi_key = \n' });
+    await expect(loadGlobalConfig(dir)).rejects.toThrow(/config\.toml:2:\d+: /);
+  });
+
+  it('names an unknown key with a did-you-mean', async () => {
+    const dir = tempDir({ 'config.toml': '[providers.openai]\napikey = "x"\n' });
+    await expect(loadGlobalConfig(dir)).rejects.toThrow(
+      /config\.toml: providers\.openai\.apikey: unknown field \(did you mean "api_key"\?\)/,
+    );
+  });
+
+  it('rejects invalid UTF-8 and unreadable files as config errors', async () => {
+    const dir = tempDir({ 'config.toml': new Uint8Array([0x61, 0x3d, 0x22, 0xff, 0x22]) });
+    await expect(loadGlobalConfig(dir)).rejects.toThrow(/not valid UTF-8 \(first bad byte at offset 3\)/);
+    const locked = tempDir({ 'config.toml': 'x = 1' });
+    chmodSync(`${locked}/config.toml`, 0);
+    if (process.getuid?.() !== 0) await expect(loadGlobalConfig(locked)).rejects.toBeInstanceOf(ConfigError);
+  });
+});
+
+describe('resolveProviderSettings', () => {
+  it('gives the built-in defaults with no config and no env', () => {
+    const anthropic = resolveProviderSettings(empty, 'anthropic', {});
+    expect(anthropic).toEqual({
+      name: 'anthropic',
+      api: 'anthropic',
+      baseUrl: 'https://api.anthropic.com',
+      apiKeyEnv: 'ANTHROPIC_API_KEY',
+      apiKeyRequired: true,
+      headers: {},
+    });
+    expect(resolveProviderSettings(empty, 'openai', {}).baseUrl).toBe('https://api.openai.com/v1');
+    expect(resolveProviderSettings(empty, 'ollama', {})).toMatchObject({
+      api: 'ollama',
+      baseUrl: 'http://localhost:11434',
+      apiKeyRequired: false,
+    });
+    expect(resolveProviderSettings(empty, 'google', {})).toMatchObject({ api: 'google', apiKeyEnv: 'GEMINI_API_KEY' });
+    expect(resolveProviderSettings(empty, 'gemini', {})).toMatchObject({ api: 'google', apiKeyEnv: 'GEMINI_API_KEY' });
+    expect(resolveProviderSettings(empty, 'openrouter', {})).toMatchObject({
+      api: 'openai',
+      baseUrl: 'https://openrouter.ai/api/v1',
+      apiKeyEnv: 'OPENROUTER_API_KEY',
+    });
+  });
+
+  it('takes env over config.toml over defaults, for the key and the base URL', () => {
+    const config = { providers: { openai: { api_key: 'from-file', base_url: 'http://file.example/v1' } } };
+    expect(resolveProviderSettings(config, 'openai', {})).toMatchObject({
+      apiKey: 'from-file',
+      baseUrl: 'http://file.example/v1',
+    });
+    const env = { OPENAI_API_KEY: 'from-env', AXE_OPENAI_BASE_URL: 'http://127.0.0.1:1234/v1/' };
+    expect(resolveProviderSettings(config, 'openai', env)).toMatchObject({
+      apiKey: 'from-env',
+      baseUrl: 'http://127.0.0.1:1234/v1',
+    });
+  });
+
+  it('turns OpenRouter attribution settings into headers', () => {
+    const config = { providers: { openrouter: { http_referer: 'https://me.example', app_title: 'axe-ci' } } };
+    expect(resolveProviderSettings(config, 'openrouter', {}).headers).toEqual({
+      'HTTP-Referer': 'https://me.example',
+      'X-Title': 'axe-ci',
+    });
+  });
+
+  it('resolves a custom provider table, with its key from <NAME>_API_KEY and its URL from AXE_<NAME>_BASE_URL', () => {
+    const config = { providers: { 'my-vllm': { base_url: 'http://127.0.0.1:8000/v1', api: 'openai' as const } } };
+    expect(resolveProviderSettings(config, 'my-vllm', {})).toEqual({
+      name: 'my-vllm',
+      api: 'openai',
+      baseUrl: 'http://127.0.0.1:8000/v1',
+      apiKeyEnv: 'MY_VLLM_API_KEY',
+      apiKeyRequired: false,
+      headers: {},
+    });
+    const env = { MY_VLLM_API_KEY: 'k', AXE_MY_VLLM_BASE_URL: 'http://127.0.0.1:9/v1' };
+    expect(resolveProviderSettings(config, 'my-vllm', env)).toMatchObject({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9/v1' });
+  });
+
+  it('rejects an unknown provider, naming it and the fix', () => {
+    expect(() => resolveProviderSettings(empty, 'mistery', {})).toThrow(ConfigError);
+    expect(() => resolveProviderSettings(empty, 'mistery', {})).toThrow(
+      /unknown provider "mistery".*\[providers\.mistery\] with base_url and api/,
+    );
+    const noApi = { providers: { half: { base_url: 'http://127.0.0.1:1' } } };
+    expect(() => resolveProviderSettings(noApi, 'half', {})).toThrow(/unknown provider "half"/);
+  });
+});

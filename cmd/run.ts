@@ -11,7 +11,7 @@ import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
 /** After a signal the run has this long to wind down before the process exits regardless. */
-const SIGNAL_EXIT_GRACE_MS = 800;
+const SIGNAL_EXIT_GRACE_MS = 500;
 
 type Signal = 'SIGINT' | 'SIGTERM';
 
@@ -25,9 +25,12 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     '--max-tokens',
     'a positive whole number of tokens',
   );
+  if (options.record !== undefined && options.replay !== undefined) {
+    throw new ConfigError('--record and --replay cannot be used together');
+  }
   const { configDir } = resolvePaths(env);
   const searchDirs = agentSearchDirs({
-    flagDirs: stringList(options.agentsDir),
+    flagDirs: rawValues(argv, options.agentsDir, ['--agents-dir']),
     cwd: process.cwd(),
     configDir,
   });
@@ -40,9 +43,9 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
   const overrides = {
-    modelOverride: optionalString(options.model),
-    skillOverride: optionalString(options.skill),
-    workdirOverride: optionalString(options.workdir),
+    modelOverride: lastValue(argv, options.model, ['--model']),
+    skillOverride: lastValue(argv, options.skill, ['--skill']),
+    workdirOverride: lastValue(argv, options.workdir, ['--workdir']),
   };
 
   if (options.dryRun === true) {
@@ -77,14 +80,16 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       timeoutSeconds,
       maxTokens,
       stream,
-      record: optionalString(options.record),
-      replay: optionalString(options.replay),
+      record: lastValue(argv, options.record, ['--record']),
+      replay: lastValue(argv, options.replay, ['--replay']),
       signal: controller.signal,
       emit: renderer.emit,
     });
     renderer.finish(outcome);
     const signal = stopSignals.received();
-    if (signal) return signalExitCode(signal);
+    // Stopped by the user: everything is aborted and reported, so exit now rather than wait for
+    // sockets to finish closing. (stdout/stderr writes are synchronous on pipes and files.)
+    if (signal) process.exit(signalExitCode(signal));
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
@@ -161,19 +166,32 @@ async function readPipedStdin(): Promise<string | undefined> {
 }
 
 /**
- * `-p` as typed: cac turns numeric-looking values into numbers (`-p 1e3` → 1000), so the raw
- * argument is taken from argv. A blank prompt counts as none.
+ * The values of a string option as typed. cac turns numeric-looking values into numbers
+ * (`-p 1e3` → 1000, `--agents-dir 007` → 7), so they are read from argv; cac's parse is the
+ * fallback for forms this scan does not know (combined short flags).
  */
-function promptFlag(argv: string[], parsed: unknown): string | undefined {
-  if (parsed === undefined) return undefined;
-  if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
-  let raw = typeof parsed === 'string' ? parsed : String(parsed);
+function rawValues(argv: string[], parsed: unknown, names: string[]): string[] {
+  if (parsed === undefined) return [];
+  const values: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
-    if ((arg === '-p' || arg === '--prompt') && i + 1 < argv.length) raw = argv[i + 1] ?? raw;
-    else if (arg.startsWith('--prompt=')) raw = arg.slice('--prompt='.length);
+    const inline = names.find((name) => name.startsWith('--') && arg.startsWith(`${name}=`));
+    if (inline) values.push(arg.slice(inline.length + 1));
+    else if (names.includes(arg) && i + 1 < argv.length) values.push(argv[++i] ?? '');
   }
-  return raw.trim() === '' ? undefined : raw;
+  if (values.length > 0) return values;
+  return (Array.isArray(parsed) ? parsed : [parsed]).filter((v) => typeof v !== 'boolean').map(String);
+}
+
+function lastValue(argv: string[], parsed: unknown, names: string[]): string | undefined {
+  return rawValues(argv, parsed, names).at(-1);
+}
+
+/** `-p`: a blank prompt counts as none; the flag without a message is an error. */
+function promptFlag(argv: string[], parsed: unknown): string | undefined {
+  if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
+  const prompt = lastValue(argv, parsed, ['-p', '--prompt']);
+  return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
 }
 
 /** `--stream` / `--no-stream` when given (the last wins); undefined lets the agent file decide. */
@@ -202,14 +220,4 @@ function positiveIntegerFlag(value: unknown, flag: string, expected: string): nu
 function badFlag(flag: string, expected: string, value: unknown): ConfigError {
   const shown = Array.isArray(value) ? `given ${value.length} times` : `got "${String(value)}"`;
   return new ConfigError(`${flag}: expected ${expected}, ${shown}`);
-}
-
-function stringList(value: unknown): string[] {
-  if (value === undefined) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-function optionalString(value: unknown): string | undefined {
-  if (value === undefined || value === true || value === false) return undefined;
-  return String(value);
 }

@@ -24,7 +24,7 @@ const diff = readFileSync(path.join(examples, 'sample.diff'), 'utf8');
 
 const SECURITY_FINDINGS = `- HIGH src/users.ts:7 — SQL injection: \`name\` is interpolated into the query. Fix: use a parameter, \`WHERE name = $1\` with \`[name]\`.
 - HIGH src/users.ts:21 — Command injection: \`format\` reaches a shell through \`exec\`. Fix: \`execFile('pg_dump', [...])\` with an allow-list of formats.
-- HIGH src/users.ts:4 — A live secret is committed in the source. Fix: rotate it and read it from the environment or a secret store.
+- HIGH src/users.ts:4 — A production admin token is committed in the source. Fix: rotate it and read it from the environment or a secret store.
 - MEDIUM src/users.ts:12 — The admin check trusts a client header compared with \`==\` to a static token. Fix: authorise on the session's role; use \`crypto.timingSafeEqual\` if a token is unavoidable.
 - LOW src/users.ts:21 — The dump goes to world-readable \`/tmp\` under a predictable name. Fix: write to a private directory with mode 0600.`;
 
@@ -40,7 +40,7 @@ const REVIEW = `**Verdict: REQUEST CHANGES**
 ### Must fix
 1. **SQL injection** — \`src/users.ts:7\`: \`name\` is interpolated into the query. Use \`WHERE name = $1\` with \`[name]\`.
 2. **Command injection** — \`src/users.ts:21\`: \`format\` reaches a shell through \`exec\`. Use \`execFile\` and allow-list the formats.
-3. **Committed secret** — \`src/users.ts:4\`: rotate the live token now and read it from the environment.
+3. **Committed secret** — \`src/users.ts:4\`: rotate the committed admin token now and read it from the environment.
 4. **Broken admin check** — \`src/users.ts:12\`: a static header token compared with \`==\` is not authorisation. Check the caller's role from the session.
 5. **Swallowed error** — \`src/users.ts:15\`: a failed delete looks like a success. Let it propagate.
 

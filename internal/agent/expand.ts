@@ -12,7 +12,7 @@ export function expandPath(text: string, env: NodeJS.ProcessEnv): { value: strin
     /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
     (_, braced, bare) => {
       const name = String(braced ?? bare);
-      const found = env[name];
+      const found = Object.hasOwn(env, name) ? env[name] : undefined;
       if (found === undefined) unset.push(name);
       return found ?? '';
     },

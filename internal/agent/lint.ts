@@ -170,7 +170,7 @@ function checkMcpServers(spec: AgentSpec, env: NodeJS.ProcessEnv): Finding[] {
     for (const [group, entries] of Object.entries(values)) {
       for (const [key, value] of Object.entries(entries)) {
         for (const variable of referencedVariables(value)) {
-          if (env[variable] === undefined) {
+          if (!Object.hasOwn(env, variable) || env[variable] === undefined) {
             findings.push({
               file: spec.source,
               severity: 'warning',

@@ -3,6 +3,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import agentSchema from '../../schemas/agent.schema.json' with { type: 'json' };
 import { FileProblem, formatProblem } from '../config/file-problem.js';
+import { own } from '../config/own.js';
 import { describeSchemaErrors } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
@@ -130,12 +131,10 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
   const report: AgentFileReport = { file: path, name, findings: [] };
   try {
     const parsed = await parseAgentFile(path, name);
-    const warnings = parsed.warnings.map((warning) => ({
-      ...warning,
-      severity: 'warning' as const,
-      file: path,
-    }));
-    report.findings.push(...warnings.map((warning) => located(warning, parsed)));
+    const warnings = parsed.warnings.map((warning) =>
+      located({ ...warning, severity: 'warning' as const, file: path }, parsed),
+    );
+    report.findings.push(...warnings);
     if (!validate(parsed.data)) {
       const problems = describeSchemaErrors(
         validate.errors ?? [],
@@ -196,7 +195,8 @@ function located(finding: Finding, parsed: ParsedAgentFile, segments?: (string |
 
 function renameTopField(field: string, writtenAs: Record<string, string>): string {
   const top = /^[^.[]+/.exec(field)?.[0];
-  return top && writtenAs[top] ? writtenAs[top] + field.slice(top.length) : field;
+  const written = top ? own(writtenAs, top) : undefined;
+  return top && written ? written + field.slice(top.length) : field;
 }
 
 function findingOf(error: unknown, file: string): Finding {

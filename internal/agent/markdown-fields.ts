@@ -1,3 +1,4 @@
+import { own } from '../config/own.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { impliedProvider, MODEL_ALIASES } from './model.js';
@@ -92,15 +93,15 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     if (Object.hasOwn(data, key)) {
       errors.push({
         field: written,
-        message: `gives "${key}" a second time (as "${writtenAs[key] ?? key}" too)`,
+        message: `gives "${key}" a second time (as "${own(writtenAs, key) ?? key}" too)`,
       });
       return;
     }
-    data[key] = value;
-    if (written !== key) writtenAs[key] = written;
+    defineOwn(data, key, value);
+    if (written !== key) defineOwn(writtenAs, key, written);
   };
   for (const [key, value] of Object.entries(frontMatter)) {
-    const origin = UNSUPPORTED_FIELDS[key];
+    const origin = own(UNSUPPORTED_FIELDS, key);
     if (origin !== undefined) {
       warnings.push({ field: key, message: `${origin} field not supported by axe yet; ignored` });
     } else if (key === 'memory' && typeof value === 'string') {
@@ -124,7 +125,7 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
         errors.push({ field: 'temperature', message: 'also given as params.temperature' });
       data.params = { ...value, ...data.params };
     } else {
-      set(RENAMED[key] ?? key, value, key);
+      set(own(RENAMED, key) ?? key, value, key);
     }
   }
   if (!Object.hasOwn(data, 'name')) data.name = fileName;
@@ -146,7 +147,8 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
 function mapModel(model: string): string {
   const trimmed = model.trim();
   if (trimmed === 'inherit' || trimmed.includes('/')) return trimmed;
-  if (MODEL_ALIASES[trimmed]) return MODEL_ALIASES[trimmed];
+  const alias = own(MODEL_ALIASES, trimmed);
+  if (alias) return alias;
   const provider = impliedProvider(trimmed);
   return provider ? `${provider}/${trimmed}` : trimmed;
 }
@@ -191,7 +193,7 @@ function mapToolName(
   const base = pattern?.[1] ?? name;
   const key = base.toLowerCase();
   if (!Object.hasOwn(FOREIGN_TOOLS, key)) return name;
-  const axeName = FOREIGN_TOOLS[key];
+  const axeName = own(FOREIGN_TOOLS, key);
   if (axeName === null || axeName === undefined) {
     warnings.push({ field, message: `"${name}" has no axe equivalent yet; ignored` });
     return undefined;
@@ -206,4 +208,9 @@ function mapToolName(
 
 function isObject(value: JsonValue | undefined): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Sets `key` as an own property even when it is `__proto__`. */
+function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

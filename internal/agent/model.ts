@@ -1,3 +1,4 @@
+import { own } from '../config/own.js';
 import { ConfigError } from '../errors.js';
 import type { ModelRef } from './spec.js';
 
@@ -16,7 +17,7 @@ export const MODEL_ALIASES: Readonly<Record<string, string>> = {
 export function parseModelRef(text: string): ModelRef | undefined {
   const trimmed = text.trim();
   if (trimmed === 'inherit') return undefined;
-  const expanded = MODEL_ALIASES[trimmed] ?? trimmed;
+  const expanded = own(MODEL_ALIASES, trimmed) ?? trimmed;
   const slash = expanded.indexOf('/');
   const provider = expanded.slice(0, slash);
   const model = expanded.slice(slash + 1);

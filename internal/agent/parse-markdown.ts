@@ -1,4 +1,5 @@
 import { FileProblem } from '../config/file-problem.js';
+import { own } from '../config/own.js';
 import { quoteColonValues, splitFrontMatter } from './front-matter.js';
 import { mapFrontMatter } from './markdown-fields.js';
 import { parseYamlAgent } from './parse-yaml.js';
@@ -26,7 +27,7 @@ export function parseMarkdownAgent(text: string, file: string, name: string): Pa
       ? {
           locate: (segments: (string | number)[]) => {
             const top = segments[0];
-            const written = typeof top === 'string' ? mapped.writtenAs[top] : undefined;
+            const written = typeof top === 'string' ? own(mapped.writtenAs, top) : undefined;
             return locate(written ? [written, ...segments.slice(1)] : segments);
           },
         }

@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import type { GlobalConfig, ProviderConfig } from './global.js';
+import { own } from './own.js';
 
 interface BuiltinProvider {
   api: ProviderApi;
@@ -61,9 +62,9 @@ export function resolveProviderSettings(
   providerName: string,
   env: NodeJS.ProcessEnv,
 ): ProviderSettings {
-  const canonical = ALIASES[providerName] ?? providerName;
-  const builtin = BUILTIN_PROVIDERS[canonical];
-  const table: ProviderConfig = config.providers[providerName] ?? config.providers[canonical] ?? {};
+  const canonical = own(ALIASES, providerName) ?? providerName;
+  const builtin = own(BUILTIN_PROVIDERS, canonical);
+  const table: ProviderConfig = own(config.providers, providerName) ?? own(config.providers, canonical) ?? {};
   const keyEnv = builtin?.apiKeyEnv ?? `${envName(providerName)}_API_KEY`;
   const baseUrlEnv = `AXE_${envName(providerName)}_BASE_URL`;
   const baseUrl = env[baseUrlEnv] || table.base_url || builtin?.baseUrl;

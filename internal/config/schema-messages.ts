@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import type { JsonValue } from '../provider/types.js';
 import { suggestion } from './did-you-mean.js';
+import { own } from './own.js';
 
 /** One schema violation, in words: `field` is the dotted path (`mcp_servers[0].url`, '' = the file). */
 export interface SchemaProblem {
@@ -66,7 +67,8 @@ export function describeSchemaErrors(
         break;
       }
       case 'pattern': {
-        const expected = PATTERN_MESSAGES[String(params.pattern)] ?? `must match ${String(params.pattern)}`;
+        const expected =
+          own(PATTERN_MESSAGES, String(params.pattern)) ?? `must match ${String(params.pattern)}`;
         problems.push(problem(segments, `${expected} (got ${show(value)})`));
         break;
       }

@@ -7,7 +7,9 @@ import { detectRefusal } from './refusal.js';
  */
 export interface JsonEnvelope {
   content: string;
+  /** The model as the provider reports it, without the provider prefix (Go axe semantics). */
   model: string;
+  provider: string;
   /** The top-level agent's own calls, summed over its turns (Go axe semantics). */
   input_tokens: number;
   output_tokens: number;
@@ -42,6 +44,8 @@ export interface JsonToolCallDetail {
 
 export interface JsonAgentNode {
   agent: string;
+  /** `provider/model` as served. */
+  model: string;
   depth: number;
   status: AgentRunResult['status'];
   duration_ms: number;
@@ -57,9 +61,11 @@ export interface JsonAgentNode {
 
 export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
   const { result, budget, error } = outcome;
+  const { provider, model } = splitModel(result.model);
   const envelope: JsonEnvelope = {
     content: result.content,
-    model: result.model,
+    model,
+    provider,
     input_tokens: result.usage.inputTokens,
     output_tokens: result.usage.outputTokens,
     stop_reason: result.stopReason,
@@ -89,6 +95,14 @@ export function renderJsonEnvelope(outcome: RunOutcome): string {
   return `${JSON.stringify(buildJsonEnvelope(outcome))}\n`;
 }
 
+/** The runner reports `provider/model`; the provider name never contains a slash. */
+function splitModel(qualified: string): { provider: string; model: string } {
+  const slash = qualified.indexOf('/');
+  return slash === -1
+    ? { provider: '', model: qualified }
+    : { provider: qualified.slice(0, slash), model: qualified.slice(slash + 1) };
+}
+
 function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
   return {
     name: detail.name,
@@ -103,6 +117,7 @@ function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
 function toAgentNode(result: AgentRunResult): JsonAgentNode {
   const node: JsonAgentNode = {
     agent: result.agent,
+    model: result.model,
     depth: result.depth,
     status: result.status,
     duration_ms: result.durationMs,

@@ -48,6 +48,10 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     else if (event.type === 'text.delta') {
       turnText += event.text;
       options.stdout.write(event.text);
+    } else if (event.type === 'turn.end' && event.toolCalls > 0 && turnText !== '') {
+      // A turn's text cannot be known to be final until the turn ends: text said before tool
+      // calls has been streamed already, so set the final answer apart from it.
+      options.stdout.write('\n\n');
     }
   };
 

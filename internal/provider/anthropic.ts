@@ -147,6 +147,12 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
           const block = optObject(event.content_block);
           if (block?.type === 'tool_use') {
             builder.startToolCall(index, optString(block.id) ?? '', optString(block.name) ?? '');
+            // Anthropic sends `input: {}` and the arguments as deltas; some compatible servers
+            // send the whole input here instead.
+            const input = optObject(block.input);
+            if (input !== undefined && Object.keys(input).length > 0) {
+              builder.addToolArguments(index, JSON.stringify(input));
+            }
           } else if (block?.type === 'text') builder.addText(optString(block.text) ?? '');
           return;
         }

@@ -29,22 +29,22 @@ export function categoryForStatus(status: number): ProviderErrorCategory {
 }
 
 /** Error types carried in bodies and stream error events (Anthropic, OpenAI, Gemini status names). */
-const CATEGORY_BY_TYPE: Record<string, ProviderErrorCategory> = {
-  overloaded_error: 'overloaded',
-  rate_limit_error: 'rate_limit',
-  rate_limit_exceeded: 'rate_limit',
-  RESOURCE_EXHAUSTED: 'rate_limit',
-  authentication_error: 'auth',
-  permission_error: 'auth',
-  UNAUTHENTICATED: 'auth',
-  PERMISSION_DENIED: 'auth',
-  invalid_request_error: 'bad_request',
-  INVALID_ARGUMENT: 'bad_request',
-  api_error: 'server',
-  server_error: 'server',
-  INTERNAL: 'server',
-  UNAVAILABLE: 'server',
-};
+const CATEGORY_BY_TYPE = new Map<string, ProviderErrorCategory>([
+  ['overloaded_error', 'overloaded'],
+  ['rate_limit_error', 'rate_limit'],
+  ['rate_limit_exceeded', 'rate_limit'],
+  ['RESOURCE_EXHAUSTED', 'rate_limit'],
+  ['authentication_error', 'auth'],
+  ['permission_error', 'auth'],
+  ['UNAUTHENTICATED', 'auth'],
+  ['PERMISSION_DENIED', 'auth'],
+  ['invalid_request_error', 'bad_request'],
+  ['INVALID_ARGUMENT', 'bad_request'],
+  ['api_error', 'server'],
+  ['server_error', 'server'],
+  ['INTERNAL', 'server'],
+  ['UNAVAILABLE', 'server'],
+]);
 
 const LABEL: Record<ProviderErrorCategory, string> = {
   auth: 'authentication failed',
@@ -88,10 +88,11 @@ function build(
   details: Omit<ProviderErrorDetails, 'provider'>,
   what: string,
   cause?: unknown,
+  todo = hint(details.category, details.status, context),
 ): ProviderError {
   const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   const request = details.requestId === undefined ? '' : ` [request ${details.requestId}]`;
-  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}; ${hint(details.category, details.status, context)}`;
+  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}; ${todo}`;
   return new ProviderError(message, { ...details, provider: context.provider }, { cause });
 }
 
@@ -106,7 +107,7 @@ export interface HttpFailure {
 
 export function httpError(context: CallContext, failure: HttpFailure): ProviderError {
   const { status, providerMessage } = failure;
-  const byType = failure.providerType === undefined ? undefined : CATEGORY_BY_TYPE[failure.providerType];
+  const byType = failure.providerType === undefined ? undefined : CATEGORY_BY_TYPE.get(failure.providerType);
   const category = byType === 'overloaded' ? 'overloaded' : categoryForStatus(status);
   const details: Omit<ProviderErrorDetails, 'provider'> = { category, status };
   if (providerMessage !== undefined) details.providerMessage = providerMessage;
@@ -115,7 +116,8 @@ export function httpError(context: CallContext, failure: HttpFailure): ProviderE
   const shouldRetry = failure.headers['x-should-retry'];
   if (shouldRetry === 'true' || shouldRetry === 'false') details.shouldRetry = shouldRetry === 'true';
   if (context.api === 'ollama' && status === 400 && /does not support tools/i.test(providerMessage ?? '')) {
-    return build(context, details, `model "${context.model}" does not support tools (${providerMessage})`);
+    const todo = 'use a model with tool support, or give the agent no tools or sub-agents';
+    return build(context, details, `model "${context.model}" does not support tools`, undefined, todo);
   }
   if (status >= 300 && status < 400) {
     const location = failure.headers.location ?? 'an unknown location';
@@ -141,7 +143,7 @@ export function failureError(
   const withId = requestId === undefined ? {} : { requestId };
   if (error instanceof WireError) {
     const category =
-      (error.providerType === undefined ? undefined : CATEGORY_BY_TYPE[error.providerType]) ??
+      (error.providerType === undefined ? undefined : CATEGORY_BY_TYPE.get(error.providerType)) ??
       (error.providerStatus === undefined ? 'server' : categoryForStatus(error.providerStatus));
     return build(context, { category, providerMessage: error.message, ...withId }, error.message, error);
   }
@@ -155,7 +157,13 @@ export function abortError(context: CallContext, userSignal: AbortSignal): Provi
   if (userSignal.aborted && userSignal.reason instanceof CancelledError) {
     return build(context, { category: 'cancelled' }, 'request aborted', userSignal.reason);
   }
-  return build(context, { category: 'timeout' }, 'request aborted at the deadline');
+  // The runner aborts at its deadline with a reason that says which one (`timeout after 30s`).
+  const reason = userSignal.aborted && userSignal.reason instanceof Error ? userSignal.reason.message : '';
+  return build(
+    context,
+    { category: 'timeout' },
+    `request aborted at the deadline${reason ? ` (${reason})` : ''}`,
+  );
 }
 
 function errorCode(error: unknown): string | undefined {

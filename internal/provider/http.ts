@@ -9,14 +9,18 @@ import { Agent, type Dispatcher, request } from 'undici';
  */
 export interface HttpPool {
   readonly dispatcher: Dispatcher;
-  /** Waits for in-flight requests, then closes every connection. */
+  /**
+   * Ends every connection now. Called when the run is over, so a request still in flight is one
+   * nobody will read: it fails instead of keeping the process alive.
+   */
   close(): Promise<void>;
 }
 
 export function createHttpPool(): HttpPool {
   // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
   const agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
-  return { dispatcher: agent, close: () => agent.close() };
+  // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
+  return { dispatcher: agent, close: () => agent.destroy() };
 }
 
 /** Largest response body accepted (a reply of this size is a misbehaving server, not a model). */

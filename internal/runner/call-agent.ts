@@ -1,4 +1,3 @@
-import { loadAgent } from '../agent/load.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
@@ -96,43 +95,33 @@ async function runSubAgent(
   callNumber: number,
 ): Promise<ExecutedCall> {
   const started = Date.now();
-  const { ctx: parent } = options;
-  let subSpec: AgentSpec | undefined;
-  let loadError: string | undefined;
-  try {
-    subSpec = await loadAgent(args.agent, { searchDirs: [...parent.searchDirs], env: parent.env });
-  } catch (error) {
-    loadError = `call_agent error: failed to load agent "${args.agent}": ${messageOf(error)}`;
-  }
-  const model = subSpec?.model ?? options.model;
-  const timeoutSeconds = options.spec.subAgentsConfig.timeout;
-  const child = childContext(parent, {
+  const loaded = await loadSpec(args.agent, options.ctx);
+  const child = childContext(options.ctx, {
     agent: args.agent,
     callNumber,
-    timeoutSeconds,
+    timeoutSeconds: options.spec.subAgentsConfig.timeout,
     parentModel: options.model,
   });
   try {
     const { ctx } = child;
+    const model = 'spec' in loaded ? (loaded.spec.model ?? options.model) : undefined;
     emitEvent(ctx, args.agent, {
       type: 'agent.start',
-      model: subSpec ? `${model.provider}/${model.model}` : '',
+      model: model ? `${model.provider}/${model.model}` : '',
       task: args.task,
     });
     let result: AgentRunResult;
     let output: ToolOutput;
-    if (!subSpec) {
-      const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
-      result = failedBeforeStart(where, 'error', loadError ?? '', Date.now() - started);
-      output = failed(loadError ?? '');
-    } else {
-      ({ result } = await options.runSettled(subSpec, subAgentUserMessage(args.task, args.context), ctx));
+    if ('spec' in loaded) {
+      ({ result } = await options.runSettled(loaded.spec, subAgentUserMessage(args.task, args.context), ctx));
       output =
         result.status === 'ok'
           ? { content: result.content, isError: false }
-          : failed(
-              `Error: sub-agent "${args.agent}" failed - ${(result.error ?? result.status).replace(/\.$/, '')}. You may retry or proceed without this result.`,
-            );
+          : failed(failure(args.agent, result));
+    } else {
+      const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
+      result = failedBeforeStart(where, 'error', loaded.error, Date.now() - started);
+      output = failed(loaded.error);
     }
     emitEvent(ctx, args.agent, {
       type: 'agent.end',
@@ -146,6 +135,21 @@ async function runSubAgent(
   } finally {
     child.dispose();
   }
+}
+
+/** §3.7 step 6: the sub-agent's own file, from the run's search dirs. */
+async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpec } | { error: string }> {
+  try {
+    return { spec: await ctx.loadAgent(name) };
+  } catch (error) {
+    return { error: `call_agent error: failed to load agent "${name}": ${messageOf(error)}` };
+  }
+}
+
+/** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */
+function failure(agent: string, result: AgentRunResult): string {
+  const description = (result.error ?? result.status).replace(/\.$/, '');
+  return `Error: sub-agent "${agent}" failed - ${description}. You may retry or proceed without this result.`;
 }
 
 function failed(content: string): ToolOutput {

@@ -1,3 +1,4 @@
+import { loadAgent } from '../agent/load.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
@@ -34,8 +35,9 @@ export interface RunContext {
   readonly limiter: Limiter;
   readonly emit: EmitEvent;
   readonly providers: ProviderSource;
+  /** Loads a sub-agent's file from the search dirs; each name is read once per run. */
+  readonly loadAgent: (name: string) => Promise<AgentSpec>;
   readonly env: NodeJS.ProcessEnv;
-  readonly searchDirs: readonly string[];
   readonly configDir: string;
   /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
   readonly stream: boolean;
@@ -65,12 +67,13 @@ export function childContext(
     depth: parent.depth + 1,
     stream: false,
     inheritedModel: options.parentModel,
+    overrides: {},
   };
   if (options.timeoutSeconds <= 0) return { ctx: base, dispose: () => {} };
 
   const controller = new AbortController();
   const abortWithParent = (): void => controller.abort(parent.signal.reason);
-  const timeoutMs = options.timeoutSeconds * 1000;
+  const timeoutMs = Math.min(options.timeoutSeconds * 1000, MAX_TIMER_MS);
   const timer = setTimeout(() => controller.abort(new RunDeadline(options.timeoutSeconds)), timeoutMs);
   if (parent.signal.aborted) abortWithParent();
   else parent.signal.addEventListener('abort', abortWithParent, { once: true });
@@ -87,6 +90,25 @@ export function childContext(
       clearTimeout(timer);
       parent.signal.removeEventListener('abort', abortWithParent);
     },
+  };
+}
+
+/** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * The run's sub-agent loader. A fan-out to 32 calls of the same agent reads and validates its
+ * file once; a failed load fails the same way for every call.
+ */
+export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEnv): RunContext['loadAgent'] {
+  const loaded = new Map<string, Promise<AgentSpec>>();
+  return (name) => {
+    let spec = loaded.get(name);
+    if (!spec) {
+      spec = loadAgent(name, { searchDirs: [...searchDirs], env });
+      loaded.set(name, spec);
+    }
+    return spec;
   };
 }
 

@@ -31,7 +31,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
       depth: ctx.depth,
       maxDepth: ctx.maxDepth,
       inheritedModel: ctx.inheritedModel,
-      ...(ctx.depth === 0 ? { overrides: ctx.overrides } : {}),
+      overrides: ctx.overrides,
     });
     provider = resolved.model.provider;
     state.model = resolved.model.model;

@@ -1,9 +1,9 @@
 import { loadGlobalConfig } from '../config/global.js';
 import { AxeError } from '../errors.js';
-import type { HttpPool } from '../provider/index.js';
+import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
 import { CassettePlayer, CassetteRecorder } from './cassette.js';
-import { type ProviderSource, type RunContext, RunDeadline } from './context.js';
+import { agentLoader, MAX_TIMER_MS, type ProviderSource, type RunContext, RunDeadline } from './context.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
 import { liveProviders, replayProviders } from './providers.js';
 import { failedBeforeStart } from './result.js';
@@ -28,23 +28,9 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   if (request.signal.aborted) cancel();
   else request.signal.addEventListener('abort', cancel, { once: true });
 
-  let pool: HttpPool | undefined;
-  let recorder: CassetteRecorder | undefined;
+  let opened: OpenedProviders | undefined;
   try {
-    let providers: ProviderSource;
-    if (request.replay !== undefined) {
-      providers = replayProviders(new CassettePlayer(request.replay));
-    } else {
-      const { createHttpPool } = await import('../provider/index.js');
-      pool = createHttpPool();
-      if (request.record !== undefined) recorder = new CassetteRecorder(request.record);
-      providers = liveProviders({
-        globalConfig: await loadGlobalConfig(request.configDir),
-        env: request.env,
-        pool,
-        ...(recorder ? { recorder } : {}),
-      });
-    }
+    opened = await openProviders(request);
     const ctx: RunContext = {
       path: spec.name,
       depth: 0,
@@ -55,9 +41,9 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       budget,
       limiter: createLimiter(effectiveMaxParallel(spec, request.env)),
       emit: request.emit,
-      providers,
+      providers: opened.providers,
+      loadAgent: agentLoader(request.searchDirs, request.env),
       env: request.env,
-      searchDirs: request.searchDirs,
       configDir: request.configDir,
       stream: request.stream,
       inheritedModel: undefined,
@@ -79,13 +65,31 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
     request.signal.removeEventListener('abort', cancel);
     // Anything still in flight (a hung tool's request) is ended, not waited for.
     if (!controller.signal.aborted) controller.abort(new Error('run finished'));
-    recorder?.save();
-    await pool?.close();
+    opened?.recorder?.save();
+    await opened?.pool?.close();
   }
 }
 
-/** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+interface OpenedProviders {
+  providers: ProviderSource;
+  pool?: HttpPool;
+  recorder?: CassetteRecorder;
+}
+
+/** Replay: the cassette alone (no pool, no config, no key). Else live providers, maybe recorded. */
+async function openProviders(request: RunRequest): Promise<OpenedProviders> {
+  if (request.replay !== undefined) return { providers: replayProviders(new CassettePlayer(request.replay)) };
+  const recorder = request.record !== undefined ? new CassetteRecorder(request.record) : undefined;
+  const globalConfig = await loadGlobalConfig(request.configDir);
+  const pool = createHttpPool();
+  const providers = liveProviders({
+    globalConfig,
+    env: request.env,
+    pool,
+    ...(recorder ? { recorder } : {}),
+  });
+  return { providers, pool, ...(recorder ? { recorder } : {}) };
+}
 
 function budgetOf(budget: Budget): RunOutcome['budget'] {
   return { used: budget.used, ...(budget.limit !== undefined ? { limit: budget.limit } : {}) };

@@ -100,7 +100,7 @@ describe('TOML agent files (the Go axe schema)', () => {
         name: 'my-tools',
         transport: 'sse',
         url: 'https://my-mcp-server.example.com/sse',
-        headers: { Authorization: 'Bearer ${MY_TOKEN}' },
+        headers: { Authorization: `Bearer \${MY_TOKEN}` },
       },
       {
         name: 'filesystem',
@@ -138,7 +138,9 @@ describe('TOML agent files (the Go axe schema)', () => {
   });
 
   it('keeps an explicit temperature = 0, max_depth = 0 means 3, and the name is the file name', async () => {
-    const spec = await load('name = "Other"\nmodel = "a/b"\n[params]\ntemperature = 0\n[sub_agents_config]\nmax_depth = 0\n');
+    const spec = await load(
+      'name = "Other"\nmodel = "a/b"\n[params]\ntemperature = 0\n[sub_agents_config]\nmax_depth = 0\n',
+    );
     expect(spec.params.temperature).toBe(0);
     expect(spec.subAgentsConfig.maxDepth).toBe(3);
     expect(spec.name).toBe('agent');
@@ -152,9 +154,15 @@ describe('TOML agent files (the Go axe schema)', () => {
 
   it("keeps Go axe's sub-agent rules, naming file and field", async () => {
     const base = 'name = "x"\nmodel = "a/b"\n[sub_agents_config]\n';
-    expect(await errorOf(`${base}max_depth = 6\n`)).toMatch(/agent\.toml: sub_agents_config\.max_depth: must be <= 5 \(got 6\)$/);
-    expect(await errorOf(`${base}max_depth = -1\n`)).toMatch(/sub_agents_config\.max_depth: must be >= 0 \(got -1\)/);
-    expect(await errorOf(`${base}timeout = -1\n`)).toMatch(/sub_agents_config\.timeout: must be >= 0 \(got -1\)/);
+    expect(await errorOf(`${base}max_depth = 6\n`)).toMatch(
+      /agent\.toml: sub_agents_config\.max_depth: must be <= 5 \(got 6\)$/,
+    );
+    expect(await errorOf(`${base}max_depth = -1\n`)).toMatch(
+      /sub_agents_config\.max_depth: must be >= 0 \(got -1\)/,
+    );
+    expect(await errorOf(`${base}timeout = -1\n`)).toMatch(
+      /sub_agents_config\.timeout: must be >= 0 \(got -1\)/,
+    );
     expect(await errorOf('model = "a/b"\n')).toMatch(/agent\.toml: name: missing required field/);
     expect(await errorOf('name = "x"\n')).toMatch(/agent\.toml: model: missing required field/);
   });
@@ -163,8 +171,12 @@ describe('TOML agent files (the Go axe schema)', () => {
     expect(await errorOf('name = "x"\nmodel = "a/b"\nsystem_promt = "hi"\n')).toMatch(
       /system_promt: unknown field \(did you mean "system_prompt"\?\)/,
     );
-    expect(await errorOf('name = "x"\nmodel = "a/b"\ntools = "read_file"\n')).toMatch(/tools: must be a list \(got "read_file"\)/);
-    expect(await errorOf('name = "x"\nmodel = "gpt-4o"\n')).toMatch(/model: must be "provider\/model".*\(got "gpt-4o"\)/);
+    expect(await errorOf('name = "x"\nmodel = "a/b"\ntools = "read_file"\n')).toMatch(
+      /tools: must be a list \(got "read_file"\)/,
+    );
+    expect(await errorOf('name = "x"\nmodel = "gpt-4o"\n')).toMatch(
+      /model: must be "provider\/model".*\(got "gpt-4o"\)/,
+    );
     expect(await errorOf('name = "x"\nmodel = "a/b"\n[retry]\nbackoff = "expo"\n')).toMatch(
       /retry\.backoff: must be one of "exponential", "linear", "fixed" \(got "expo"\)/,
     );
@@ -177,7 +189,9 @@ describe('TOML agent files (the Go axe schema)', () => {
     const dir = tempDir({ 'many.toml': 'name = 1\nmodel = 2\nbogus = 3\n' });
     const report = await inspectAgentFile(join(dir, 'many.toml'), {});
     expect(report.findings.map((finding) => finding.field)).toEqual(['bogus', 'name', 'model']);
-    await expect(loadAgentFile(join(dir, 'many.toml'), {})).rejects.toThrow(/\(and 2 more: run axe validate many\)$/);
+    await expect(loadAgentFile(join(dir, 'many.toml'), {})).rejects.toThrow(
+      /\(and 2 more: run axe validate many\)$/,
+    );
   });
 
   it('gives line and column of a TOML syntax error', async () => {
@@ -189,18 +203,29 @@ describe('TOML agent files (the Go axe schema)', () => {
     expect(await errorOf('name = "x"\nmodel = "a/b"\ndescription = 1979-05-27\n')).toMatch(
       /description: dates are not supported here/,
     );
-    const dir = tempDir({ 'bad.toml': new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x3d, 0x22, 0xc3, 0x28, 0x22]) });
+    const dir = tempDir({
+      'bad.toml': new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x3d, 0x22, 0xc3, 0x28, 0x22]),
+    });
     await expect(loadAgentFile(join(dir, 'bad.toml'), {})).rejects.toThrow(/bad\.toml: not valid UTF-8/);
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n[constructor]\na = 1\n')).toMatch(/constructor: unknown field/);
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n[__proto__]\nenabled = true\n')).toMatch(/__proto__: unknown field/);
+    expect(await errorOf('name = "x"\nmodel = "a/b"\n[constructor]\na = 1\n')).toMatch(
+      /constructor: unknown field/,
+    );
+    expect(await errorOf('name = "x"\nmodel = "a/b"\n[__proto__]\nenabled = true\n')).toMatch(
+      /__proto__: unknown field/,
+    );
   });
 
   it('expands ~ and $VAR in workdir and memory.path, and names an unset variable', async () => {
     const env = { HOME: '/home/u', PROJECT: 'app' };
-    const spec = await load('name = "x"\nmodel = "a/b"\nworkdir = "~/src/$PROJECT"\n[memory]\npath = "${HOME}/m.md"\n', env);
+    const spec = await load(
+      `name = "x"\nmodel = "a/b"\nworkdir = "~/src/$PROJECT"\n[memory]\npath = "\${HOME}/m.md"\n`,
+      env,
+    );
     expect(spec.workdir).toBe('/home/u/src/app');
     expect(spec.memory.path).toBe('/home/u/m.md');
-    expect(await errorOf('name = "x"\nmodel = "a/b"\nworkdir = "$NOPE/x"\n', env)).toMatch(/workdir: \$NOPE is not set/);
+    expect(await errorOf('name = "x"\nmodel = "a/b"\nworkdir = "$NOPE/x"\n', env)).toMatch(
+      /workdir: \$NOPE is not set/,
+    );
   });
 
   it('reads response_format as a string or a table (the Go axe schema-name form too)', async () => {
@@ -209,18 +234,24 @@ describe('TOML agent files (the Go axe schema)', () => {
     const goStyle = await load(
       'name = "x"\nmodel = "a/b"\n[params.response_format]\ntype = "json_schema"\n[params.response_format.schema]\nname = "my_schema"\ntype = "object"\n',
     );
-    expect(goStyle.params.responseFormat).toEqual({ type: 'json_schema', name: 'my_schema', schema: { type: 'object' } });
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n[params.response_format]\ntype = "json_schema"\n')).toMatch(
-      /params\.response_format\.schema: missing required field/,
-    );
+    expect(goStyle.params.responseFormat).toEqual({
+      type: 'json_schema',
+      name: 'my_schema',
+      schema: { type: 'object' },
+    });
+    expect(
+      await errorOf('name = "x"\nmodel = "a/b"\n[params.response_format]\ntype = "json_schema"\n'),
+    ).toMatch(/params\.response_format\.schema: missing required field/);
   });
 
   it('infers the MCP transport and requires command or url', async () => {
-    const spec = await load('name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "fs"\ncommand = "npx"\n[[mcp_servers]]\nname = "web"\nurl = "http://127.0.0.1:1/mcp"\n');
-    expect(spec.mcpServers.map((server) => server.transport)).toEqual(['stdio', 'streamable-http']);
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "fs"\ntransport = "stdio"\n')).toMatch(
-      /mcp_servers\[0\]\.command: missing required field/,
+    const spec = await load(
+      'name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "fs"\ncommand = "npx"\n[[mcp_servers]]\nname = "web"\nurl = "http://127.0.0.1:1/mcp"\n',
     );
+    expect(spec.mcpServers.map((server) => server.transport)).toEqual(['stdio', 'streamable-http']);
+    expect(
+      await errorOf('name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "fs"\ntransport = "stdio"\n'),
+    ).toMatch(/mcp_servers\[0\]\.command: missing required field/);
     expect(await errorOf('name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "fs"\n')).toMatch(
       /mcp_servers\[0\]: needs one of "command", "url"/,
     );

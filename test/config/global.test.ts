@@ -59,8 +59,14 @@ describe('resolveProviderSettings', () => {
       baseUrl: 'http://localhost:11434',
       apiKeyRequired: false,
     });
-    expect(resolveProviderSettings(empty, 'google', {})).toMatchObject({ api: 'google', apiKeyEnv: 'GEMINI_API_KEY' });
-    expect(resolveProviderSettings(empty, 'gemini', {})).toMatchObject({ api: 'google', apiKeyEnv: 'GEMINI_API_KEY' });
+    expect(resolveProviderSettings(empty, 'google', {})).toMatchObject({
+      api: 'google',
+      apiKeyEnv: 'GEMINI_API_KEY',
+    });
+    expect(resolveProviderSettings(empty, 'gemini', {})).toMatchObject({
+      api: 'google',
+      apiKeyEnv: 'GEMINI_API_KEY',
+    });
     expect(resolveProviderSettings(empty, 'openrouter', {})).toMatchObject({
       api: 'openai',
       baseUrl: 'https://openrouter.ai/api/v1',
@@ -90,7 +96,9 @@ describe('resolveProviderSettings', () => {
   });
 
   it('resolves a custom provider table, with its key from <NAME>_API_KEY and its URL from AXE_<NAME>_BASE_URL', () => {
-    const config = { providers: { 'my-vllm': { base_url: 'http://127.0.0.1:8000/v1', api: 'openai' as const } } };
+    const config = {
+      providers: { 'my-vllm': { base_url: 'http://127.0.0.1:8000/v1', api: 'openai' as const } },
+    };
     expect(resolveProviderSettings(config, 'my-vllm', {})).toEqual({
       name: 'my-vllm',
       api: 'openai',
@@ -100,7 +108,10 @@ describe('resolveProviderSettings', () => {
       headers: {},
     });
     const env = { MY_VLLM_API_KEY: 'k', AXE_MY_VLLM_BASE_URL: 'http://127.0.0.1:9/v1' };
-    expect(resolveProviderSettings(config, 'my-vllm', env)).toMatchObject({ apiKey: 'k', baseUrl: 'http://127.0.0.1:9/v1' });
+    expect(resolveProviderSettings(config, 'my-vllm', env)).toMatchObject({
+      apiKey: 'k',
+      baseUrl: 'http://127.0.0.1:9/v1',
+    });
   });
 
   it('rejects an unknown provider, naming it and the fix', () => {

@@ -4,7 +4,12 @@ import { agentSearchDirs, resolvePaths } from '../../internal/config/paths.js';
 
 describe('resolvePaths', () => {
   it('uses the XDG variables when they are absolute', () => {
-    const paths = resolvePaths({ HOME: '/home/u', XDG_CONFIG_HOME: '/x/c', XDG_DATA_HOME: '/x/d', XDG_CACHE_HOME: '/x/k' });
+    const paths = resolvePaths({
+      HOME: '/home/u',
+      XDG_CONFIG_HOME: '/x/c',
+      XDG_DATA_HOME: '/x/d',
+      XDG_CACHE_HOME: '/x/k',
+    });
     expect(paths).toEqual({ configDir: '/x/c/axe', dataDir: '/x/d/axe', cacheDir: '/x/k/axe' });
   });
 
@@ -20,7 +25,11 @@ describe('resolvePaths', () => {
 
 describe('agentSearchDirs', () => {
   it('puts --agents-dir first (in order), then ./axe/agents, then <config>/agents, without duplicates', () => {
-    const dirs = agentSearchDirs({ flagDirs: ['one', '/abs/two', 'one'], cwd: '/work', configDir: '/cfg/axe' });
+    const dirs = agentSearchDirs({
+      flagDirs: ['one', '/abs/two', 'one'],
+      cwd: '/work',
+      configDir: '/cfg/axe',
+    });
     expect(dirs).toEqual(['/work/one', '/abs/two', join('/work', 'axe', 'agents'), '/cfg/axe/agents']);
   });
 });

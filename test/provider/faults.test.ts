@@ -265,6 +265,17 @@ describe('deadlines and aborts', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it("the caller's own deadline abort (not a CancelledError) is a timeout naming its reason", async () => {
+    fake.reset();
+    fake.respond(() => ({ fault: { kind: 'hang' } }));
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('timeout after 2s')), 50);
+    const { error } = await failure('google', false, { signal: controller.signal });
+    expect(error.category).toBe('timeout');
+    expect(error.message).toContain('request aborted at the deadline (timeout after 2s)');
+    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+  });
+
   it('an abort interrupts the wait before a retry', async () => {
     fake.reset();
     fake.respond(() => ({ fault: { kind: 'status', status: 500 } }));
@@ -282,9 +293,10 @@ describe('deadlines and aborts', () => {
     fake.respond(() => ({ fault: { kind: 'status', status: 503 } }));
     const slow = { ...FAST_RETRY, initialDelayMs: 500, maxDelayMs: 10_000 };
     const { error, ms } = await failure('google', false, { deadline: Date.now() + 300 }, slow);
+    // Waiting would have ended in a timeout at the deadline; the error is the server's, at once.
     expect(error.category).toBe('server');
     expect(fake.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(300);
+    expect(ms).toBeLessThan(500);
   });
 });
 
@@ -436,5 +448,19 @@ describe('transport edge cases', () => {
       }),
     ).rejects.toBe(boom);
     expect(fake.requests).toHaveLength(1);
+  });
+
+  it('closing the pool ends a request nobody aborted', async () => {
+    fake.reset();
+    fake.respond(() => ({ fault: { kind: 'hang' } }));
+    const ownPool = createHttpPool();
+    const provider = createProvider(settingsFor('anthropic', fake.url), { retry: FAST_RETRY, pool: ownPool });
+    const call = provider.chat(conversation(false), { signal: new AbortController().signal }).catch((e) => e);
+    await expect.poll(() => fake.requests.length).toBe(1);
+    const started = Date.now();
+    await ownPool.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await call).toBeInstanceOf(ProviderError);
+    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
   });
 });

@@ -209,4 +209,23 @@ describe('error events in streams', () => {
       { id: 'b', name: 'g', arguments: { y: 2 } },
     ]);
   });
+
+  it('anthropic-compatible servers that send the whole tool input in content_block_start', () => {
+    const frame = (event: string, data: object) =>
+      `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;
+    const body =
+      frame('message_start', {
+        message: { model: 'MiniMax-M2', usage: { input_tokens: 5, output_tokens: 0 } },
+      }) +
+      frame('content_block_start', {
+        index: 0,
+        content_block: { type: 'tool_use', id: 't1', name: 'f', input: { q: 'x' } },
+      }) +
+      frame('content_block_stop', { index: 0 }) +
+      frame('message_delta', { delta: { stop_reason: 'tool_use' }, usage: { output_tokens: 7 } }) +
+      frame('message_stop', {});
+    expect(decodeChunks('anthropic', [enc.encode(body)]).response.toolCalls).toEqual([
+      { id: 't1', name: 'f', arguments: { q: 'x' } },
+    ]);
+  });
 });

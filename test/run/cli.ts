@@ -22,6 +22,9 @@ export interface RunningAxe {
   done: Promise<AxeResult>;
   kill(signal: NodeJS.Signals): void;
   stderrSoFar(): string;
+  stdoutSoFar(): string;
+  /** Date.now() when the first stdout bytes arrived. */
+  firstStdoutAt(): number | undefined;
 }
 
 /** A temp XDG home and an agents dir, removed by `cleanup()`. */
@@ -94,7 +97,9 @@ export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
   });
   let stdout = '';
   let stderr = '';
+  let firstStdoutAt: number | undefined;
   child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    firstStdoutAt ??= Date.now();
     stdout += chunk;
   });
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
@@ -109,6 +114,8 @@ export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
     done,
     kill: (signal) => child.kill(signal),
     stderrSoFar: () => stderr,
+    stdoutSoFar: () => stdout,
+    firstStdoutAt: () => firstStdoutAt,
   };
 }
 

@@ -156,7 +156,8 @@ describe('--json envelope', () => {
     });
     expect(envelope).toMatchObject({
       content: 'final answer',
-      model: 'anthropic/claude-x',
+      model: 'claude-x',
+      provider: 'anthropic',
       input_tokens: 30,
       output_tokens: 12,
       stop_reason: 'end_turn',
@@ -293,6 +294,20 @@ describe('run renderer', () => {
     renderer.emit(event({ type: 'text.delta', text: 'ans' }));
     renderer.finish({ result: result(), budget: { used: 1 } });
     expect(s.out.join('')).toBe('final answer');
+  });
+
+  it('sets streamed text of a tool-calling turn apart from the final answer', () => {
+    const s = sinks();
+    const renderer = createRunRenderer({ json: false, verbose: false, stream: true, ...s });
+    renderer.emit(event({ type: 'turn.start', turn: 1, messages: 1, pendingToolCalls: 0 }));
+    renderer.emit(event({ type: 'text.delta', text: 'Delegating.' }));
+    renderer.emit(
+      event({ type: 'turn.end', turn: 1, stopReason: 'tool_use', toolCalls: 1, usage: usage(1, 1) }),
+    );
+    renderer.emit(event({ type: 'turn.start', turn: 2, messages: 3, pendingToolCalls: 1 }));
+    renderer.emit(event({ type: 'text.delta', text: 'final answer' }));
+    renderer.finish({ result: result(), budget: { used: 1 } });
+    expect(s.out.join('')).toBe('Delegating.\n\nfinal answer');
   });
 
   it('prints the answer so far on a budget stop, nothing on other failures', () => {

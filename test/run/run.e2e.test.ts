@@ -54,12 +54,21 @@ describe.concurrent('axe run', () => {
   it('offers no tools key without sub_agents, and call_agent only with them', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo')).agent('lead', agentToml('lead', { subAgents: ['helper'] }));
-    fake.respond((request) => ({ text: `${roleOf(request)} answer\n` }));
+    // §5.2: a [sub_agents_config] without sub_agents injects nothing; §5.6: empty content is printed as is.
+    home.agent('configured', agentToml('configured', { subAgentsConfig: ['max_depth = 2'] }));
+    fake.respond((request) => ({
+      text: roleOf(request) === 'configured' ? '' : `${roleOf(request)} answer\n`,
+    }));
     const env = home.env(fake.url);
     const solo = await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi'], { env });
     const lead = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'hi'], { env });
     expect(solo).toMatchObject({ code: 0, stdout: 'solo answer\n', stderr: '' });
     expect(lead).toMatchObject({ code: 0, stdout: 'lead answer\n', stderr: '' });
+    const configured = await runAxe(['run', 'configured', '--agents-dir', home.agentsDir, '-p', 'hi'], {
+      env,
+    });
+    expect(configured).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(fake.requests[2]?.body).not.toHaveProperty('tools');
     const [soloRequest, leadRequest] = fake.requests;
     expect(soloRequest?.body).not.toHaveProperty('tools');
     expect(soloRequest?.toolNames).toEqual([]);
@@ -90,6 +99,8 @@ describe.concurrent('axe run', () => {
     const envelope = JSON.parse(json.stdout);
     expect(envelope).toMatchObject({
       content: 'final: helper says hi',
+      model: 'claude-test',
+      provider: 'anthropic',
       input_tokens: 300,
       output_tokens: 30,
       stop_reason: 'end_turn',
@@ -129,6 +140,27 @@ describe.concurrent('axe run', () => {
     expect(err).toContain('Tokens:   300 input, 30 output (cumulative)');
     expect(err).toContain('Stop:     end_turn');
     expect(err.some((l) => /^Duration: \d+ms$/.test(l))).toBe(true);
+  });
+
+  it('--verbose reports built-in tool calls as [tool] lines', async () => {
+    const { home, fake } = await setup();
+    home.file('work/notes.txt', 'remember the milk');
+    home.agent(
+      'reader',
+      agentToml('reader', {
+        extra: ['tools = ["read_file"]', `workdir = "${path.join(home.root, 'work')}"`],
+      }),
+    );
+    fake.respond((request) =>
+      request.toolResults.length === 0
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }
+        : { text: `read: ${request.toolResults[0]?.isError ? 'error' : 'ok'}` },
+    );
+    const result = await runAxe(['run', 'reader', '--agents-dir', home.agentsDir, '-p', 'x', '-v'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'read: ok' });
+    expect(lines(result.stderr)).toContain('[tool] read_file: notes.txt (success)');
   });
 
   it('stops after 50 turns with exit 1; an unknown tool is an error result, not a crash', async () => {
@@ -246,7 +278,12 @@ describe.concurrent('axe run', () => {
       roleOf(request) === 'broken'
         ? { fault: { kind: 'status', status: 401, message: 'invalid x-api-key' } }
         : delegatingParent(
-            [callAgent('missing', 'a'), callAgent('outsider', 'b'), callAgent('broken', 'c')],
+            [
+              callAgent('missing', 'a'),
+              callAgent('outsider', 'b'),
+              callAgent('broken', 'c'),
+              callAgent('broken', ''),
+            ],
             'survived',
           )(request),
     );
@@ -256,7 +293,8 @@ describe.concurrent('axe run', () => {
     expect(result.code).toBe(0);
     const envelope = JSON.parse(result.stdout);
     expect(envelope.content).toBe('survived');
-    const [missing, outsider, broken] = envelope.tool_call_details;
+    const [missing, outsider, broken, noTask] = envelope.tool_call_details;
+    expect(noTask).toMatchObject({ is_error: true, output: 'call_agent error: "task" argument is required' });
     // §3.7 step 6 and §5.7: a sub-agent that cannot be loaded.
     expect(missing).toMatchObject({
       is_error: true,
@@ -347,6 +385,10 @@ describe.concurrent('axe run', () => {
       runAxe(base, { env, stdin: '  \n' }),
       runAxe(base, { env }),
       runAxe([...base, '-p', '1e3'], { env }),
+      // --agents-dir is repeatable: the first dir has no such agent, the second has.
+      runAxe(['run', 'echo', '--agents-dir', home.root, '--agents-dir', home.agentsDir, '-p', '007'], {
+        env,
+      }),
     ]);
     expect(results.map((r) => r.stdout)).toEqual([
       'got: diff --git a/x b/x\n',
@@ -355,39 +397,10 @@ describe.concurrent('axe run', () => {
       'got: Execute the task described in your instructions.',
       'got: Execute the task described in your instructions.',
       'got: 1e3',
+      'got: 007',
     ]);
     expect(results.every((r) => r.code === 0)).toBe(true);
   });
-
-  for (const [signal, code] of [
-    ['SIGINT', 130],
-    ['SIGTERM', 143],
-  ] as const) {
-    it(`${signal} during a fan-out exits ${code} within a second and closes every request`, async () => {
-      const { home, fake } = await setup();
-      home.agent('lead', agentToml('lead', { subAgents: ['w1', 'w2'] }));
-      home.agent('w1', agentToml('w1')).agent('w2', agentToml('w2'));
-      fake.respond((request) =>
-        roleOf(request) === 'lead'
-          ? { toolCalls: [callAgent('w1', 'a'), callAgent('w2', 'b')] }
-          : { fault: { kind: 'hang' } },
-      );
-      const axe = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'], {
-        env: home.env(fake.url),
-      });
-      await waitFor(() => fake.requests.length === 3);
-      const killedAt = Date.now();
-      axe.kill(signal);
-      const result = await axe.done;
-      expect(Date.now() - killedAt).toBeLessThan(1000);
-      expect(result.code).toBe(code);
-      expect(result.stdout).toBe('');
-      expect(result.stderr).toContain(`interrupted by ${signal}`);
-      expect(result.stderr).toMatch(/stopping lead, .*w1.*w2|stopping lead, .*w2.*w1/);
-      await waitFor(() => fake.requests.every((r) => r.finishedAt !== undefined), 2000);
-      expect(fake.requests.slice(1).map((r) => r.aborted)).toEqual([true, true]);
-    });
-  }
 
   it('replays a recorded run identically with the server gone; a miss exits 3 naming the agent', async () => {
     const { home, fake } = await setup();
@@ -422,10 +435,10 @@ describe.concurrent('axe run', () => {
     expect(miss.code).toBe(3);
     expect(miss.stdout).toBe('');
     expect(lines(miss.stderr)).toHaveLength(1);
-    expect(miss.stderr).toContain('lead');
+    expect(miss.stderr).toContain('agent "lead"');
   });
 
-  it('streams the final answer of a tool-using agent with --stream; the agent file decides otherwise', async () => {
+  it('streams the final answer of a tool-using agent as it arrives; the agent file decides without a flag', async () => {
     const { home, fake } = await setup();
     home.agent('lead', agentToml('lead', { subAgents: ['helper'], extra: ['stream = true'] }));
     home.agent('helper', agentToml('helper'));
@@ -434,16 +447,17 @@ describe.concurrent('axe run', () => {
         ? { text: 'helper text' }
         : request.toolResults.length === 0
           ? { toolCalls: [callAgent('helper', 'x')] }
-          : { text: 'streamed final answer', chunkDelayMs: 5 },
+          : { text: 'streamed final answer', chunkDelayMs: 250 },
     );
     const env = home.env(fake.url);
     const base = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'];
-    const [fromFile, noStream] = await Promise.all([
-      runAxe(base, { env }),
-      runAxe([...base, '--no-stream'], { env }),
-    ]);
-    expect(fromFile).toMatchObject({ code: 0, stdout: 'streamed final answer' });
-    expect(noStream).toMatchObject({ code: 0, stdout: 'streamed final answer' });
+    const fromFile = startAxe(base, { env });
+    const noStream = runAxe([...base, '--no-stream'], { env });
+    expect(await fromFile.done).toMatchObject({ code: 0, stdout: 'streamed final answer' });
+    // Part of the answer was on stdout while the server was still sending the rest.
+    const streamedFinal = fake.requests.find((r) => r.stream && r.toolResults.length > 0);
+    expect(fromFile.firstStdoutAt()).toBeLessThan(streamedFinal?.finishedAt ?? 0);
+    expect(await noStream).toMatchObject({ code: 0, stdout: 'streamed final answer' });
     const leadStreams = fake.requests.filter((r) => roleOf(r) === 'lead').map((r) => r.stream);
     expect(leadStreams.filter(Boolean)).toHaveLength(2);
     expect(leadStreams.filter((s) => !s)).toHaveLength(2);
@@ -472,14 +486,22 @@ describe.concurrent('axe run', () => {
     expect(runs[0]?.stdout).toContain('Swallowed error');
   });
 
-  it('rejects a bad --timeout or --max-tokens with exit 2 naming the flag', async () => {
+  it('rejects bad flags (--timeout, --max-tokens, --record with --replay) with exit 2 naming them', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));
     const env = home.env();
-    const [timeout, tokens] = await Promise.all([
+    const [timeout, tokens, both] = await Promise.all([
       runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--timeout', 'soon'], { env }),
       runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--max-tokens', '1.5'], { env }),
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--record', 'a.jsonl', '--replay', 'b.jsonl'], {
+        env,
+      }),
     ]);
+    expect(both).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'axe: --record and --replay cannot be used together\n',
+    });
     expect(timeout).toMatchObject({ code: 2, stdout: '' });
     expect(lines(timeout.stderr)).toEqual([
       'axe: --timeout: expected a positive number of seconds, got "soon"',
@@ -489,4 +511,47 @@ describe.concurrent('axe run', () => {
       'axe: --max-tokens: expected a positive whole number of tokens, got "1.5"',
     ]);
   });
+});
+
+// Timing-sensitive: run after the concurrent cases, one at a time.
+describe('axe run: signals', () => {
+  // SIGTERM runs with --json: the envelope shows each in-flight sub-agent as cancelled.
+  for (const [signal, code, json] of [
+    ['SIGINT', 130, false],
+    ['SIGTERM', 143, true],
+  ] as const) {
+    it(`${signal} during a fan-out exits ${code} within a second and closes every request`, async () => {
+      const { home, fake } = await setup();
+      home.agent('lead', agentToml('lead', { subAgents: ['w1', 'w2'] }));
+      home.agent('w1', agentToml('w1')).agent('w2', agentToml('w2'));
+      fake.respond((request) =>
+        roleOf(request) === 'lead'
+          ? { toolCalls: [callAgent('w1', 'a'), callAgent('w2', 'b')] }
+          : { fault: { kind: 'hang' } },
+      );
+      const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', ...(json ? ['--json'] : [])];
+      const axe = startAxe(args, { env: home.env(fake.url) });
+      await waitFor(() => fake.requests.length === 3);
+      const killedAt = Date.now();
+      axe.kill(signal);
+      const result = await axe.done;
+      expect(Date.now() - killedAt).toBeLessThan(1000);
+      expect(result.code).toBe(code);
+      if (json) {
+        expect(JSON.parse(result.stdout)).toMatchObject({
+          exit_code: code,
+          agents: [
+            { agent: 'w1', status: 'cancelled' },
+            { agent: 'w2', status: 'cancelled' },
+          ],
+        });
+      } else {
+        expect(result.stdout).toBe('');
+      }
+      expect(result.stderr).toContain(`interrupted by ${signal}`);
+      expect(result.stderr).toMatch(/stopping lead, .*w1.*w2|stopping lead, .*w2.*w1/);
+      await waitFor(() => fake.requests.every((r) => r.finishedAt !== undefined), 2000);
+      expect(fake.requests.slice(1).map((r) => r.aborted)).toEqual([true, true]);
+    });
+  }
 });

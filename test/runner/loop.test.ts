@@ -1,3 +1,4 @@
+import fs from 'node:fs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { BudgetError, RuntimeError } from '../../internal/errors.js';
 import { startFakeLlm } from '../fake-llm/index.js';
@@ -172,6 +173,26 @@ describe('the turn loop', () => {
     expect(outcome.result).toMatchObject({ status: 'budget', content: 'Answer so far.' });
     expect(outcome.budget).toEqual({ used: 30, limit: 20 });
     expect(llm.requests).toHaveLength(2);
+  });
+
+  it('gives --model to the top-level agent only; a sub-agent with `inherit` takes its parent model', async () => {
+    home.agent('modeled', 'sub_agents = ["heir", "own"]');
+    home.agent('heir');
+    home.agent('own');
+    const heirFile = `${home.agentsDir}/heir.toml`;
+    fs.writeFileSync(
+      heirFile,
+      fs.readFileSync(heirFile, 'utf8').replace('"anthropic/claude-test"', '"inherit"'),
+    );
+    llm.respond((request): ScriptedReply => {
+      if (agentOf(request) !== 'modeled') return { text: request.model };
+      if (request.toolResults.length > 0)
+        return { text: request.toolResults.map((r) => r.content).join(',') };
+      return { toolCalls: [...(callAgent('heir', 'a') ?? []), ...(callAgent('own', 'b') ?? [])] };
+    });
+    const { outcome } = await home.run('modeled', { modelOverride: 'anthropic/flag-model' });
+    expect(outcome.result.content).toBe('flag-model,claude-test');
+    expect(outcome.result.model).toBe('anthropic/flag-model');
   });
 
   it('streams the top-level text as text.delta events', async () => {

@@ -205,18 +205,24 @@ describe('record and replay', () => {
       tape.agent('lead', 'sub_agents = ["left", "right"]');
       tape.agent('left');
       tape.agent('right');
+      // `left` gets the same request twice: the first to arrive answers last.
+      let lefts = 0;
       recorder.respond((request): ScriptedReply => {
         const me = agentOf(request);
-        if (me === 'left') return { text: 'L', delayMs: 40 };
+        if (me === 'left') return ++lefts === 1 ? { text: 'L1', delayMs: 60 } : { text: 'L2' };
         if (me === 'right') return { text: 'R' };
-        if (request.toolResults.length > 0)
+        if (request.toolResults.length > 0) {
           return { text: `lead got ${request.toolResults.map((r) => r.content)}` };
-        return { toolCalls: [...(callAgent('left', 'x') ?? []), ...(callAgent('right', 'y') ?? [])] };
+        }
+        const calls = [callAgent('left', 'x'), callAgent('left', 'x'), callAgent('right', 'y')];
+        return { toolCalls: calls.flatMap((call) => call ?? []) };
       });
       const cassette = path.join(tape.root, 'run.jsonl');
       const recorded = await tape.run('lead', { record: cassette, stream: true });
       expect(recorded.outcome.error).toBeUndefined();
-      expect(fs.readFileSync(cassette, 'utf8').trim().split('\n')).toHaveLength(4);
+      expect(fs.readFileSync(cassette, 'utf8').trim().split('\n')).toHaveLength(5);
+      const answer = recorded.outcome.result.content;
+      expect(['lead got L1,L2,R', 'lead got L2,L1,R']).toContain(answer);
       expect(fs.readFileSync(cassette, 'utf8')).not.toContain('test-key');
       await recorder.close();
 
@@ -226,7 +232,7 @@ describe('record and replay', () => {
         expect(replayed.outcome.error).toBeUndefined();
         expect(strip(replayed.outcome.result)).toEqual(strip(recorded.outcome.result));
         const deltas = replayed.events.flatMap((e) => (e.type === 'text.delta' ? [e.text] : []));
-        expect(deltas.join('')).toBe('lead got L,R');
+        expect(deltas.join('')).toBe(answer);
       }
 
       const miss = await tape.run('lead', { replay: cassette, env: offline, input: 'something else' });

@@ -1,0 +1,123 @@
+import { describe, expect, it } from 'vitest';
+import { lintAgents } from '../../internal/agent/lint.js';
+import { type Finding, formatFinding } from '../../internal/agent/load.js';
+import { tempDir } from './helpers.js';
+
+async function lint(files: Record<string, string>, names: string[] = [], env: NodeJS.ProcessEnv = {}) {
+  const dir = tempDir(files);
+  const configDir = tempDir({ 'skills/s/SKILL.md': '# s' });
+  const result = await lintAgents({
+    names,
+    searchDirs: [dir],
+    env,
+    configDir,
+    globalConfig: { providers: {} },
+  });
+  return {
+    ...result,
+    lines: result.findings.map((finding: Finding) => `${finding.severity} ${formatFinding(finding)}`),
+  };
+}
+
+const toml = (name: string, extra = '') => `name = "${name}"\nmodel = "anthropic/claude-haiku-4-5"\n${extra}`;
+
+describe('lintAgents', () => {
+  it('finds nothing wrong with a clean tree', async () => {
+    const result = await lint({
+      'lead.toml': toml('lead', 'sub_agents = ["worker"]\nskill = "s"\n'),
+      'worker.md': '---\nname: worker\nmodel: haiku\ntools: [read_file]\n---\nWork.\n',
+    });
+    expect(result).toMatchObject({ checked: 2, findings: [] });
+  });
+
+  it('reports sub-agents that do not exist or do not load, with a did-you-mean', async () => {
+    const result = await lint(
+      {
+        'lead.toml': toml('lead', 'sub_agents = ["workr", "broken"]\n'),
+        'worker.toml': toml('worker'),
+        'broken.toml': 'name = 1\n',
+      },
+      ['lead'],
+    );
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^error .*lead\.toml: sub_agents\[0\]: agent config not found: workr \(did you mean "worker"\?\)$/,
+      ),
+      expect.stringMatching(/^error .*lead\.toml: sub_agents\[1\]: "broken" does not load: /),
+    ]);
+  });
+
+  it('reports a cycle once, and a chain deeper than max_depth as a warning', async () => {
+    const cyclic = await lint(
+      {
+        'a.toml': toml('a', 'sub_agents = ["b"]\n'),
+        'b.toml': toml('b', 'sub_agents = ["c"]\n'),
+        'c.toml': toml('c', 'sub_agents = ["a"]\n'),
+      },
+      ['a'],
+    );
+    expect(cyclic.lines).toEqual([
+      expect.stringMatching(/a\.toml: sub_agents: cycle in the agent graph: a → b → c → a$/),
+    ]);
+    const deep = await lint(
+      {
+        'a.toml': toml('a', 'sub_agents = ["b"]\n[sub_agents_config]\nmax_depth = 1\n'),
+        'b.toml': toml('b', 'sub_agents = ["c"]\n'),
+        'c.toml': toml('c'),
+      },
+      ['a'],
+    );
+    expect(deep.lines).toEqual([
+      expect.stringMatching(
+        /^warning .*a\.toml: sub_agents_config\.max_depth: chain a → b → c is 2 calls deep but max_depth is 1: b will run without its sub-agents$/,
+      ),
+    ]);
+  });
+
+  it('checks tools: unknown ones are errors unless MCP servers may provide them', async () => {
+    const result = await lint({
+      'a.toml': toml('a', 'tools = ["read_files", "call_agent"]\n'),
+      'b.toml': toml(
+        'b',
+        'tools = ["search_issues"]\n[[mcp_servers]]\nname = "gh"\nurl = "http://127.0.0.1:1/mcp"\n',
+      ),
+    });
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^error .*a\.toml: tools\[0\]: unknown tool "read_files" \(did you mean "read_file"\?\)/,
+      ),
+      expect.stringMatching(/^error .*a\.toml: tools\[1\]: "call_agent" comes with sub_agents/),
+    ]);
+  });
+
+  it('warns about unset variables in MCP settings, duplicate server names, a missing skill and URLs as hosts', async () => {
+    const result = await lint(
+      {
+        'a.toml': toml(
+          'a',
+          `skill = "nope"\nallowed_hosts = ["https://x.example"]\n[[mcp_servers]]\nname = "s"\nurl = "http://127.0.0.1:1/mcp"\nheaders = { Authorization = "Bearer \${TOKEN}", X = "\${SET}" }\n` +
+            '[[mcp_servers]]\nname = "s"\ncommand = "srv"\n',
+        ),
+      },
+      [],
+      { SET: '1' },
+    );
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^warning .*mcp_servers\[0\]\.headers\.Authorization: \$\{TOKEN\} is not set$/),
+      expect.stringMatching(/^error .*mcp_servers\[1\]\.name: "s" is used by another server too$/),
+      expect.stringMatching(
+        /^warning .*allowed_hosts\[0\]: "https:\/\/x\.example" should be a bare host name/,
+      ),
+      expect.stringMatching(/^warning .*skill: not found/),
+    ]);
+  });
+
+  it('reports unknown providers and agents that are asked for but missing', async () => {
+    const result = await lint({ 'a.toml': 'name = "a"\nmodel = "nowhere/m"\n' }, ['a', 'ghost', '../x']);
+    expect(result.lines).toEqual([
+      expect.stringMatching(/^error \.\.\/x: invalid agent name/),
+      expect.stringMatching(/^error .*a\.toml: model: unknown provider "nowhere"/),
+      expect.stringMatching(/^error ghost: agent config not found: ghost$/),
+    ]);
+  });
+});

@@ -1,0 +1,155 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadAgentFile } from '../../internal/agent/load.js';
+import { ConfigError } from '../../internal/errors.js';
+import { tempDir } from './helpers.js';
+
+async function load(content: string, name = 'helper.md', env: NodeJS.ProcessEnv = {}) {
+  const dir = tempDir({ [name]: content });
+  return loadAgentFile(join(dir, name), env);
+}
+
+async function errorOf(content: string): Promise<string> {
+  try {
+    await load(content);
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message;
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('Markdown agents (Claude Code / Gemini CLI / opencode front-matter)', () => {
+  it('maps a Claude Code agent: tools string, alias model, maxTurns, disallowedTools, body as prompt', async () => {
+    const spec = await load(`---
+name: code-reviewer
+description: Expert code reviewer. Use after writing code.
+tools: Read, Grep, Glob, Bash, WebFetch
+disallowedTools: [Write]
+model: sonnet
+maxTurns: 12
+color: blue
+---
+
+You are a senior code reviewer.
+
+Review the diff.
+`);
+    expect(spec).toMatchObject({
+      name: 'helper',
+      declaredName: 'code-reviewer',
+      format: 'markdown',
+      description: 'Expert code reviewer. Use after writing code.',
+      model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      tools: ['read_file', 'run_command', 'url_fetch'],
+      disallowedTools: ['write_file'],
+      maxTurns: 12,
+      systemPrompt: 'You are a senior code reviewer.\n\nReview the diff.',
+    });
+    expect(spec.warnings).toEqual([
+      expect.stringMatching(/helper\.md:4:\d+: tools: "Grep" has no axe equivalent yet; ignored$/),
+      expect.stringMatching(/tools: "Glob" has no axe equivalent yet; ignored$/),
+      expect.stringMatching(/helper\.md:8:\d+: color: Claude Code field not supported by axe yet; ignored$/),
+    ]);
+  });
+
+  it('reads inherit (or no model) as "the caller\'s model", and tools as a YAML list', async () => {
+    const spec = await load(
+      '---\nname: a\ndescription: d\nmodel: inherit\ntools:\n  - read_file\n  - Edit\n---\nbody\n',
+    );
+    expect(spec.model).toBeUndefined();
+    expect(spec.tools).toEqual(['read_file', 'edit_file']);
+    expect((await load('---\nname: a\n---\nbody\n')).model).toBeUndefined();
+  });
+
+  it('maps Gemini CLI fields: timeout_mins, temperature, max_turns, a bare gemini model', async () => {
+    const spec = await load(
+      '---\nname: g\ndescription: d\nmodel: gemini-2.5-pro\ntemperature: 0\nmax_turns: 5\ntimeout_mins: 2\nkind: local\n---\nhi\n',
+    );
+    expect(spec).toMatchObject({
+      model: { provider: 'google', model: 'gemini-2.5-pro' },
+      params: { temperature: 0 },
+      maxTurns: 5,
+      timeout: 120,
+    });
+    expect(spec.warnings).toEqual([
+      expect.stringMatching(/kind: Gemini CLI field not supported by axe yet; ignored$/),
+    ]);
+  });
+
+  it("maps opencode's tools table and warns about its unsupported fields", async () => {
+    const spec = await load(
+      '---\ndescription: d\nmodel: anthropic/claude-haiku-4-5\nmode: subagent\ntools:\n  write: false\n  edit: true\n  bash: true\n---\nhi\n',
+    );
+    expect(spec.tools).toEqual(['edit_file', 'run_command']);
+    expect(spec.warnings).toEqual([expect.stringMatching(/mode: opencode field not supported/)]);
+  });
+
+  it('accepts every axe field in snake_case', async () => {
+    const spec = await load(
+      '---\nname: s\nmodel: openai/gpt-4o\nsub_agents: [a]\nsub_agents_config:\n  max_depth: 2\nparams:\n  max_tokens: 100\nretry:\n  max_retries: 0\n---\nhi\n',
+    );
+    expect(spec).toMatchObject({
+      subAgents: ['a'],
+      subAgentsConfig: { maxDepth: 2 },
+      params: { maxTokens: 100 },
+      retry: { maxRetries: 0 },
+    });
+  });
+
+  it('loads a description with an unquoted ": " (common in Claude files)', async () => {
+    const spec = await load(
+      '---\nname: r\ndescription: Use this agent when: the user asks for a review\nmodel: haiku\n---\nbody\n',
+    );
+    expect(spec.description).toBe('Use this agent when: the user asks for a review');
+    expect(spec.model).toEqual({ provider: 'anthropic', model: 'claude-haiku-4-5' });
+  });
+
+  it('says how to fix front-matter that quoting cannot repair', async () => {
+    const message = await errorOf('---\nname: r\ndescription: a: b\n  c: d: e\nmodel: haiku\n---\nbody\n');
+    expect(message).toMatch(/helper\.md:\d+:\d+: .*put it in quotes \(description: "…"\)$/);
+  });
+
+  it('rejects ---js front-matter without running it', async () => {
+    const dir = tempDir();
+    const marker = join(dir, 'pwned');
+    const js = `---js\n{ name: (require('fs').writeFileSync(${JSON.stringify(marker)}, 'x'), 'evil') }\n---\nbody\n`;
+    const files = {
+      'evil.md': js,
+      'evil2.md': js.replace('---js', '---javascript'),
+      'evil3.md': js.replace('---js', '--- coffee'),
+    };
+    for (const [name, content] of Object.entries(files)) {
+      const message = await errorOf(content);
+      expect(message).toMatch(
+        /helper\.md:1: front-matter language ".+" is not supported: axe reads YAML front-matter only/,
+      );
+      await expect(load(content, name)).rejects.toThrow(ConfigError);
+    }
+    expect(existsSync(marker)).toBe(false);
+    expect((await load('---yaml\nname: y\n---\nhi\n')).declaredName).toBe('y');
+  });
+
+  it('requires front-matter, closed, and a mapping', async () => {
+    expect(await errorOf('# just a document\n')).toMatch(/helper\.md:1: no front-matter/);
+    expect(await errorOf('---\nname: x\n')).toMatch(/front-matter is not closed/);
+    expect(await errorOf('---\n- a\n- b\n---\nhi\n')).toMatch(/front-matter must be a YAML mapping/);
+  });
+
+  it('names unknown keys with a did-you-mean and the line, using the key as written', async () => {
+    expect(await errorOf('---\nname: x\ndescripton: d\n---\nhi\n')).toMatch(
+      /helper\.md:3:\d+: descripton: unknown field \(did you mean "description"\?\)/,
+    );
+    expect(await errorOf('---\nname: x\nmaxTurns: 80\n---\nhi\n')).toMatch(
+      /helper\.md:3:\d+: maxTurns: must be <= 50 \(got 80\)/,
+    );
+  });
+
+  it('refuses a prompt given twice and a temperature given twice', async () => {
+    expect(await errorOf('---\nname: x\nsystem_prompt: a\n---\nbody\n')).toMatch(/system_prompt: given both/);
+    expect(await errorOf('---\nname: x\ntemperature: 1\nparams:\n  temperature: 0\n---\nb\n')).toMatch(
+      /temperature/,
+    );
+  });
+});

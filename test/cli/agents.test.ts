@@ -1,0 +1,106 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'smol-toml';
+import { describe, expect, it } from 'vitest';
+import { axe, tempHome } from './run-axe.js';
+
+function withAgents(files: Record<string, string>) {
+  const setup = tempHome();
+  mkdirSync(join(setup.configDir, 'agents'), { recursive: true });
+  for (const [name, content] of Object.entries(files))
+    writeFileSync(join(setup.configDir, 'agents', name), content);
+  return setup;
+}
+
+describe('axe agents', () => {
+  it('list: sorted name - description lines; a broken file is one warning on stderr, exit 0', () => {
+    const { cwd, env } = withAgents({
+      'zeta.toml': 'name = "zeta"\ndescription = "Last"\nmodel = "a/b"\n',
+      'alpha.md': '---\ndescription: First one\n---\nhi\n',
+      'broken.yaml': 'name: [\n',
+      'plain.toml': 'name = "plain"\nmodel = "a/b"\n',
+    });
+    const result = axe(['agents', 'list'], { cwd, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe('alpha - First one\nplain\nzeta - Last\n');
+    expect(result.stderr).toMatch(/^axe: warning: skipped \S*broken\.yaml:\d+:\d+: [^\n]+\n$/);
+  });
+
+  it('list: --agents-dir (repeatable) and ./axe/agents come before the config dir', () => {
+    const { cwd, env } = withAgents({
+      'same.toml': 'name = "same"\ndescription = "config"\nmodel = "a/b"\n',
+    });
+    mkdirSync(join(cwd, 'axe', 'agents'), { recursive: true });
+    writeFileSync(
+      join(cwd, 'axe', 'agents', 'same.toml'),
+      'name = "same"\ndescription = "local"\nmodel = "a/b"\n',
+    );
+    mkdirSync(join(cwd, 'one'));
+    mkdirSync(join(cwd, 'two'));
+    writeFileSync(join(cwd, 'two', 'same.toml'), 'name = "same"\ndescription = "flag two"\nmodel = "a/b"\n');
+    writeFileSync(join(cwd, 'one', 'extra.toml'), 'name = "extra"\nmodel = "a/b"\n');
+    expect(axe(['agents', 'list'], { cwd, env }).stdout).toBe('same - local\n');
+    expect(axe(['agents', 'list', '--agents-dir', 'one', '--agents-dir', 'two'], { cwd, env }).stdout).toBe(
+      'extra\nsame - flag two\n',
+    );
+  });
+
+  it('show: every resolved field, keys and literal secrets never printed', () => {
+    const { cwd, env, configDir } = withAgents({
+      'r.toml': `name = "r"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\n[params]\ntemperature = 0\n[[mcp_servers]]\nname = "gh"\nurl = "http://127.0.0.1:1/mcp"\nheaders = { Authorization = "Bearer \${GH_TOKEN}", "X-Key" = "literal-secret-123" }\n`,
+    });
+    writeFileSync(join(configDir, 'config.toml'), '[providers.anthropic]\napi_key = "sk-from-file-456"\n');
+    const result = axe(['agents', 'show', 'r'], { cwd, env: { ...env, ANTHROPIC_API_KEY: 'sk-env-789' } });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/^name: +r$/m);
+    expect(result.stdout).toMatch(/^model: +anthropic\/claude-haiku-4-5$/m);
+    expect(result.stdout).toMatch(
+      /^provider: +anthropic \(anthropic API at https:\/\/api\.anthropic\.com; key set; ANTHROPIC_API_KEY\)$/m,
+    );
+    expect(result.stdout).toMatch(/^params: +temperature=0$/m);
+    expect(result.stdout).toMatch(/^sub_agents_config: +max_depth=3 parallel=true timeout=0$/m);
+    expect(result.stdout).toContain(`Authorization: Bearer \${GH_TOKEN}`);
+    expect(result.stdout).toContain('X-Key: [redacted]');
+    for (const secret of ['sk-from-file-456', 'sk-env-789', 'literal-secret-123']) {
+      expect(result.stdout + result.stderr).not.toContain(secret);
+    }
+    const missing = axe(['agents', 'show', 'nope'], { cwd, env });
+    expect(missing).toEqual({ code: 2, stdout: '', stderr: 'axe: agent config not found: nope\n' });
+  });
+
+  it('init: a scaffold that loads, into ./axe/agents when it exists, never overwriting', () => {
+    const { cwd, env, configDir } = tempHome();
+    const first = axe(['agents', 'init', 'helper'], { cwd, env });
+    expect(first).toEqual({ code: 0, stdout: `${join(configDir, 'agents', 'helper.toml')}\n`, stderr: '' });
+    expect(parse(readFileSync(join(configDir, 'agents', 'helper.toml'), 'utf8'))).toMatchObject({
+      name: 'helper',
+    });
+    expect(axe(['agents', 'show', 'helper'], { cwd, env }).code).toBe(0);
+
+    const again = axe(['agents', 'init', 'helper'], { cwd, env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(
+      /^axe: agent "helper" already exists: .*helper\.toml \(not overwritten\)\n$/,
+    );
+
+    mkdirSync(join(cwd, 'axe', 'agents'), { recursive: true });
+    expect(axe(['agents', 'init', 'local'], { cwd, env }).stdout).toBe(
+      `${join(cwd, 'axe', 'agents', 'local.toml')}\n`,
+    );
+    expect(axe(['agents', 'init', '../evil'], { cwd, env }).code).toBe(2);
+    expect(existsSync(join(cwd, 'axe', 'evil.toml'))).toBe(false);
+  });
+
+  it('edit: runs $EDITOR on the agent file', () => {
+    const { cwd, env, home } = withAgents({ 'e.toml': 'name = "e"\nmodel = "a/b"\n' });
+    const editor = join(home, 'editor.sh');
+    writeFileSync(editor, `#!/bin/sh\necho "edited $1" > "${join(home, 'edited')}"\n`);
+    chmodSync(editor, 0o755);
+    expect(axe(['agents', 'edit', 'e'], { cwd, env: { ...env, EDITOR: editor } }).code).toBe(0);
+    expect(readFileSync(join(home, 'edited'), 'utf8')).toMatch(/^edited .*e\.toml\n$/);
+    const noEditor = axe(['agents', 'edit', 'e'], { cwd, env });
+    expect(noEditor.code).toBe(2);
+    expect(noEditor.stderr).toMatch(/^axe: \$EDITOR is not set/);
+    expect(axe(['agents', 'edit', 'e'], { cwd, env: { ...env, EDITOR: 'false' } }).code).toBe(1);
+  });
+});

@@ -1,0 +1,70 @@
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { axe, tempHome } from './run-axe.js';
+
+const { version } = JSON.parse(
+  readFileSync(join(import.meta.dirname, '..', '..', 'package.json'), 'utf8'),
+) as {
+  version: string;
+};
+
+describe('axe version / axe config', () => {
+  it('prints the version', () => {
+    const { cwd, env } = tempHome();
+    for (const args of [['version'], ['--version']]) {
+      expect(axe(args, { cwd, env })).toEqual({ code: 0, stdout: `axe version ${version}\n`, stderr: '' });
+    }
+  });
+
+  it('prints the config path from XDG_CONFIG_HOME, else ~/.config', () => {
+    const { cwd, env, home, configDir } = tempHome();
+    expect(axe(['config', 'path'], { cwd, env })).toEqual({ code: 0, stdout: `${configDir}\n`, stderr: '' });
+    const { XDG_CONFIG_HOME: _, ...withoutXdg } = env;
+    expect(axe(['config', 'path'], { cwd, env: withoutXdg }).stdout).toBe(
+      `${join(home, '.config', 'axe')}\n`,
+    );
+  });
+
+  it('config init creates agents/, the sample skill and a private config.toml, idempotently', () => {
+    const { cwd, env, configDir } = tempHome();
+    expect(axe(['config', 'init'], { cwd, env })).toEqual({ code: 0, stdout: `${configDir}\n`, stderr: '' });
+    expect(statSync(join(configDir, 'agents')).isDirectory()).toBe(true);
+    expect(readFileSync(join(configDir, 'skills', 'sample', 'SKILL.md'), 'utf8')).toMatch(
+      /^---\nname: sample/,
+    );
+    const configToml = join(configDir, 'config.toml');
+    expect(statSync(configToml).mode & 0o777).toBe(0o600);
+    expect(readFileSync(configToml, 'utf8')).toMatch(/# \[providers\.anthropic\]/);
+
+    writeFileSync(configToml, '[providers.openai]\napi_key = "mine"\n');
+    expect(axe(['config', 'init'], { cwd, env }).code).toBe(0);
+    expect(readFileSync(configToml, 'utf8')).toBe('[providers.openai]\napi_key = "mine"\n');
+  });
+
+  it('usage errors exit 2 with one line on stderr and nothing on stdout', () => {
+    const { cwd, env } = tempHome();
+    for (const args of [
+      ['bogus'],
+      ['config'],
+      ['config', 'nope'],
+      ['agents', 'frob'],
+      ['validate', '--bogus'],
+      ['agents', 'show'],
+    ]) {
+      const result = axe(args, { cwd, env });
+      expect(result.code, args.join(' ')).toBe(2);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(/^axe: [^\n]+\n$/);
+    }
+  });
+
+  it('every command has --help', () => {
+    const { cwd, env } = tempHome();
+    for (const command of ['version', 'config', 'agents', 'validate', 'run']) {
+      const result = axe([command, '--help'], { cwd, env });
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain(`$ axe ${command}`);
+    }
+  });
+});

@@ -1,0 +1,38 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
+
+export interface AxeResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** A temp home with XDG dirs inside it, and a working directory. */
+export function tempHome(): { home: string; cwd: string; configDir: string; env: NodeJS.ProcessEnv } {
+  const home = mkdtempSync(join(tmpdir(), 'axe-cli-'));
+  const cwd = join(home, 'work');
+  mkdirSync(cwd);
+  const env = {
+    PATH: process.env.PATH,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, '.config'),
+    XDG_DATA_HOME: join(home, '.local', 'share'),
+    XDG_CACHE_HOME: join(home, '.cache'),
+  };
+  return { home, cwd, configDir: join(home, '.config', 'axe'), env };
+}
+
+/** Runs the built `axe` binary (npm run build) with a clean environment. */
+export function axe(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): AxeResult {
+  const result = spawnSync(process.execPath, [CLI, ...args], {
+    cwd: options.cwd,
+    env: options.env,
+    encoding: 'utf8',
+    timeout: 15_000,
+  });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}

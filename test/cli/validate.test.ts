@@ -1,0 +1,60 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { axe, tempHome } from './run-axe.js';
+
+const REPO = join(import.meta.dirname, '..', '..');
+
+describe('axe validate', () => {
+  it('passes the agents shipped in agents/', () => {
+    const { env } = tempHome();
+    const result = axe(['validate', '--agents-dir', 'agents', '--strict'], { cwd: REPO, env });
+    expect(result.stderr).toBe('');
+    expect(result).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/agent files checked: 0 errors, 0 warnings\n$/),
+    });
+  });
+
+  it('exits 2 naming file and field; --json lists the findings; --strict fails on warnings', () => {
+    const { cwd, env } = tempHome();
+    const dir = join(cwd, 'agents');
+    mkdirSync(dir);
+    writeFileSync(
+      join(dir, 'lead.toml'),
+      'name = "lead"\nmodel = "anthropic/claude-haiku-4-5"\nsub_agents = ["worker"]\n[sub_agents_config]\nmax_depth = 6\n',
+    );
+    writeFileSync(join(dir, 'worker.md'), '---\nname: worker\ncolor: red\n---\nWork.\n');
+
+    const text = axe(['validate', '--agents-dir', 'agents'], { cwd, env });
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain(
+      'error: agents/lead.toml: sub_agents_config.max_depth: must be <= 5 (got 6)\n',
+    );
+    expect(text.stdout).toMatch(
+      /^warning: agents\/worker\.md:3:\d+: color: Claude Code field not supported/m,
+    );
+
+    const json = axe(['validate', '--json', '--agents-dir', 'agents', 'worker'], { cwd, env });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: true,
+      checked: 1,
+      errors: 0,
+      warnings: 1,
+      findings: [{ severity: 'warning', field: 'color', line: 3 }],
+    });
+    const strict = axe(['validate', '--strict', '--agents-dir', 'agents', 'worker'], { cwd, env });
+    expect(strict.code).toBe(2);
+  });
+
+  it('reports a broken config.toml as a finding, without a stack trace', () => {
+    const { cwd, env, configDir } = tempHome();
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.toml'), '[providers\n');
+    const result = axe(['validate'], { cwd, env });
+    expect(result.code).toBe(2);
+    expect(result.stdout).toMatch(/^error: .*config\.toml:1:\d+: /m);
+    expect(result.stdout + result.stderr).not.toMatch(/\n\s+at /);
+  });
+});

@@ -1,9 +1,9 @@
 import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
+import { summarizeToolCall } from '../tools/summary.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 
 const TASK_PREVIEW_CHARS = 80;
-const TOOL_SUMMARY_CHARS = 80;
 
 /**
  * Renders the event stream as the `--verbose` lines of Go axe (spec §3.7, §3.8): `[turn N]` lines
@@ -47,7 +47,8 @@ export function createVerboseFormatter(): (event: RunEvent) => string[] {
         const input = toolInputs.get(key);
         toolInputs.delete(key);
         const status = event.isError ? 'error' : 'success';
-        return [`[tool] ${event.name}: ${summarizeToolInput(input)} (${status})`];
+        const summary = summarizeToolCall(event.name, input, { content: event.output, isError: event.isError });
+        return [`[tool] ${event.name}: ${summary} (${status})`];
       }
       case 'retry':
         return [`[retry] Attempt ${event.attempt} after ${event.reason}, waiting ${event.delayMs}ms`];
@@ -89,13 +90,4 @@ export function preview(text: string, max: number): string {
   const flat = text.replace(/\s*\n\s*/g, ' ');
   const chars = Array.from(flat);
   return chars.length > max ? `${chars.slice(0, max).join('')}...` : flat;
-}
-
-/** The most telling argument of a tool call: its first string argument (path, command, url…). */
-export function summarizeToolInput(input: unknown): string {
-  if (typeof input !== 'object' || input === null) return '';
-  for (const value of Object.values(input)) {
-    if (typeof value === 'string') return preview(value, TOOL_SUMMARY_CHARS);
-  }
-  return preview(JSON.stringify(input), TOOL_SUMMARY_CHARS);
 }

@@ -229,7 +229,7 @@ describe('verbose lines', () => {
     expect(format(event({ type: 'turn.start', turn: 1, messages: 1, pendingToolCalls: 0 }, 1))).toEqual([]);
   });
 
-  it('summarises a tool call by its first string argument', () => {
+  it('summarises a tool call in a [tool] line', () => {
     const format = createVerboseFormatter();
     format(event({ type: 'tool.start', turn: 1, callId: 'c1', name: 'read_file', input: { path: 'a.txt' } }));
     expect(

@@ -322,7 +322,7 @@ describe.concurrent('axe run', () => {
       }),
     );
     home.agent('solo', agentToml('solo'));
-    const env = home.env();
+    const env = home.env('http://127.0.0.1:9'); // a key is set: it must not be printed; nothing listens there
     const [lead, solo] = await Promise.all([
       runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '--dry-run', '-p', 'the task'], { env }),
       runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--dry-run', '--timeout', '7'], { env }),
@@ -340,6 +340,7 @@ describe.concurrent('axe run', () => {
     expect(solo.stdout).toContain('Timeout:  7s\n');
     expect(solo.stdout).toContain('--- User Message ---\nExecute the task described in your instructions.\n');
     expect(solo.stdout).toContain('--- Sub-Agents ---\n(none)\n');
+    expect(lead.stdout + solo.stdout).not.toContain('test-key');
   });
 
   it('stops at the token budget with exit 4, printing the answer so far', async () => {

@@ -1,7 +1,6 @@
 import type { Dirent } from 'node:fs';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
-import agentSchema from '../../schemas/agent.schema.json' with { type: 'json' };
 import { FileProblem, formatProblem } from '../config/file-problem.js';
 import { own } from '../config/own.js';
 import { describeSchemaErrors } from '../config/schema-messages.js';
@@ -136,10 +135,12 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     );
     report.findings.push(...warnings);
     if (!validate(parsed.data)) {
+      // The schema itself (for did-you-mean) is only needed to explain errors.
+      const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } })).default;
       const problems = describeSchemaErrors(
         validate.errors ?? [],
         parsed.data,
-        agentSchema as unknown as JsonValue,
+        schema as unknown as JsonValue,
       );
       for (const problem of problems) {
         const field = renameTopField(problem.field, parsed.writtenAs);

@@ -69,9 +69,10 @@ model = "anthropic/claude-sonnet-4-5"
 # [budget]
 # max_tokens = 50000
 
+# Files agents hand to each other (file tools with artifact = true); default dir: a temp dir
 # [artifacts]
-# enabled = false
-# dir = "./artifacts"
+# enabled = true
+# dir = "~/project-artifacts"
 
 # MCP servers: stdio (command, args, env) or sse / streamable-http (url, headers); \${VAR} is expanded
 # [[mcp_servers]]

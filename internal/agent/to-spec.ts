@@ -77,7 +77,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     budget: data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {},
     artifacts: {
       enabled: data.artifacts?.enabled ?? false,
-      ...(data.artifacts?.dir !== undefined ? { dir: data.artifacts.dir } : {}),
+      ...(data.artifacts?.dir !== undefined ? { dir: expand(data.artifacts.dir, 'artifacts.dir') } : {}),
     },
     mcpServers: (data.mcp_servers ?? []).map(toMcpServer),
     ...(data.max_turns !== undefined ? { maxTurns: data.max_turns } : {}),

@@ -18,6 +18,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^[^/\\\\]+$': 'must be an agent name, without "/" or "\\"',
   '^https?://': 'must be a URL starting with http:// or https://',
   '^[A-Za-z0-9_-]{1,64}$': 'must be 1-64 letters, digits, "_" or "-"',
+  '^(?!.*\\.\\.)': 'must not contain ".."',
 };
 
 /**
@@ -72,6 +73,11 @@ export function describeSchemaErrors(
         problems.push(problem(segments, `${expected} (got ${show(value)})`));
         break;
       }
+      case 'const':
+        problems.push(
+          problem(segments, `must be ${JSON.stringify(params.allowedValue)} (got ${show(value)})`),
+        );
+        break;
       case 'anyOf':
         problems.push(problem(segments, anyOfMessage(errors, error)));
         break;

@@ -47,7 +47,10 @@ export function createVerboseFormatter(): (event: RunEvent) => string[] {
         const input = toolInputs.get(key);
         toolInputs.delete(key);
         const status = event.isError ? 'error' : 'success';
-        const summary = summarizeToolCall(event.name, input, { content: event.output, isError: event.isError });
+        const summary = summarizeToolCall(event.name, input, {
+          content: event.output,
+          isError: event.isError,
+        });
         return [`[tool] ${event.name}: ${summary} (${status})`];
       }
       case 'retry':

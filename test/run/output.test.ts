@@ -239,12 +239,12 @@ describe('verbose lines', () => {
           turn: 1,
           callId: 'c1',
           name: 'read_file',
-          output: '',
+          output: 'one\ntwo',
           isError: false,
           durationMs: 1,
         }),
       ),
-    ).toEqual(['[tool] read_file: a.txt (success)']);
+    ).toEqual(['[tool] read_file: path "a.txt" (2 lines) (success)']);
   });
 
   it('closes with duration, cumulative tokens and stop reason', () => {

@@ -160,7 +160,9 @@ describe.concurrent('axe run', () => {
       env: home.env(fake.url),
     });
     expect(result).toMatchObject({ code: 0, stdout: 'read: ok' });
-    expect(lines(result.stderr)).toContain('[tool] read_file: notes.txt (success)');
+    expect(lines(result.stderr).filter((l) => l.startsWith('[tool]'))).toEqual([
+      '[tool] read_file: path "notes.txt" (1 lines) (success)',
+    ]);
   });
 
   it('stops after 50 turns with exit 1; an unknown tool is an error result, not a crash', async () => {
@@ -179,26 +181,34 @@ describe.concurrent('axe run', () => {
     ]);
   });
 
-  it('limits depth: default 3, the agent at the limit gets no tools', async () => {
-    const { home, fake } = await setup();
-    const chain = ['d0', 'd1', 'd2', 'd3'];
-    // d3 lists a sub-agent too: at the depth limit it must still get no tools.
-    for (const [i, name] of chain.entries())
-      home.agent(name, agentToml(name, { subAgents: [chain[i + 1] ?? 'd0'] }));
-    fake.respond((request) => {
-      const i = chain.indexOf(roleOf(request));
-      const next = chain[i + 1];
-      if (next && request.toolNames.length > 0 && request.toolResults.length === 0) {
-        return { toolCalls: [callAgent(next, `level ${i + 1}`)] };
+  it('limits depth: default 3, max_depth = 5 at most; the agent at the limit gets no tools', async () => {
+    // Each chain's last agent lists a sub-agent too: at the depth limit it must still get no tools.
+    const dig = async (prefix: string, levels: number, maxDepth?: number) => {
+      const { home, fake } = await setup();
+      const chain = Array.from({ length: levels + 1 }, (_, i) => `${prefix}${i}`);
+      for (const [i, name] of chain.entries()) {
+        const subAgentsConfig = i === 0 && maxDepth !== undefined ? [`max_depth = ${maxDepth}`] : undefined;
+        home.agent(name, agentToml(name, { subAgents: [chain[i + 1] ?? chain[0] ?? ''], subAgentsConfig }));
       }
-      return { text: `${roleOf(request)}(${request.toolResults.map((r) => r.content).join()})` };
-    });
-    const result = await runAxe(['run', 'd0', '--agents-dir', home.agentsDir, '-p', 'dig'], {
-      env: home.env(fake.url),
-    });
-    expect(result).toMatchObject({ code: 0, stdout: 'd0(d1(d2(d3())))' });
-    const toolsByRole = Object.fromEntries(fake.requests.map((r) => [roleOf(r), r.toolNames]));
-    expect(toolsByRole).toEqual({ d0: ['call_agent'], d1: ['call_agent'], d2: ['call_agent'], d3: [] });
+      fake.respond((request) => {
+        const i = chain.indexOf(roleOf(request));
+        const next = chain[i + 1];
+        if (next && request.toolNames.length > 0 && request.toolResults.length === 0) {
+          return { toolCalls: [callAgent(next, `level ${i + 1}`)] };
+        }
+        return { text: `${roleOf(request)}(${request.toolResults.map((r) => r.content).join()})` };
+      });
+      const result = await runAxe(['run', chain[0] ?? '', '--agents-dir', home.agentsDir, '-p', 'dig'], {
+        env: home.env(fake.url),
+      });
+      const tools = Object.fromEntries(fake.requests.map((r) => [roleOf(r), r.toolNames.length > 0]));
+      return { result, tools };
+    };
+    const [byDefault, five] = await Promise.all([dig('d', 3), dig('e', 5, 5)]);
+    expect(byDefault.result).toMatchObject({ code: 0, stdout: 'd0(d1(d2(d3())))' });
+    expect(byDefault.tools).toEqual({ d0: true, d1: true, d2: true, d3: false });
+    expect(five.result).toMatchObject({ code: 0, stdout: 'e0(e1(e2(e3(e4(e5())))))' });
+    expect(five.tools).toEqual({ e0: true, e1: true, e2: true, e3: true, e4: true, e5: false });
   });
 
   it('rejects max_depth above 5 with exit 2 naming the field', async () => {

@@ -1,5 +1,5 @@
-import { access } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
+import { access, stat } from 'node:fs/promises';
+import { extname, isAbsolute, join, resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
@@ -7,6 +7,7 @@ import { ConfigError } from '../errors.js';
 import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import {
+  AGENT_EXTENSIONS,
   type AgentFileReport,
   agentFiles,
   checkAgentName,
@@ -68,6 +69,11 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
     }
   } else {
     for (const name of options.names) {
+      const asFile = await agentFileArgument(name);
+      if (asFile) {
+        targets.push(await inspectAgentFile(asFile, options.env));
+        continue;
+      }
       try {
         checkAgentName(name);
       } catch (error) {
@@ -297,4 +303,14 @@ function sortFindings(findings: Finding[]): Finding[] {
         a.index - b.index,
     )
     .map(({ finding }) => finding);
+}
+
+/** `axe validate path/to/agent.toml`: an argument naming an existing agent file is checked as that file. */
+async function agentFileArgument(argument: string): Promise<string | undefined> {
+  if (!(AGENT_EXTENSIONS as readonly string[]).includes(extname(argument))) return undefined;
+  try {
+    return (await stat(argument)).isFile() ? resolve(argument) : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -2,7 +2,7 @@ import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { childContext, emitEvent, type RunContext } from './context.js';
+import { childContext, effectiveAllowedHosts, emitEvent, type RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failedBeforeStart } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -101,6 +101,7 @@ async function runSubAgent(
     callNumber,
     timeoutSeconds: options.spec.subAgentsConfig.timeout,
     parentModel: options.model,
+    parentAllowedHosts: effectiveAllowedHosts(options.spec, options.ctx),
   });
   try {
     const { ctx } = child;

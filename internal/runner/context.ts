@@ -43,6 +43,8 @@ export interface RunContext {
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */
   readonly inheritedModel: ModelRef | undefined;
+  /** The parent's effective `allowed_hosts`, used by an agent that sets none (empty at the top). */
+  readonly inheritedAllowedHosts: readonly string[];
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string };
 }
@@ -59,7 +61,13 @@ export interface ChildContext {
  */
 export function childContext(
   parent: RunContext,
-  options: { agent: string; callNumber: number; timeoutSeconds: number; parentModel: ModelRef },
+  options: {
+    agent: string;
+    callNumber: number;
+    timeoutSeconds: number;
+    parentModel: ModelRef;
+    parentAllowedHosts: readonly string[];
+  },
 ): ChildContext {
   const base = {
     ...parent,
@@ -67,6 +75,7 @@ export function childContext(
     depth: parent.depth + 1,
     stream: false,
     inheritedModel: options.parentModel,
+    inheritedAllowedHosts: options.parentAllowedHosts,
     overrides: {},
   };
   if (options.timeoutSeconds <= 0) return { ctx: base, dispose: () => {} };
@@ -110,6 +119,11 @@ export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEn
     }
     return spec;
   };
+}
+
+/** `allowed_hosts` of an agent: its own when it sets any, else the one it inherits. */
+export function effectiveAllowedHosts(spec: AgentSpec, ctx: RunContext): string[] {
+  return spec.allowedHosts.length > 0 ? spec.allowedHosts : [...ctx.inheritedAllowedHosts];
 }
 
 /** Emits an event stamped with this agent's place in the tree. */

@@ -4,7 +4,7 @@ import type { ToolSpec } from '../provider/types.js';
 import type { ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec } from './call-agent.js';
-import { emitEvent, type RunContext, RunDeadline } from './context.js';
+import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
 import type { AgentStatus } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
@@ -94,7 +94,7 @@ async function buildTools(
     const context: ToolContext = {
       workdir: resolved.workdir,
       signal: ctx.signal,
-      allowedHosts: spec.allowedHosts,
+      allowedHosts: effectiveAllowedHosts(spec, ctx),
       env: ctx.env,
     };
     const { createToolset } = await import('../tools/index.js');

@@ -47,6 +47,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       configDir: request.configDir,
       stream: request.stream,
       inheritedModel: undefined,
+      inheritedAllowedHosts: [],
       overrides: {
         ...(request.modelOverride !== undefined ? { model: request.modelOverride } : {}),
         ...(request.skillOverride !== undefined ? { skill: request.skillOverride } : {}),

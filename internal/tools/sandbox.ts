@@ -5,7 +5,7 @@ import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 /**
  * The workdir sandbox of the file tools. A path is checked in two steps:
  *   1. `resolveInSandbox` resolves it against the workdir's real path, following every existing
- *      symlink, and refuses anything that ends up outside (absolute paths, `..`, symlinked
+ *      symlink, and refuses absolute paths and anything that ends up outside (`..`, symlinked
  *      directories or leaves).
  *   2. `openInSandbox` opens the checked real path with O_NOFOLLOW and verifies that the file it
  *      actually opened is the checked one, so a link swapped in between check and use is refused.
@@ -24,12 +24,15 @@ export async function resolveInSandbox(workdir: string, requested: string): Prom
   if (requested === '') throw new SandboxError('"path" is required');
   if (requested.includes('\0'))
     throw new SandboxError(`path ${JSON.stringify(requested)} contains a NUL byte`);
+  // Go axe's rule: file tools take paths relative to the workdir, never absolute ones.
+  if (isAbsolute(requested)) {
+    throw new SandboxError(
+      `path "${requested}": absolute paths are not allowed (use a path relative to the workdir)`,
+    );
+  }
   const root = await realpath(workdir);
   const lexical = resolve(root, requested);
-  if (!isWithin(lexical, root)) {
-    const how = isAbsolute(requested) ? 'is outside the workdir' : 'escapes the workdir';
-    throw new SandboxError(`path "${requested}" ${how} (${root})`);
-  }
+  if (!isWithin(lexical, root)) throw new SandboxError(`path "${requested}" escapes the workdir (${root})`);
   const { existing, rest } = await longestExistingPrefix(lexical, root);
   let real: string;
   try {

@@ -228,6 +228,19 @@ describe('TOML agent files (the Go axe schema)', () => {
     );
   });
 
+  it("keeps Go axe's artifact rules: dir needs enabled = true, no '..', ~ expanded", async () => {
+    const base = 'name = "x"\nmodel = "a/b"\n[artifacts]\n';
+    expect(await errorOf(`${base}dir = "out"\n`)).toMatch(/artifacts\.enabled: missing required field/);
+    expect(await errorOf(`${base}enabled = false\ndir = "out"\n`)).toMatch(
+      /artifacts\.enabled: must be true \(got false\)/,
+    );
+    expect(await errorOf(`${base}enabled = true\ndir = "a/../b"\n`)).toMatch(
+      /artifacts\.dir: must not contain "\.\." \(got "a\/\.\.\/b"\)/,
+    );
+    const spec = await load(`${base}enabled = true\ndir = "~/art"\n`, { HOME: '/home/u' });
+    expect(spec.artifacts).toEqual({ enabled: true, dir: '/home/u/art' });
+  });
+
   it('reads response_format as a string or a table (the Go axe schema-name form too)', async () => {
     const asString = await load('name = "x"\nmodel = "a/b"\n[params]\nresponse_format = "json_object"\n');
     expect(asString.params.responseFormat).toEqual({ type: 'json_object' });

@@ -14,6 +14,8 @@ describe('axe validate', () => {
       code: 0,
       stdout: expect.stringMatching(/agent files checked: 0 errors, 0 warnings\n$/),
     });
+    const byPath = axe(['validate', 'agents/reviewer.toml', 'agents/commit-message.md'], { cwd: REPO, env });
+    expect(byPath).toMatchObject({ code: 0, stdout: '2 agent files checked: 0 errors, 0 warnings\n' });
   });
 
   it('exits 2 naming file and field; --json lists the findings; --strict fails on warnings', () => {

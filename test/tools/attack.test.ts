@@ -58,11 +58,16 @@ describe('file tool escapes', () => {
       () => [read_file, { path: '../outside/secret.txt' }],
       /"\.\.\/outside\/secret\.txt" escapes the workdir/,
     ],
-    ['read absolute outside', () => [read_file, { path: secretPath }], /is outside the workdir/],
+    ['read absolute outside', () => [read_file, { path: secretPath }], /absolute paths are not allowed/],
+    [
+      'read absolute, even inside the workdir (Go axe rule)',
+      () => [read_file, { path: join(box.workdir, 'sub', 'inner.txt') }],
+      /absolute paths are not allowed/,
+    ],
     [
       'read /etc/passwd',
       () => [read_file, { path: '/etc/passwd' }],
-      /"\/etc\/passwd" is outside the workdir/,
+      /"\/etc\/passwd": absolute paths are not allowed/,
     ],
     ['read a/../../', () => [read_file, { path: 'sub/../../outside/secret.txt' }], /escapes the workdir/],
     [

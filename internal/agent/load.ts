@@ -16,6 +16,15 @@ import { toSpec } from './to-spec.js';
 /** File extensions of agent files, in the order they win when one directory has several. */
 export const AGENT_EXTENSIONS = ['.toml', '.md', '.yaml', '.yml'] as const;
 
+/** Go axe's own words for its validation rules (reference §3.5), kept so its users recognise them. */
+const GO_AXE_WORDS: Readonly<Record<string, string>> = {
+  'sub_agents_config.max_depth must be <= 5': 'sub_agents_config.max_depth cannot exceed 5',
+  'sub_agents_config.max_depth must be >= 0': 'sub_agents_config.max_depth must be non-negative',
+  'sub_agents_config.timeout must be >= 0': 'sub_agents_config.timeout must be non-negative',
+  'artifacts.enabled must be true': 'artifacts.dir is set but artifacts.enabled is false',
+  'artifacts.enabled missing required field': 'artifacts.dir is set but artifacts.enabled is false',
+};
+
 /** One problem found in an agent file. */
 export interface Finding {
   file: string;
@@ -144,12 +153,10 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
       );
       for (const problem of problems) {
         const field = renameTopField(problem.field, parsed.writtenAs);
+        const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);
+        const message = goWords ? `${problem.message}; ${goWords}` : problem.message;
         report.findings.push(
-          located(
-            { file: path, severity: 'error', field, message: problem.message },
-            parsed,
-            problem.segments,
-          ),
+          located({ file: path, severity: 'error', field, message }, parsed, problem.segments),
         );
       }
       return report;

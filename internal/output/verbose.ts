@@ -56,7 +56,7 @@ export function createVerboseFormatter(): (event: RunEvent) => string[] {
       case 'retry':
         return [`[retry] Attempt ${event.attempt} after ${event.reason}, waiting ${event.delayMs}ms`];
       case 'mcp':
-        return [`[mcp] "${event.server}": ${event.message}`];
+        return [`[mcp] ${event.server}: ${event.message}`];
       default:
         return [];
     }

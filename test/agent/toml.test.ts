@@ -155,13 +155,13 @@ describe('TOML agent files (the Go axe schema)', () => {
   it("keeps Go axe's sub-agent rules, naming file and field", async () => {
     const base = 'name = "x"\nmodel = "a/b"\n[sub_agents_config]\n';
     expect(await errorOf(`${base}max_depth = 6\n`)).toMatch(
-      /agent\.toml: sub_agents_config\.max_depth: must be <= 5 \(got 6\)$/,
+      /agent\.toml: sub_agents_config\.max_depth: must be <= 5 \(got 6\); sub_agents_config\.max_depth cannot exceed 5$/,
     );
     expect(await errorOf(`${base}max_depth = -1\n`)).toMatch(
-      /sub_agents_config\.max_depth: must be >= 0 \(got -1\)/,
+      /sub_agents_config\.max_depth: must be >= 0 \(got -1\); sub_agents_config\.max_depth must be non-negative$/,
     );
     expect(await errorOf(`${base}timeout = -1\n`)).toMatch(
-      /sub_agents_config\.timeout: must be >= 0 \(got -1\)/,
+      /sub_agents_config\.timeout: must be >= 0 \(got -1\); sub_agents_config\.timeout must be non-negative$/,
     );
     expect(await errorOf('model = "a/b"\n')).toMatch(/agent\.toml: name: missing required field/);
     expect(await errorOf('name = "x"\n')).toMatch(/agent\.toml: model: missing required field/);
@@ -232,7 +232,7 @@ describe('TOML agent files (the Go axe schema)', () => {
     const base = 'name = "x"\nmodel = "a/b"\n[artifacts]\n';
     expect(await errorOf(`${base}dir = "out"\n`)).toMatch(/artifacts\.enabled: missing required field/);
     expect(await errorOf(`${base}enabled = false\ndir = "out"\n`)).toMatch(
-      /artifacts\.enabled: must be true \(got false\)/,
+      /artifacts\.enabled: must be true \(got false\); artifacts\.dir is set but artifacts\.enabled is false$/,
     );
     expect(await errorOf(`${base}enabled = true\ndir = "a/../b"\n`)).toMatch(
       /artifacts\.dir: must not contain "\.\." \(got "a\/\.\.\/b"\)/,

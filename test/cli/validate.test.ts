@@ -31,7 +31,7 @@ describe('axe validate', () => {
     const text = axe(['validate', '--agents-dir', 'agents'], { cwd, env });
     expect(text.code).toBe(2);
     expect(text.stdout).toContain(
-      'error: agents/lead.toml: sub_agents_config.max_depth: must be <= 5 (got 6)\n',
+      'error: agents/lead.toml: sub_agents_config.max_depth: must be <= 5 (got 6); sub_agents_config.max_depth cannot exceed 5\n',
     );
     expect(text.stdout).toMatch(
       /^warning: agents\/worker\.md:3:\d+: color: Claude Code field not supported/m,

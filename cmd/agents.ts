@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
@@ -9,7 +8,6 @@ import {
   listAgents,
   loadAgent,
 } from '../internal/agent/load.js';
-import { scaffoldAgent } from '../internal/agent/scaffold.js';
 import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 
@@ -83,6 +81,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
   if (existing)
     throw new ConfigError(`agent "${agent}" already exists: ${join(dir, existing)} (not overwritten)`);
   const file = join(dir, `${agent}.toml`);
+  const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
   await writeFile(file, scaffoldAgent(agent), { flag: 'wx' });
   process.stdout.write(`${file}\n`);
   return 0;
@@ -95,6 +94,7 @@ async function edit(agent: string, options: Record<string, unknown>): Promise<nu
   const editor = process.env.VISUAL || process.env.EDITOR;
   if (!editor) throw new ConfigError('$EDITOR is not set: set it (e.g. export EDITOR=vi) to edit agents');
   // Through the shell, so EDITOR may carry arguments (`code --wait`); the file is passed as $1.
+  const { spawnSync } = await import('node:child_process');
   const result = spawnSync('/bin/sh', ['-c', `${editor} "$1"`, 'axe-edit', file], { stdio: 'inherit' });
   if (result.error) throw new RuntimeError(`cannot run $EDITOR (${editor}): ${result.error.message}`);
   if (result.status !== 0)

@@ -1,7 +1,9 @@
 /**
  * `axe run` figures, measured on the built CLI against the fake LLM server:
  *   - fan-out: a parent calling 32 sub-agents in one turn, each answering after 500 ms — the run's
- *     duration against its critical path (two parent turns + 500 ms), target ≤ 1.1x;
+ *     duration (the envelope's duration_ms: from the agent's resolution to its final answer,
+ *     process startup excluded) against its critical path: the two parent turns plus the slowest
+ *     child, each as long as the server took to answer it (≥ 500 ms for the child), target ≤ 1.1x;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - the loop's per-turn overhead against a zero-latency server: (41-turn run − 1-turn run) / 40.
  */
@@ -97,6 +99,8 @@ try {
     measured: Measured;
     criticalMs: number;
     dispatchMs: number;
+    /** Parent turn 1 answered → parent turn 2 received, over the slowest child: the fan-out alone. */
+    phaseRatio: number;
     spreadMs: number;
     collectMs: number;
   }[] = [];
@@ -112,10 +116,16 @@ try {
     const firstChild = Math.min(...children.map((r) => r.receivedAt));
     const lastChild = Math.max(...children.map((r) => r.receivedAt));
     const lastChildDone = Math.max(...children.map((r) => r.finishedAt ?? r.receivedAt));
+    // The slowest child as the server served it: its 500 ms plus whatever the server's own timer
+    // and loop added (the server shares the 2 cores; that lateness is not axe's overhead).
+    const slowestChildMs = Math.max(...children.map((r) => (r.finishedAt ?? r.receivedAt) - r.receivedAt));
     fanRuns.push({
       measured,
-      criticalMs: turnsMs + CHILD_DELAY_MS,
+      criticalMs: turnsMs + Math.max(CHILD_DELAY_MS, slowestChildMs),
       dispatchMs: firstChild - (turn1?.finishedAt ?? firstChild),
+      phaseRatio:
+        ((turn2?.receivedAt ?? Number.NaN) - (turn1?.finishedAt ?? Number.NaN)) /
+        Math.max(CHILD_DELAY_MS, slowestChildMs),
       spreadMs: lastChild - firstChild,
       collectMs: (turn2?.receivedAt ?? lastChildDone) - lastChildDone,
     });
@@ -145,6 +155,12 @@ try {
       `${(fanDuration / critical).toFixed(3)}x`,
       '≤ 1.1x',
       verdict(fanDuration / critical <= 1.1),
+    ],
+    [
+      'fan-out phase alone (turn 1 answered → turn 2 sent) / slowest child',
+      `${median(fanRuns.map((r) => r.phaseRatio)).toFixed(3)}x`,
+      'no one-time HTTP client set-up',
+      '',
     ],
     [
       'fan-out: parent turn 1 → first child request',

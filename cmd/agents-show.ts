@@ -2,6 +2,7 @@ import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
+import { redactUrl } from '../internal/output/dry-run.js';
 
 /** Every resolved field of an agent, one per line. Secrets (keys, literal header / env values) never appear. */
 export async function describeAgent(
@@ -64,7 +65,9 @@ export async function describeAgent(
   ]);
   lines.push(...spec.mcpServers.map((server): [string, string] => ['mcp_server', describeMcp(server)]));
   lines.push(...spec.warnings.map((warning): [string, string] => ['warning', warning]));
-  return lines.map(([key, value]) => `${`${key}:`.padEnd(19)}${indentContinuation(value)}\n`).join('');
+  return lines
+    .map(([key, value]) => `${`${key}:`.padEnd(19)}${value === '' ? '(none)' : indentContinuation(value)}\n`)
+    .join('');
 }
 
 async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -72,7 +75,7 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
   try {
     const settings = resolveProviderSettings(await loadGlobalConfig(configDir), spec.model.provider, env);
     const key = settings.apiKey ? `key set` : settings.apiKeyRequired ? `key NOT set` : 'no key needed';
-    return `${settings.name} (${settings.api} API at ${settings.baseUrl}; ${key}; ${settings.apiKeyEnv})`;
+    return `${settings.name} (${settings.api} API at ${maskUrl(settings.baseUrl)}; ${key}; ${settings.apiKeyEnv})`;
   } catch (error) {
     if (error instanceof ConfigError) return `error: ${error.message}`;
     throw error;
@@ -86,7 +89,7 @@ function describeMcp(server: McpServerSpec): string {
       server.name,
       'stdio',
       server.command,
-      ...server.args,
+      ...redactArgs(server.args),
       ...(envText.length ? ['env', ...envText] : []),
     ].join(' ');
   }
@@ -94,14 +97,38 @@ function describeMcp(server: McpServerSpec): string {
   return [
     server.name,
     server.transport,
-    server.url,
+    maskUrl(server.url),
     ...(headers.length ? [`headers ${headers.join('; ')}`] : []),
   ].join(' ');
 }
 
-/** Values naming `${VAR}` are shown as written (the secret lives in the environment); literals are not. */
+const MASK = '***';
+
+/** A URL with its user info and query values masked; one with neither is shown exactly as written. */
+function maskUrl(url: string): string {
+  return /[@?]/.test(url) ? redactUrl(url) : url;
+}
+const ONLY_VARIABLES = /^(?:(?:Bearer|Basic|Token|Bot) +)?(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/i;
+const SECRET_FLAG = /^--?[\w-]*(?:token|key|secret|passw(?:or)?d|auth)[\w-]*$/i;
+
+/**
+ * A header or env value is shown only when its secret lives in the environment (`Bearer ${TOKEN}`);
+ * any literal text beyond an auth scheme may be the secret itself.
+ */
 function redact(value: string): string {
-  return /\$\{[A-Za-z_][A-Za-z0-9_]*\}/.test(value) ? value : '[redacted]';
+  return ONLY_VARIABLES.test(value.trim()) ? value : MASK;
+}
+
+/** `--api-key sk-…` and `--token=…`: the value of a secret-looking flag is masked. */
+function redactArgs(args: string[]): string[] {
+  return args.map((arg, index) => {
+    const equals = arg.indexOf('=');
+    if (equals > 0 && SECRET_FLAG.test(arg.slice(0, equals))) {
+      return `${arg.slice(0, equals)}=${redact(arg.slice(equals + 1))}`;
+    }
+    const previous = args[index - 1];
+    return previous !== undefined && SECRET_FLAG.test(previous) && !arg.startsWith('-') ? redact(arg) : arg;
+  });
 }
 
 function indentContinuation(value: string): string {

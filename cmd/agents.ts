@@ -8,27 +8,8 @@ import {
   listAgents,
   loadAgent,
 } from '../internal/agent/load.js';
-import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
+import { agentLookup, dirsFromFlag, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
-
-/** `--agents-dir` may be given once (a string) or repeated (an array). */
-export function flagDirs(value: unknown): string[] {
-  if (value === undefined || value === false) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
-export function searchDirsFrom(options: Record<string, unknown>): {
-  searchDirs: string[];
-  configDir: string;
-} {
-  const { configDir } = resolvePaths(process.env);
-  const searchDirs = agentSearchDirs({
-    flagDirs: flagDirs(options.agentsDir),
-    cwd: process.cwd(),
-    configDir,
-  });
-  return { searchDirs, configDir };
-}
 
 /** `axe agents list | show <agent> | init <agent> | edit <agent>`. */
 export async function agentsCommand(
@@ -49,18 +30,19 @@ export async function agentsCommand(
 }
 
 async function list(options: Record<string, unknown>): Promise<number> {
-  const { searchDirs } = searchDirsFrom(options);
+  const { searchDirs } = agentLookup(options.agentsDir, process.env, process.cwd());
   const { agents, problems } = await listAgents(searchDirs, process.env);
   for (const problem of problems) process.stderr.write(`axe: warning: skipped ${problem.message}\n`);
-  const lines = agents
-    .sort((a, b) => a.name.localeCompare(b.name))
-    .map((spec) => (spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name));
+  // listAgents returns them sorted by name.
+  const lines = agents.map((spec) =>
+    spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name,
+  );
   process.stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
   return 0;
 }
 
 async function show(agent: string, options: Record<string, unknown>): Promise<number> {
-  const { searchDirs, configDir } = searchDirsFrom(options);
+  const { searchDirs, configDir } = agentLookup(options.agentsDir, process.env, process.cwd());
   const spec = await loadAgent(agent, { searchDirs, env: process.env });
   const { describeAgent } = await import('./agents-show.js');
   process.stdout.write(await describeAgent(spec, configDir, process.env));
@@ -70,7 +52,7 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
 async function init(agent: string, options: Record<string, unknown>): Promise<number> {
   const { configDir } = resolvePaths(process.env);
   const local = join(process.cwd(), 'axe', 'agents');
-  const first = flagDirs(options.agentsDir)[0];
+  const first = dirsFromFlag(options.agentsDir)[0];
   const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
   await mkdir(dir, { recursive: true });
   const existing = (await readdir(dir)).find(
@@ -79,7 +61,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
       (AGENT_EXTENSIONS as readonly string[]).includes(extname(file)),
   );
   if (existing)
-    throw new ConfigError(`agent "${agent}" already exists: ${join(dir, existing)} (not overwritten)`);
+    throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
   const file = join(dir, `${agent}.toml`);
   const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
   await writeFile(file, scaffoldAgent(agent), { flag: 'wx' });
@@ -88,7 +70,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
 }
 
 async function edit(agent: string, options: Record<string, unknown>): Promise<number> {
-  const { searchDirs } = searchDirsFrom(options);
+  const { searchDirs } = agentLookup(options.agentsDir, process.env, process.cwd());
   const file = await findAgentFile(agent, searchDirs);
   if (!file) throw new ConfigError(`agent config not found: ${agent}`);
   const editor = process.env.VISUAL || process.env.EDITOR;

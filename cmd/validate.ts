@@ -2,12 +2,12 @@ import { lintAgents } from '../internal/agent/lint.js';
 import { type Finding, formatFinding } from '../internal/agent/load.js';
 import { FileProblem } from '../internal/config/file-problem.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
+import { agentLookup } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
-import { searchDirsFrom } from './agents.js';
 
 /** `axe validate [agent...]`: lint agent files; exit 0 when clean, 2 with errors (or warnings under --strict). */
 export async function validateCommand(names: string[], options: Record<string, unknown>): Promise<number> {
-  const { searchDirs, configDir } = searchDirsFrom(options);
+  const { searchDirs, configDir } = agentLookup(options.agentsDir, process.env, process.cwd());
   const configFindings: Finding[] = [];
   let globalConfig: GlobalConfig = { providers: {} };
   try {

@@ -78,6 +78,8 @@ export interface ProviderErrorDetails {
   retryAfterMs?: number;
   /** `x-should-retry` when the server sent it. */
   shouldRetry?: boolean;
+  /** Retries made before this error ended the call (absent: none). */
+  retries?: number;
 }
 
 /**

@@ -11,6 +11,7 @@ import {
   type AgentFileReport,
   agentFiles,
   checkAgentName,
+  compareCodeUnits,
   type Finding,
   findAgentFile,
   inspectAgentFile,
@@ -91,25 +92,27 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
     findings.push(...report.findings);
     const spec = report.spec;
     if (!spec) continue;
-    findings.push(...checkTools(spec), ...checkMcpServers(spec, options.env), ...checkHosts(spec));
-    findings.push(
+    const specFindings = [
+      ...checkTools(spec),
+      ...checkMcpServers(spec, options.env),
+      ...checkHosts(spec),
       ...checkModel(spec, options.globalConfig, options.env),
       ...(await checkSkill(spec, options.configDir)),
-    );
+    ];
     for (const [index, sub] of spec.subAgents.entries()) {
-      const sub_report = await byName(sub);
+      const subReport = await byName(sub);
       const field = `sub_agents[${index}]`;
-      if (!sub_report) {
+      if (!subReport) {
         const hint = suggestion(sub, knownNames);
-        findings.push({
+        specFindings.push({
           file: spec.source,
           severity: 'error',
           field,
           message: `agent config not found: ${sub}${hint}`,
         });
-      } else if (!sub_report.spec && !targets.includes(sub_report)) {
-        const error = sub_report.findings.find((finding) => finding.severity === 'error');
-        findings.push({
+      } else if (!subReport.spec && !targets.includes(subReport)) {
+        const error = subReport.findings.find((finding) => finding.severity === 'error');
+        specFindings.push({
           file: spec.source,
           severity: 'error',
           field,
@@ -117,7 +120,8 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
         });
       }
     }
-    findings.push(...(await checkGraph(spec, byName)));
+    specFindings.push(...(await checkGraph(spec, byName)));
+    findings.push(...specFindings.map(report.locate));
   }
   return { checked: targets.length, findings: sortFindings(findings) };
 }
@@ -298,7 +302,7 @@ function sortFindings(findings: Finding[]): Finding[] {
     .map((finding, index) => ({ finding, index }))
     .sort(
       (a, b) =>
-        a.finding.file.localeCompare(b.finding.file) ||
+        compareCodeUnits(a.finding.file, b.finding.file) ||
         (a.finding.line ?? 0) - (b.finding.line ?? 0) ||
         a.index - b.index,
     )

@@ -1,6 +1,8 @@
 import { own } from '../config/own.js';
+import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
-import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
+import { mapForeignMcpServers } from './foreign-mcp.js';
+import { mapTools } from './foreign-tools.js';
 import { impliedProvider, MODEL_ALIASES } from './model.js';
 
 /**
@@ -13,13 +15,11 @@ import { impliedProvider, MODEL_ALIASES } from './model.js';
 const UNSUPPORTED_FIELDS: Readonly<Record<string, string>> = {
   color: 'Claude Code',
   permissionMode: 'Claude Code',
-  skills: 'Claude Code',
   hooks: 'Claude Code',
-  mcpServers: 'Claude Code (use mcp_servers)',
+  initialPrompt: 'Claude Code',
   isolation: 'Claude Code',
   background: 'Claude Code',
   effort: 'Claude Code',
-  kind: 'Gemini CLI',
   display_name: 'Gemini CLI',
   inputs: 'Gemini CLI',
   outputs: 'Gemini CLI',
@@ -47,34 +47,6 @@ const RENAMED: Readonly<Record<string, string>> = {
   systemPrompt: 'system_prompt',
 };
 
-/** Other tools' tool names (lower-cased) → axe built-ins; null = no axe equivalent yet. */
-const FOREIGN_TOOLS: Readonly<Record<string, string | null>> = {
-  read: 'read_file',
-  write: 'write_file',
-  edit: 'edit_file',
-  multiedit: 'edit_file',
-  replace: 'edit_file',
-  bash: 'run_command',
-  run_shell_command: 'run_command',
-  webfetch: 'url_fetch',
-  web_fetch: 'url_fetch',
-  websearch: 'web_search',
-  google_web_search: 'web_search',
-  ls: 'list_directory',
-  list: 'list_directory',
-  glob: null,
-  grep: null,
-  search_file_content: null,
-  read_many_files: null,
-  task: null,
-  todowrite: null,
-  todoread: null,
-  notebookedit: null,
-  notebookread: null,
-  save_memory: null,
-  patch: null,
-};
-
 export interface MappedFrontMatter {
   data: JsonObject;
   warnings: { field: string; message: string }[];
@@ -89,6 +61,8 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     return result;
   }
   const { data, warnings, errors, writtenAs } = result;
+  // Claude Code's `tools: Agent(worker, tester)`: the agents this one may spawn, axe's sub_agents.
+  const spawnable: string[] = [];
   const set = (key: string, value: JsonValue, written: string): void => {
     if (Object.hasOwn(data, key)) {
       errors.push({
@@ -110,7 +84,23 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
         message: 'Claude Code memory scopes are not supported; use a [memory] table',
       });
     } else if (key === 'tools' || key === 'disallowedTools' || key === 'disallowed_tools') {
-      set(key === 'tools' ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings), key);
+      const agents = key === 'tools' ? spawnable : undefined;
+      set(key === 'tools' ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings, agents), key);
+    } else if (key === 'kind') {
+      // Gemini CLI: `local` (the default) is what axe runs; `remote` is an A2A agent elsewhere.
+      if (value !== 'local')
+        errors.push({
+          field: key,
+          message: `must be "local": Gemini CLI remote (A2A) agents cannot run in axe (got ${JSON.stringify(value)})`,
+        });
+    } else if (key === 'skills') {
+      const skill = mapSkills(value, warnings);
+      if (skill !== undefined) set('skill', skill, key);
+    } else if (key === 'mcpServers') {
+      const mapped = mapForeignMcpServers(value);
+      warnings.push(...mapped.warnings.map((message) => ({ field: key, message })));
+      errors.push(...mapped.errors.map((message) => ({ field: key, message })));
+      set('mcp_servers', mapped.servers, key);
     } else if (key === 'model' && typeof value === 'string') {
       set('model', mapModel(value), key);
     } else if (key === 'timeout_mins' && typeof value === 'number') {
@@ -127,6 +117,11 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     } else {
       set(own(RENAMED, key) ?? key, value, key);
     }
+  }
+  if (spawnable.length > 0) {
+    const given = Array.isArray(data.sub_agents) ? data.sub_agents : [];
+    data.sub_agents = [...new Set([...given, ...spawnable])];
+    if (given.length === 0) defineOwn(writtenAs, 'sub_agents', 'tools');
   }
   if (!Object.hasOwn(data, 'name')) data.name = fileName;
   if (!Object.hasOwn(data, 'model')) data.model = 'inherit';
@@ -153,61 +148,26 @@ function mapModel(model: string): string {
   return provider ? `${provider}/${trimmed}` : trimmed;
 }
 
-/** `tools` as a YAML list, a comma-separated string, or opencode's `{ name: true|false }` table. */
-function mapTools(value: JsonValue, field: string, warnings: MappedFrontMatter['warnings']): JsonValue {
-  let names: JsonValue[];
-  if (typeof value === 'string')
-    names = value
-      .split(',')
-      .map((name) => name.trim())
-      .filter(Boolean);
-  else if (Array.isArray(value)) names = value;
-  else if (isObject(value))
-    names = Object.entries(value)
-      .filter(([, on]) => on === true)
-      .map(([name]) => name);
-  else return value;
-  const mapped: JsonValue[] = [];
-  for (const name of names) {
-    if (typeof name !== 'string') {
-      mapped.push(name);
-      continue;
-    }
-    const axeName = mapToolName(name, field, warnings);
-    if (axeName !== undefined && !mapped.includes(axeName)) mapped.push(axeName);
-  }
-  return mapped;
-}
-
-function mapToolName(
-  name: string,
-  field: string,
-  warnings: MappedFrontMatter['warnings'],
-): string | undefined {
-  if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name)) return name;
-  if (name.startsWith('mcp__')) {
-    warnings.push({ field, message: `"${name}": MCP tools come from mcp_servers, not ${field}; ignored` });
-    return undefined;
-  }
-  const pattern = /^([A-Za-z_]+)\((.*)\)$/.exec(name);
-  const base = pattern?.[1] ?? name;
-  const key = base.toLowerCase();
-  if (!Object.hasOwn(FOREIGN_TOOLS, key)) return name;
-  const axeName = own(FOREIGN_TOOLS, key);
-  if (axeName === null || axeName === undefined) {
-    warnings.push({ field, message: `"${name}" has no axe equivalent yet; ignored` });
-    return undefined;
-  }
-  if (pattern)
+/** Claude Code's `skills` (a list or comma-separated names): axe loads one skill, the first. */
+function mapSkills(value: JsonValue, warnings: MappedFrontMatter['warnings']): JsonValue | undefined {
+  const names =
+    typeof value === 'string'
+      ? value
+          .split(',')
+          .map((name) => name.trim())
+          .filter(Boolean)
+      : value;
+  if (!Array.isArray(names)) return value;
+  if (names.length > 1) {
     warnings.push({
-      field,
-      message: `"${name}": argument patterns are not supported; all of ${axeName} is allowed`,
+      field: 'skills',
+      message: `axe loads one skill: ${JSON.stringify(names[0])} is used, ${names
+        .slice(1)
+        .map((name) => JSON.stringify(name))
+        .join(', ')} ignored`,
     });
-  return axeName;
-}
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  }
+  return names[0];
 }
 
 /** Sets `key` as an own property even when it is `__proto__`. */

@@ -37,7 +37,7 @@ function yamlProblem(
   lineCounter: LineCounter,
   lineOffset: number,
 ): FileProblem {
-  const reason = (error.message.split('\n')[0] ?? 'invalid YAML').replace(/ at line \d+, column \d+:?$/, '');
+  const reason = `invalid YAML: ${(error.message.split('\n')[0] ?? 'syntax error').replace(/ at line \d+, column \d+:?$/, '')}`;
   const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
   return new FileProblem(file, reason, { line: position.line + lineOffset, column: position.col });
 }

@@ -32,6 +32,14 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
   const subAgents = data.sub_agents_config ?? {};
   const memory = data.memory ?? {};
   const retry = data.retry ?? {};
+  // Go axe's rule, checked only when both are given (a schema cannot compare two fields).
+  if (retry.initial_delay_ms && retry.max_delay_ms && retry.max_delay_ms < retry.initial_delay_ms) {
+    throw new FileProblem(
+      source.file,
+      `must be >= retry.initial_delay_ms (${retry.initial_delay_ms}) (got ${retry.max_delay_ms}); retry.max_delay_ms must be >= retry.initial_delay_ms`,
+      { field: 'retry.max_delay_ms' },
+    );
+  }
   return {
     name: source.name,
     ...(data.name !== source.name ? { declaredName: data.name } : {}),

@@ -1,12 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse as parseToml, TomlError } from 'smol-toml';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import type { JsonValue } from '../provider/types.js';
 import { FileProblem } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
-import { toJsonValue } from './json-value.js';
 import { describeSchemaErrors } from './schema-messages.js';
+import { parseTomlFile } from './toml.js';
 import { decodeUtf8Strict } from './utf8.js';
 
 /** One `[providers.<name>]` table of config.toml (schemas/config.schema.json). */
@@ -37,23 +36,15 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     throw new FileProblem(file, `cannot read: ${(error as Error).message}`);
   }
   const text = decodeUtf8Strict(bytes, file);
-  let parsed: JsonValue;
-  try {
-    parsed = toJsonValue(parseToml(text), file);
-  } catch (error) {
-    if (error instanceof TomlError) {
-      const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '');
-      throw new FileProblem(file, reason ?? 'invalid TOML', { line: error.line, column: error.column });
-    }
-    throw error;
-  }
+  const { data: parsed, locate } = parseTomlFile(text, file);
   if (!validate(parsed)) {
     const first = describeSchemaErrors(
       validate.errors ?? [],
       parsed,
       configSchema as unknown as JsonValue,
     )[0];
-    throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field });
+    const position = first ? locate(first.segments) : undefined;
+    throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field, ...position });
   }
   const data = parsed as { providers?: Record<string, ProviderConfig> };
   return { source: file, providers: data.providers ?? {} };

@@ -25,6 +25,25 @@ export function resolvePaths(env: NodeJS.ProcessEnv): AxePaths {
   };
 }
 
+/** A repeatable directory flag as the CLI parser gives it: absent, once (a string) or repeated (a list). */
+export function dirsFromFlag(value: unknown): string[] {
+  if (value === undefined || value === false) return [];
+  return (Array.isArray(value) ? value : [value]).map(String);
+}
+
+/** The agent search directories and the config directory, for the CLI's `--agents-dir` value. */
+export function agentLookup(
+  agentsDirFlag: unknown,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): { searchDirs: string[]; configDir: string } {
+  const { configDir } = resolvePaths(env);
+  return {
+    searchDirs: agentSearchDirs({ flagDirs: dirsFromFlag(agentsDirFlag), cwd, configDir }),
+    configDir,
+  };
+}
+
 /** Agent lookup order: every `--agents-dir` (in the order given) → `./axe/agents` → `<config>/agents`. */
 export function agentSearchDirs(options: { flagDirs: string[]; cwd: string; configDir: string }): string[] {
   const dirs = [

@@ -1,4 +1,5 @@
 import type { ErrorObject } from 'ajv';
+import { isObject } from '../provider/json.js';
 import type { JsonValue } from '../provider/types.js';
 import { suggestion } from './did-you-mean.js';
 import { own } from './own.js';
@@ -16,7 +17,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '\\S': 'must not be empty',
   '^(inherit|[^/\\s]+/\\S.*)$': 'must be "provider/model" (e.g. "anthropic/claude-sonnet-4-5") or "inherit"',
   '^[^/\\\\]+$': 'must be an agent name, without "/" or "\\"',
-  '^https?://': 'must be a URL starting with http:// or https://',
+  '^https?://[^/?#\\s]+': 'must be an http:// or https:// URL with a host',
   '^[A-Za-z0-9_-]{1,64}$': 'must be 1-64 letters, digits, "_" or "-"',
   '^(?!.*\\.\\.)': 'must not contain ".."',
 };
@@ -35,6 +36,7 @@ export function describeSchemaErrors(
   for (const error of kept) {
     const segments = pointerSegments(error.instancePath);
     const value = valueAt(data, segments);
+    const shown = isSecret(segments) ? kindOf(value) : show(value);
     const params = error.params as Record<string, unknown>;
     switch (error.keyword) {
       case 'additionalProperties': {
@@ -47,43 +49,38 @@ export function describeSchemaErrors(
         problems.push(problem([...segments, String(params.missingProperty)], 'missing required field'));
         break;
       case 'type':
-        problems.push(problem(segments, `must be ${article(String(params.type))} (got ${show(value)})`));
+        problems.push(problem(segments, `must be ${article(String(params.type))} (got ${shown})`));
         break;
       case 'minimum':
       case 'maximum':
       case 'exclusiveMinimum':
       case 'exclusiveMaximum':
         problems.push(
-          problem(
-            segments,
-            `must be ${String(params.comparison)} ${String(params.limit)} (got ${show(value)})`,
-          ),
+          problem(segments, `must be ${String(params.comparison)} ${String(params.limit)} (got ${shown})`),
         );
         break;
       case 'enum': {
         const allowed = (params.allowedValues as JsonValue[]).map((item) => JSON.stringify(item));
         const hint =
           typeof value === 'string' ? suggestion(value, (params.allowedValues as string[]).map(String)) : '';
-        problems.push(problem(segments, `must be one of ${allowed.join(', ')} (got ${show(value)})${hint}`));
+        problems.push(problem(segments, `must be one of ${allowed.join(', ')} (got ${shown})${hint}`));
         break;
       }
       case 'pattern': {
         const expected =
           own(PATTERN_MESSAGES, String(params.pattern)) ?? `must match ${String(params.pattern)}`;
-        problems.push(problem(segments, `${expected} (got ${show(value)})`));
+        problems.push(problem(segments, `${expected} (got ${shown})`));
         break;
       }
       case 'const':
-        problems.push(
-          problem(segments, `must be ${JSON.stringify(params.allowedValue)} (got ${show(value)})`),
-        );
+        problems.push(problem(segments, `must be ${JSON.stringify(params.allowedValue)} (got ${shown})`));
         break;
       case 'anyOf':
         problems.push(problem(segments, anyOfMessage(errors, error)));
         break;
       case 'oneOf':
         problems.push(
-          problem(segments, `must be ${oneOfAlternatives(schema, error.schemaPath)} (got ${show(value)})`),
+          problem(segments, `must be ${oneOfAlternatives(schema, error.schemaPath)} (got ${shown})`),
         );
         break;
       default:
@@ -93,8 +90,20 @@ export function describeSchemaErrors(
   return problems;
 }
 
+/** Keys and header / env values are never echoed, not even when they are of the wrong type. */
+function isSecret(segments: (string | number)[]): boolean {
+  return segments.some((segment) => segment === 'api_key' || segment === 'headers' || segment === 'env');
+}
+
 function problem(segments: (string | number)[], message: string): SchemaProblem {
   return { field: formatField(segments), segments, message };
+}
+
+/** `mcp_servers[0].url` → `['mcp_servers', 0, 'url']`: the inverse of formatField. */
+export function parseField(field: string): (string | number)[] {
+  return [...field.matchAll(/([^.[\]]+)|\[(\d+)\]/g)].map((match) =>
+    match[2] !== undefined ? Number(match[2]) : (match[1] ?? ''),
+  );
 }
 
 export function formatField(segments: (string | number)[]): string {
@@ -210,10 +219,6 @@ function valueAt(data: JsonValue, segments: (string | number)[]): JsonValue | un
   return node;
 }
 
-function isObject(value: JsonValue | undefined): value is { [key: string]: JsonValue } {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function article(type: string): string {
   const names: Record<string, string> = {
     object: 'a table',
@@ -231,6 +236,13 @@ function article(type: string): string {
 }
 
 /** A short rendering of a found value for `(got …)`. */
+/** What a value is, without the value: `a number`, `a list`. */
+function kindOf(value: JsonValue | undefined): string {
+  if (value === undefined || value === null) return String(value ?? 'nothing');
+  if (Array.isArray(value)) return 'a list';
+  return isObject(value) ? 'a table' : `a ${typeof value}`;
+}
+
 export function show(value: JsonValue | undefined): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';

@@ -8,7 +8,15 @@ export function decodeUtf8Strict(bytes: Uint8Array, file: string): string {
     return decoder.decode(bytes);
   } catch {
     const offset = firstInvalidOffset(bytes);
-    throw new FileProblem(file, `not valid UTF-8 (first bad byte at offset ${offset})`);
+    const lineStart = bytes.lastIndexOf(0x0a, offset - 1) + 1;
+    const line = bytes.subarray(0, lineStart).filter((byte) => byte === 0x0a).length + 1;
+    const column = [...decoder.decode(bytes.subarray(lineStart, offset))].length + 1;
+    const byte = (bytes[offset] ?? 0).toString(16).padStart(2, '0');
+    throw new FileProblem(
+      file,
+      `not valid UTF-8 (first bad byte 0x${byte} at offset ${offset}): save the file as UTF-8`,
+      { line, column },
+    );
   }
 }
 

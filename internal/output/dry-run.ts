@@ -42,7 +42,7 @@ export function renderDryRun(view: DryRunView): string {
   );
   lines.push(`Budget:   ${view.budgetMaxTokens ?? 0} tokens (0 = unlimited)`);
 
-  section(lines, '--- System Prompt ---', [view.systemPrompt]);
+  section(lines, '--- System Prompt ---', [orNone(view.systemPrompt)]);
   section(lines, '--- Skill ---', [orNone(view.skill)]);
   section(lines, `--- Files (${view.files.length}) ---`, view.files.length > 0 ? view.files : ['(none)']);
   section(lines, '--- Stdin ---', [orNone(view.stdin)]);
@@ -71,7 +71,23 @@ function describeMcpServer(server: McpServerSpec): string {
   if (server.transport === 'stdio') {
     return `${server.name}: ${[server.command, ...server.args].join(' ')} (stdio)`;
   }
-  return `${server.name}: ${server.url} (${server.transport})`;
+  return `${server.name}: ${redactUrl(server.url)} (${server.transport})`;
+}
+
+/** A URL may carry a secret in its user info or its query: those are masked, never printed. */
+export function redactUrl(url: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return url;
+  }
+  if (parsed.username !== '' || parsed.password !== '') {
+    parsed.username = '***';
+    parsed.password = '';
+  }
+  for (const name of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(name, '***');
+  return parsed.toString();
 }
 
 function subAgentLines(view: DryRunView): string[] {

@@ -37,7 +37,7 @@ export interface JsonToolCallDetail {
   input: unknown;
   output: string;
   is_error: boolean;
-  /** 0-based, as Go axe writes it (the `[turn N]` lines count from 1). */
+  /** The turn of the call, 1-based like the `[turn N]` lines (Go axe has no such field). */
   turn: number;
   duration_ms: number;
 }
@@ -109,7 +109,7 @@ function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
     input: detail.input ?? {},
     output: detail.output,
     is_error: detail.isError,
-    turn: detail.turn - 1,
+    turn: detail.turn,
     duration_ms: detail.durationMs,
   };
 }

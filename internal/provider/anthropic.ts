@@ -1,12 +1,14 @@
 import {
+  type ErrorInfo,
   isObject,
+  nestedErrorInfo,
   objectAt,
   optArray,
   optNumber,
   optObject,
   optString,
   parseJson,
-  WireError,
+  wireErrorFrom,
 } from './json.js';
 import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
 import {
@@ -84,7 +86,7 @@ export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
 
 export function fromWire(json: JsonValue): WireResponse {
   const body = objectAt(json, 'response body');
-  if (body.type === 'error') throw errorEventToWireError(body);
+  if (body.type === 'error') throw wireErrorFrom(errorInfo(body));
   let content = '';
   const toolCalls: ToolCall[] = [];
   for (const block of optArray(body.content)) {
@@ -109,21 +111,8 @@ export function fromWire(json: JsonValue): WireResponse {
   };
 }
 
-function errorEventToWireError(body: JsonObject): WireError {
-  const error = optObject(body.error);
-  const message = optString(error?.message) ?? 'unknown error';
-  const type = optString(error?.type);
-  return new WireError(message, type === undefined ? {} : { providerType: type });
-}
-
-export function errorInfo(json: JsonValue): { message?: string; type?: string } {
-  const error = isObject(json) ? optObject(json.error) : undefined;
-  const out: { message?: string; type?: string } = {};
-  const message = optString(error?.message);
-  const type = optString(error?.type);
-  if (message !== undefined) out.message = message;
-  if (type !== undefined) out.type = type;
-  return out;
+export function errorInfo(json: JsonValue): ErrorInfo {
+  return nestedErrorInfo(json, ['type']) ?? {};
 }
 
 /** Named SSE events: message_start, content_block_*, message_delta, message_stop, ping, error. */
@@ -178,7 +167,7 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
           complete = true;
           return;
         case 'error':
-          throw errorEventToWireError(event);
+          throw wireErrorFrom(errorInfo(event));
         default:
           return; // ping and future event types
       }

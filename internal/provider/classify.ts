@@ -56,27 +56,35 @@ const LABEL: Record<ProviderErrorCategory, string> = {
   cancelled: 'cancelled',
 };
 
-function hint(category: ProviderErrorCategory, status: number | undefined, context: CallContext): string {
+function hint(details: Omit<ProviderErrorDetails, 'provider'>, context: CallContext): string {
+  const { category, status } = details;
   const key = context.apiKeyEnv === '' ? 'the API key' : `the API key in ${context.apiKeyEnv}`;
+  // The server's retry-after, when it sent one, says when retrying makes sense.
+  const when = details.retryAfterMs === undefined ? 'later' : `in ${formatWait(details.retryAfterMs)}`;
   switch (category) {
     case 'auth':
       return status === 403 ? `check that ${key} may use model "${context.model}"` : `check ${key}`;
     case 'rate_limit':
-      return 'lower the request rate or retry later (retries: [retry] max_retries)';
+      return `lower the request rate or retry ${when} (retries are set by [retry] max_retries)`;
     case 'overloaded':
-      return 'the provider is overloaded: retry later';
+      return `the provider is overloaded: retry ${when}`;
     case 'bad_request':
       if (status === 404)
         return `check the model name "${context.model}" and the base URL ${context.baseUrl}`;
       if (status === 413) return 'the request is too large: shorten the input, context files or tool output';
       return `check the model "${context.model}" and the request parameters`;
     case 'server':
-      return 'a failure on the provider side: retry later';
+      return `a failure on the provider side: retry ${when}`;
     case 'timeout':
-      return "the run's deadline passed before the provider answered: raise the timeout";
+      return "the run's deadline passed before the provider answered: raise --timeout or the agent's timeout";
     case 'cancelled':
       return 'the run was cancelled';
   }
+}
+
+/** A server-requested wait as a person reads it: `250 ms`, `30 s`. */
+function formatWait(ms: number): string {
+  return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.ceil(ms / 1000)} s`;
 }
 
 function oneLine(text: string): string {
@@ -88,11 +96,12 @@ function build(
   details: Omit<ProviderErrorDetails, 'provider'>,
   what: string,
   cause?: unknown,
-  todo = hint(details.category, details.status, context),
+  todo = hint(details, context),
 ): ProviderError {
   const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   const request = details.requestId === undefined ? '' : ` [request ${details.requestId}]`;
-  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}; ${todo}`;
+  const then = todo === '' ? '' : `; ${todo}`;
+  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}${then}`;
   return new ProviderError(message, { ...details, provider: context.provider }, { cause });
 }
 
@@ -150,7 +159,19 @@ export function failureError(
   if (error instanceof BodyTooLargeError) {
     return build(context, { category: 'server', shouldRetry: false, ...withId }, error.message, error);
   }
-  return build(context, { category: 'server', ...withId }, networkMessage(context, error), error);
+  const network = networkFailure(context, error);
+  return build(context, { category: 'server', ...withId }, network.what, error, network.todo);
+}
+
+/** The error that ends a call after `retries` retries: it says they were made. */
+export function afterRetries(error: ProviderError, retries: number): ProviderError {
+  if (retries === 0) return error;
+  const count = retries === 1 ? '1 retry' : `${retries} retries`;
+  return new ProviderError(
+    `${error.message} (after ${count})`,
+    { ...error.details, retries },
+    { cause: error.cause },
+  );
 }
 
 export function abortError(context: CallContext, userSignal: AbortSignal): ProviderError {
@@ -176,17 +197,23 @@ function errorCode(error: unknown): string | undefined {
   return error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
 }
 
-function networkMessage(context: CallContext, error: unknown): string {
+/** What went wrong on the network, and what to do when it is not "retry later" (empty: the text says it). */
+function networkFailure(context: CallContext, error: unknown): { what: string; todo?: string } {
   const code = errorCode(error);
   if (code === 'ECONNREFUSED') {
-    if (context.api === 'ollama')
-      return `connection refused: is Ollama running? (expected at ${context.baseUrl})`;
-    return `connection refused at ${context.baseUrl}: is the server running and the base URL right?`;
+    if (context.api === 'ollama') {
+      return { what: `connection refused: is Ollama running? (expected at ${context.baseUrl})`, todo: '' };
+    }
+    return {
+      what: `connection refused at ${context.baseUrl}`,
+      todo: 'check that the server is running and the base URL is right',
+    };
   }
-  if (code === 'ENOTFOUND') return `cannot resolve the host of ${context.baseUrl}: check the base URL`;
+  if (code === 'ENOTFOUND')
+    return { what: `cannot resolve the host of ${context.baseUrl}`, todo: 'check the base URL' };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
-    return 'the connection was closed before the response was complete';
+    return { what: 'the connection was closed before the response was complete' };
   }
   const reason = error instanceof Error ? error.message : String(error);
-  return `network error${code === undefined ? '' : ` ${code}`}: ${reason}`;
+  return { what: `network error${code === undefined ? '' : ` ${code}`}: ${reason}` };
 }

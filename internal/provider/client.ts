@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { abortError, type CallContext, failureError, httpError } from './classify.js';
+import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
 import { isObject, parseJson } from './json.js';
 import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
@@ -46,6 +46,7 @@ async function chat(
   if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
     throw new ConfigError(`missing API key for provider "${settings.name}": set ${settings.apiKeyEnv}`);
   }
+  checkBaseUrl(settings);
   const context: CallContext = {
     provider: settings.name,
     api: settings.api,
@@ -88,12 +89,12 @@ async function chat(
       const delay = builder.delivered
         ? undefined
         : nextRetryDelay(error, retry, attempt + 1, Date.now(), deadline);
-      if (delay === undefined) throw error;
+      if (delay === undefined) throw afterRetries(error, attempt);
       onEvent?.({ type: 'retry', attempt: attempt + 1, delayMs: delay, reason: error.message });
       try {
         await sleep(delay, signal);
       } catch {
-        throw abortError(context, userSignal);
+        throw afterRetries(abortError(context, userSignal), attempt);
       }
     }
   }
@@ -123,6 +124,21 @@ async function readResponse(
   const reader = createStreamReader(wire, builder);
   for await (const chunk of boundedChunks(response.body)) reader.push(chunk);
   return reader.end();
+}
+
+/** A base URL that can never work is the user's setting to fix (exit 2), not a network error to retry. */
+function checkBaseUrl({ name, baseUrl, baseUrlEnv }: ProviderSettings): void {
+  let protocol: string | undefined;
+  try {
+    protocol = new URL(baseUrl).protocol;
+  } catch {
+    protocol = undefined;
+  }
+  if (protocol === 'http:' || protocol === 'https:') return;
+  const where = baseUrlEnv === undefined ? 'its base URL' : `${baseUrlEnv} or base_url in config.toml`;
+  throw new ConfigError(
+    `invalid base URL for provider "${name}": ${JSON.stringify(baseUrl)} is not an http:// or https:// URL (check ${where})`,
+  );
 }
 
 /** A non-JSON error body (a proxy's HTML page, plain text): its text, without tags, kept short. */

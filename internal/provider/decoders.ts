@@ -57,11 +57,9 @@ class LineSplitter {
   }
 }
 
-/** Server-sent events: named and data-only events, comment lines ignored, multi-line data joined. */
-export class SseDecoder implements MessageDecoder {
+/** Turns lines into messages; `flush` runs once after the last line. */
+abstract class LineMessageDecoder implements MessageDecoder {
   private readonly lines = new LineSplitter();
-  private event: string | undefined;
-  private data: string[] = [];
 
   push(chunk: Uint8Array): WireMessage[] {
     const out: WireMessage[] = [];
@@ -72,11 +70,26 @@ export class SseDecoder implements MessageDecoder {
   end(): WireMessage[] {
     const out: WireMessage[] = [];
     this.lines.end((line) => this.line(line, out));
-    this.line('', out);
+    this.flush(out);
     return out;
   }
 
-  private line(line: string, out: WireMessage[]): void {
+  protected abstract line(line: string, out: WireMessage[]): void;
+
+  protected flush(_out: WireMessage[]): void {}
+}
+
+/** Server-sent events: named and data-only events, comment lines ignored, multi-line data joined. */
+export class SseDecoder extends LineMessageDecoder {
+  private event: string | undefined;
+  private data: string[] = [];
+
+  /** A final event without its blank line is still delivered. */
+  protected override flush(out: WireMessage[]): void {
+    this.line('', out);
+  }
+
+  protected line(line: string, out: WireMessage[]): void {
     if (line === '') {
       if (this.data.length > 0) {
         out.push(
@@ -100,22 +113,8 @@ export class SseDecoder implements MessageDecoder {
 }
 
 /** Newline-delimited JSON: one message per non-blank line. */
-export class NdjsonDecoder implements MessageDecoder {
-  private readonly lines = new LineSplitter();
-
-  push(chunk: Uint8Array): WireMessage[] {
-    const out: WireMessage[] = [];
-    this.lines.push(chunk, (line) => this.line(line, out));
-    return out;
-  }
-
-  end(): WireMessage[] {
-    const out: WireMessage[] = [];
-    this.lines.end((line) => this.line(line, out));
-    return out;
-  }
-
-  private line(line: string, out: WireMessage[]): void {
+export class NdjsonDecoder extends LineMessageDecoder {
+  protected line(line: string, out: WireMessage[]): void {
     if (line.trim() !== '') out.push({ data: line });
   }
 }

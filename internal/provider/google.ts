@@ -1,12 +1,14 @@
 import {
+  type ErrorInfo,
   isObject,
+  nestedErrorInfo,
   objectAt,
   optArray,
   optNumber,
   optObject,
   optString,
   parseJson,
-  WireError,
+  wireErrorFrom,
 } from './json.js';
 import { ResponseBuilder, type WireResponse } from './response-builder.js';
 import type { ChatRequest, JsonObject, JsonValue, Message, Usage } from './types.js';
@@ -89,14 +91,8 @@ function usageFromWire(metadata: JsonObject): Partial<Usage> {
 }
 
 function throwIfError(body: JsonObject): void {
-  const error = optObject(body.error);
-  if (error === undefined) return;
-  const options: { providerType?: string; providerStatus?: number } = {};
-  const status = optString(error.status);
-  const code = optNumber(error.code);
-  if (status !== undefined) options.providerType = status;
-  if (code !== undefined) options.providerStatus = code;
-  throw new WireError(optString(error.message) ?? 'unknown error', options);
+  const info = nestedErrorInfo(body, ['status']);
+  if (info !== undefined) throw wireErrorFrom(info);
 }
 
 /** Feeds one GenerateContentResponse (a whole response, or one chunk of a stream) to the builder. */
@@ -134,14 +130,8 @@ export function fromWire(json: JsonValue): WireResponse {
   return builder.finish();
 }
 
-export function errorInfo(json: JsonValue): { message?: string; type?: string } {
-  const error = isObject(json) ? optObject(json.error) : undefined;
-  const out: { message?: string; type?: string } = {};
-  const message = optString(error?.message);
-  const type = optString(error?.status);
-  if (message !== undefined) out.message = message;
-  if (type !== undefined) out.type = type;
-  return out;
+export function errorInfo(json: JsonValue): ErrorInfo {
+  return nestedErrorInfo(json, ['status']) ?? {};
 }
 
 /** Data-only SSE, each event a partial GenerateContentResponse; the last one carries `finishReason`. */

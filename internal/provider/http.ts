@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
-import { Agent, type Dispatcher, request } from 'undici';
+import { createRequire } from 'node:module';
+import type { Agent, Dispatcher } from 'undici';
 
 /**
  * The one HTTP sender every provider uses: a keep-alive pool per run, every request tied to an
@@ -16,11 +17,46 @@ export interface HttpPool {
   close(): Promise<void>;
 }
 
+type RequestFunction = (
+  this: Dispatcher,
+  options: Dispatcher.RequestOptions,
+) => Promise<Dispatcher.ResponseData>;
+
+interface UndiciParts {
+  Agent: typeof Agent;
+  request: RequestFunction;
+}
+
+let undiciParts: UndiciParts | undefined;
+
+/**
+ * The two undici modules we use, loaded on the first request. `import 'undici'` would load the
+ * whole package (fetch, WebSocket, caches, mocks: ~100 ms of CPU) at the start of every run.
+ * Deep paths work because undici has no `exports` map; test/provider/undici-loading.test.ts
+ * fails if a version bump moves them.
+ */
+function undici(): UndiciParts {
+  if (undiciParts === undefined) {
+    const require = createRequire(import.meta.url);
+    undiciParts = {
+      Agent: require('undici/lib/dispatcher/agent.js') as typeof Agent,
+      request: require('undici/lib/api/api-request.js') as RequestFunction,
+    };
+  }
+  return undiciParts;
+}
+
 export function createHttpPool(): HttpPool {
-  // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
-  const agent = new Agent({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
-  // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
-  return { dispatcher: agent, close: () => agent.destroy() };
+  let agent: Agent | undefined;
+  return {
+    get dispatcher() {
+      // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
+      agent ??= new (undici().Agent)({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+      return agent;
+    },
+    // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
+    close: async () => agent?.destroy(),
+  };
 }
 
 /** Largest response body accepted (a reply of this size is a misbehaving server, not a model). */
@@ -47,12 +83,14 @@ export async function postJson(
   body: string,
   signal: AbortSignal,
 ): Promise<HttpResponse> {
-  const response = await request(url, {
+  const target = new URL(url);
+  const response = await undici().request.call(pool.dispatcher, {
+    origin: target.origin,
+    path: `${target.pathname}${target.search}`,
     method: 'POST',
     headers: { 'content-type': 'application/json', ...headers },
     body,
     signal,
-    dispatcher: pool.dispatcher,
   });
   return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
 }

@@ -9,7 +9,8 @@ import type { Wire } from './wire.js';
 
 export { createHttpPool, type HttpPool } from './http.js';
 
-const WIRES: Record<ProviderApi, Wire> = {
+/** Every wire format by its `api` name. */
+export const WIRES: Record<ProviderApi, Wire> = {
   anthropic: anthropicWire,
   openai: openaiWire,
   ollama: ollamaWire,

@@ -19,6 +19,43 @@ export class WireError extends Error {
   }
 }
 
+/** What a provider's error body or error event says about the failure (any part may be absent). */
+export interface ErrorInfo {
+  message?: string;
+  /** The provider's error type (`overloaded_error`, `rate_limit_exceeded`, `RESOURCE_EXHAUSTED`). */
+  type?: string;
+  /** An HTTP-like status carried in the body (`error.code` of OpenRouter and Gemini). */
+  code?: number;
+}
+
+/**
+ * The `{"error": {"message", <type field>, "code"}}` object of Anthropic, OpenAI and Gemini;
+ * undefined when `json` carries no error object. The first string among `typeFields` is the type.
+ */
+export function nestedErrorInfo(
+  json: JsonValue | undefined,
+  typeFields: readonly string[],
+): ErrorInfo | undefined {
+  const error = isObject(json) ? optObject(json.error) : undefined;
+  if (error === undefined) return undefined;
+  const info: ErrorInfo = {};
+  const message = optString(error.message);
+  const type = typeFields.map((field) => optString(error[field])).find((value) => value !== undefined);
+  const code = optNumber(error.code);
+  if (message !== undefined) info.message = message;
+  if (type !== undefined) info.type = type;
+  if (code !== undefined) info.code = code;
+  return info;
+}
+
+/** A provider error met in a 200 body or in a stream. */
+export function wireErrorFrom(info: ErrorInfo): WireError {
+  return new WireError(info.message ?? 'unknown error', {
+    providerType: info.type,
+    providerStatus: info.code,
+  });
+}
+
 export function parseJson(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;

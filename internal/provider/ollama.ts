@@ -1,4 +1,6 @@
+import { functionCallFromWire, functionToolsToWire } from './function-tools.js';
 import {
+  type ErrorInfo,
   isObject,
   objectAt,
   optArray,
@@ -15,7 +17,6 @@ import {
   type JsonObject,
   type JsonValue,
   type Message,
-  type ToolCall,
   type Usage,
 } from './types.js';
 import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
@@ -27,10 +28,7 @@ export function toWire(request: ChatRequest): JsonObject {
   for (const message of request.messages) messages.push(...messageToWire(message));
   const body: JsonObject = { model: request.model, messages, stream: request.stream };
   if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    body.tools = functionToolsToWire(request.tools);
   }
   const options: JsonObject = {};
   if (request.temperature !== undefined) options.temperature = request.temperature;
@@ -72,16 +70,10 @@ function usageFromWire(body: JsonObject): Partial<Usage> {
 }
 
 /** Ollama sends no tool-call ids: they are synthesised from the position in the turn. */
-function toolCallsFromWire(message: JsonObject | undefined, firstIndex: number): ToolCall[] {
+function toolCallsFromWire(message: JsonObject | undefined, firstIndex: number) {
   return optArray(message?.tool_calls)
     .filter(isObject)
-    .map((call, i) => {
-      const fn = optObject(call.function);
-      const args = fn?.arguments;
-      const raw = typeof args === 'string' ? args : JSON.stringify(args ?? {});
-      const id = optString(call.id) ?? `ollama_${firstIndex + i}`;
-      return toolCallFrom(id, optString(fn?.name) ?? '', raw);
-    });
+    .map((call, i) => functionCallFromWire(call, `ollama_${firstIndex + i}`));
 }
 
 function throwIfError(body: JsonObject): void {
@@ -95,14 +87,16 @@ export function fromWire(json: JsonValue): WireResponse {
   const message = optObject(body.message);
   return {
     content: optString(message?.content) ?? '',
-    toolCalls: toolCallsFromWire(message, 0),
+    toolCalls: toolCallsFromWire(message, 0).map((call) =>
+      toolCallFrom(call.id, call.name, call.rawArguments),
+    ),
     stopReason: optString(body.done_reason) ?? '',
     usage: { ...emptyUsage(), ...usageFromWire(body) },
     model: optString(body.model) ?? '',
   };
 }
 
-export function errorInfo(json: JsonValue): { message?: string; type?: string } {
+export function errorInfo(json: JsonValue): ErrorInfo {
   const message = isObject(json) ? optString(json.error) : undefined;
   return message === undefined ? {} : { message };
 }
@@ -122,7 +116,7 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
       const message = optObject(chunk.message);
       builder.addText(optString(message?.content) ?? '');
       for (const call of toolCallsFromWire(message, toolIndex)) {
-        builder.addWholeToolCall(toolIndex, call.id, call.name, JSON.stringify(call.arguments));
+        builder.addWholeToolCall(toolIndex, call.id, call.name, call.rawArguments);
         toolIndex += 1;
       }
       if (chunk.done === true) {

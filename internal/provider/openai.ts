@@ -1,5 +1,8 @@
+import { functionCallFromWire, functionToolsToWire } from './function-tools.js';
 import {
+  type ErrorInfo,
   isObject,
+  nestedErrorInfo,
   objectAt,
   optArray,
   optNumber,
@@ -7,6 +10,7 @@ import {
   optString,
   parseJson,
   WireError,
+  wireErrorFrom,
 } from './json.js';
 import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
 import {
@@ -28,10 +32,7 @@ export function toWire(request: ChatRequest): JsonObject {
   for (const message of request.messages) messages.push(...messageToWire(message));
   const body: JsonObject = { model: request.model, messages };
   if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = request.tools.map((tool) => ({
-      type: 'function',
-      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
-    }));
+    body.tools = functionToolsToWire(request.tools);
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
@@ -88,15 +89,12 @@ export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   };
 }
 
+/** OpenAI puts a string `code` (`rate_limit_exceeded`); OpenRouter a numeric one (an HTTP status). */
+const ERROR_TYPE_FIELDS = ['type', 'code'];
+
 function throwIfError(body: JsonObject): void {
-  const error = optObject(body.error);
-  if (error === undefined) return;
-  const info = errorInfo(body);
-  const code = optNumber(error.code);
-  const options: { providerType?: string; providerStatus?: number } = {};
-  if (info.type !== undefined) options.providerType = info.type;
-  if (code !== undefined) options.providerStatus = code;
-  throw new WireError(info.message ?? 'unknown error', options);
+  const info = nestedErrorInfo(body, ERROR_TYPE_FIELDS);
+  if (info !== undefined) throw wireErrorFrom(info);
 }
 
 export function fromWire(json: JsonValue): WireResponse {
@@ -109,10 +107,8 @@ export function fromWire(json: JsonValue): WireResponse {
   const toolCalls: ToolCall[] = optArray(message.tool_calls)
     .filter(isObject)
     .map((call) => {
-      const fn = optObject(call.function);
-      const args = fn?.arguments;
-      const raw = typeof args === 'string' ? args : JSON.stringify(args ?? {});
-      return toolCallFrom(optString(call.id) ?? '', optString(fn?.name) ?? '', raw);
+      const { id, name, rawArguments } = functionCallFromWire(call, '');
+      return toolCallFrom(id, name, rawArguments);
     });
   const response: WireResponse = {
     content: optString(message.content) ?? '',
@@ -126,14 +122,8 @@ export function fromWire(json: JsonValue): WireResponse {
   return response;
 }
 
-export function errorInfo(json: JsonValue): { message?: string; type?: string } {
-  const error = isObject(json) ? optObject(json.error) : undefined;
-  const out: { message?: string; type?: string } = {};
-  const message = optString(error?.message);
-  const type = optString(error?.type) ?? optString(error?.code);
-  if (message !== undefined) out.message = message;
-  if (type !== undefined) out.type = type;
-  return out;
+export function errorInfo(json: JsonValue): ErrorInfo {
+  return nestedErrorInfo(json, ERROR_TYPE_FIELDS) ?? {};
 }
 
 /** Data-only SSE ending in `[DONE]`; tool calls are assembled by their `index`. */

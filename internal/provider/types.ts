@@ -120,6 +120,8 @@ export interface ProviderSettings {
   name: string;
   api: ProviderApi;
   baseUrl: string;
+  /** The env var that overrides the base URL (`AXE_OLLAMA_BASE_URL`), named when the URL is invalid. */
+  baseUrlEnv?: string;
   /** Absent only for providers that need none (Ollama, local OpenAI-compatible servers). */
   apiKey?: string;
   /** The env var that supplies the key (named in the error when a required key is missing). */

@@ -1,4 +1,5 @@
 import type { WireMessage } from './decoders.js';
+import type { ErrorInfo } from './json.js';
 import type { ResponseBuilder, WireResponse } from './response-builder.js';
 import type { ChatRequest, JsonObject, JsonValue } from './types.js';
 
@@ -22,7 +23,7 @@ export interface Wire {
   fromWire(json: JsonValue): WireResponse;
   createStream(builder: ResponseBuilder): StreamTranslator;
   /** The provider's own message and error type from an error body (either may be absent). */
-  errorInfo(json: JsonValue): { message?: string; type?: string };
+  errorInfo(json: JsonValue): ErrorInfo;
 }
 
 export function trimSlash(baseUrl: string): string {

@@ -2,7 +2,13 @@ import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { childContext, effectiveAllowedHosts, emitEvent, type RunContext } from './context.js';
+import {
+  AgentLoadError,
+  childContext,
+  effectiveAllowedHosts,
+  emitEvent,
+  type RunContext,
+} from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failedBeforeStart } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -27,9 +33,7 @@ export function callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec {
 
 /** The sub-agent's user message: `Task: <task>`, plus `\n\nContext:\n<context>` when given. */
 export function subAgentUserMessage(task: string, context?: string): string {
-  return context !== undefined && context.trim() !== ''
-    ? `Task: ${task}\n\nContext:\n${context}`
-    : `Task: ${task}`;
+  return context !== undefined && context !== '' ? `Task: ${task}\n\nContext:\n${context}` : `Task: ${task}`;
 }
 
 /** How a sub-agent is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
@@ -46,6 +50,15 @@ export interface CallAgentOptions {
   /** The calling agent's model: a sub-agent whose file says `inherit` uses it. */
   model: ModelRef;
   runSettled: RunSettled;
+}
+
+/**
+ * Starts reading the sub-agents' files while the agent's first turn is in flight, so a fan-out
+ * does not wait for them after the model answers. The run's loader keeps each promise; a file
+ * that fails to load fails only when `call_agent` names it, in the spec's words.
+ */
+export function prefetchSubAgents(names: readonly string[], ctx: RunContext): void {
+  for (const name of new Set(names)) ctx.loadAgent(name).catch(() => {});
 }
 
 /**
@@ -138,12 +151,14 @@ async function runSubAgent(
   }
 }
 
-/** §3.7 step 6: the sub-agent's own file, from the run's search dirs. */
+/** §3.7 steps 6–7: the sub-agent's own file, from the run's search dirs, and its model. */
 async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpec } | { error: string }> {
   try {
     return { spec: await ctx.loadAgent(name) };
   } catch (error) {
-    return { error: `call_agent error: failed to load agent "${name}": ${messageOf(error)}` };
+    const what =
+      error instanceof AgentLoadError && error.field === 'model' ? 'invalid model for' : 'failed to load';
+    return { error: `call_agent error: ${what} agent "${name}": ${messageOf(error)}` };
   }
 }
 

@@ -1,9 +1,11 @@
-import { loadAgent } from '../agent/load.js';
+import { findAgentFile, inspectAgentFile, loadAgent } from '../agent/load.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { ConfigError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
+import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
@@ -37,6 +39,8 @@ export interface RunContext {
   readonly providers: ProviderSource;
   /** Loads a sub-agent's file from the search dirs; each name is read once per run. */
   readonly loadAgent: (name: string) => Promise<AgentSpec>;
+  /** Resolves model, workdir, prompt and tools of an agent about to run here (see `agentResolver`). */
+  readonly resolveAgent: (spec: AgentSpec, ctx: RunContext) => Promise<ResolvedAgentRun>;
   readonly env: NodeJS.ProcessEnv;
   readonly configDir: string;
   /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
@@ -105,19 +109,75 @@ export function childContext(
 /** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
 
+/** A sub-agent file that failed to load; `field` names the field of its first error, if any. */
+export class AgentLoadError extends ConfigError {
+  constructor(
+    message: string,
+    readonly field: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * The run's sub-agent loader. A fan-out to 32 calls of the same agent reads and validates its
- * file once; a failed load fails the same way for every call.
+ * file once; a failed load fails the same way for every call, as an AgentLoadError.
  */
 export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEnv): RunContext['loadAgent'] {
+  const dirs = [...searchDirs];
   const loaded = new Map<string, Promise<AgentSpec>>();
+  // Files load one at a time: internal/agent/load.ts reads the schema validator's shared `errors`
+  // after an await, so a concurrent load of a valid file can wipe an invalid file's errors.
+  let previous: Promise<unknown> = Promise.resolve();
   return (name) => {
     let spec = loaded.get(name);
     if (!spec) {
-      spec = loadAgent(name, { searchDirs: [...searchDirs], env });
+      spec = previous
+        .then(() => loadAgent(name, { searchDirs: dirs, env }))
+        .catch(async (error: unknown) => {
+          throw error instanceof ConfigError ? await withField(error, name) : error;
+        });
+      previous = spec.catch(() => {});
       loaded.set(name, spec);
     }
     return spec;
+  };
+
+  /** Which field the failure is about (the spec words an invalid model differently). */
+  async function withField(error: ConfigError, name: string): Promise<AgentLoadError> {
+    try {
+      const file = await findAgentFile(name, dirs);
+      const report = file !== undefined ? await inspectAgentFile(file, env) : undefined;
+      const first = report?.findings.find((finding) => finding.severity === 'error');
+      return new AgentLoadError(error.message, first?.field);
+    } catch {
+      return new AgentLoadError(error.message, undefined);
+    }
+  }
+}
+
+/**
+ * The run's agent resolver. Runs of the same agent file at the same depth with the same inherited
+ * model that start while one resolution is in flight (the calls of a fan-out) share it: one
+ * workdir lookup and one read of the skill and context files instead of one per call. Once it
+ * settles it is dropped, so a later call reads the files afresh, as every call does in Go axe.
+ */
+export function agentResolver(): RunContext['resolveAgent'] {
+  const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
+  return (spec, ctx) => {
+    const inherited = ctx.inheritedModel ? `${ctx.inheritedModel.provider}/${ctx.inheritedModel.model}` : '';
+    const key = JSON.stringify([spec.source, ctx.depth, inherited, ctx.overrides]);
+    const pending = inFlight.get(key);
+    if (pending) return pending;
+    const resolution = resolveAgentRun(spec, {
+      configDir: ctx.configDir,
+      depth: ctx.depth,
+      maxDepth: ctx.maxDepth,
+      inheritedModel: ctx.inheritedModel,
+      overrides: ctx.overrides,
+    }).finally(() => inFlight.delete(key));
+    inFlight.set(key, resolution);
+    return resolution;
   };
 }
 

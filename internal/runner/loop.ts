@@ -14,6 +14,7 @@ import {
 import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
+import { detailOutput } from './result.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced; `child` is set for a sub-agent call. */
@@ -65,8 +66,6 @@ export function newLoopState(model: string): LoopState {
     children: [],
   };
 }
-
-const DETAIL_OUTPUT_LIMIT = 1024;
 
 /**
  * The conversation loop. Without tools: one call. With tools: send → on tool calls append the
@@ -165,7 +164,7 @@ async function runCalls(
     state.toolCallDetails.push({
       name: call.name,
       input: call.arguments,
-      output: executed.output.content.slice(0, DETAIL_OUTPUT_LIMIT),
+      output: detailOutput(executed.output.content),
       isError: executed.output.isError,
       turn,
       durationMs: executed.durationMs,

@@ -3,11 +3,11 @@ import { AxeError, BudgetError, CancelledError, ProviderError, RuntimeError } fr
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { callAgentHandler, callAgentToolSpec } from './call-agent.js';
+import { callAgentHandler, callAgentToolSpec, prefetchSubAgents } from './call-agent.js';
 import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
 import type { AgentStatus } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
-import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
+import type { ResolvedAgentRun } from './resolve.js';
 import type { AgentRunResult } from './types.js';
 
 export interface SettledRun {
@@ -26,13 +26,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
   let provider = '';
   let toolset: Toolset | undefined;
   try {
-    const resolved = await resolveAgentRun(spec, {
-      configDir: ctx.configDir,
-      depth: ctx.depth,
-      maxDepth: ctx.maxDepth,
-      inheritedModel: ctx.inheritedModel,
-      overrides: ctx.overrides,
-    });
+    const resolved = await ctx.resolveAgent(spec, ctx);
     provider = resolved.model.provider;
     state.model = resolved.model.model;
     const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
@@ -107,6 +101,7 @@ async function buildTools(
     }
   }
   if (resolved.callsAgents) {
+    prefetchSubAgents(spec.subAgents, ctx);
     specs.push(callAgentToolSpec(spec.subAgents));
     handlers.set(
       CALL_AGENT_TOOL_NAME,

@@ -3,7 +3,14 @@ import { AxeError } from '../errors.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
 import { CassettePlayer, CassetteRecorder } from './cassette.js';
-import { agentLoader, MAX_TIMER_MS, type ProviderSource, type RunContext, RunDeadline } from './context.js';
+import {
+  agentLoader,
+  agentResolver,
+  MAX_TIMER_MS,
+  type ProviderSource,
+  type RunContext,
+  RunDeadline,
+} from './context.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
 import { liveProviders, replayProviders } from './providers.js';
 import { failedBeforeStart } from './result.js';
@@ -43,6 +50,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       emit: request.emit,
       providers: opened.providers,
       loadAgent: agentLoader(request.searchDirs, request.env),
+      resolveAgent: agentResolver(),
       env: request.env,
       configDir: request.configDir,
       stream: request.stream,

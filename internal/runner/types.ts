@@ -39,9 +39,10 @@ export interface RunRequest {
 export interface ToolCallDetail {
   name: string;
   input: unknown;
-  /** At most 1 KB of the output. */
+  /** At most 1024 bytes of the output, then `... (truncated)` (see `detailOutput`). */
   output: string;
   isError: boolean;
+  /** 1-based, as the `[turn N]` lines count. */
   turn: number;
   durationMs: number;
 }

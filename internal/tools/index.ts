@@ -4,6 +4,9 @@ import { CALL_AGENT_TOOL_NAME, type Tool, type Toolset, type ToolsetOptions } fr
 export { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
 export { summarizeToolCall } from './summary.js';
 
+/** Tool names every provider accepts (Anthropic's and OpenAI's rule, the strictest). */
+const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 /**
  * The tools of one agent run: the built-ins named in `spec.tools` (minus `disallowedTools`) and
  * the tools of `spec.mcpServers`, connected in parallel. A name that clashes with one already
@@ -29,6 +32,13 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
     let offered = 0;
     for (const tool of connection.tools) {
       const name = tool.spec.name;
+      if (!PROVIDER_TOOL_NAME.test(name)) {
+        report({
+          type: 'warning',
+          message: `mcp server "${connection.server}": tool ${JSON.stringify(name)} skipped: providers accept only letters, digits, "_" and "-" (at most 64)`,
+        });
+        continue;
+      }
       if (taken.has(name) || disallowed.has(name)) {
         if (!disallowed.has(name)) {
           report({

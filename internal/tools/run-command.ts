@@ -1,11 +1,14 @@
 import { spawn } from 'node:child_process';
-import { requiredString } from './args.js';
+import { optionalInteger, requiredString } from './args.js';
 import { killChild, trackChild, untrackChild } from './child-reaper.js';
 import { checkCommand } from './command-guard.js';
 import { defineTool, objectSchema } from './define-tool.js';
 
 export const MAX_OUTPUT_BYTES = 100 * 1024;
 export const OUTPUT_TRUNCATED_MARKER = '\n... [output truncated, exceeded 100KB]';
+/** Per-command time limit (Go axe has only the run's): the default, and the most a call may ask for. */
+export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+export const MAX_COMMAND_TIMEOUT_S = 600;
 /** The only variables a command inherits: no API key, token or secret reaches it. */
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'USER', 'LOGNAME'] as const;
 
@@ -14,21 +17,36 @@ export const runCommandTool = defineTool(
     name: 'run_command',
     description:
       "Execute a shell command in the agent's working directory via sh -c and return the combined stdout/stderr output. Absolute paths outside the working directory, parent traversal (..) escaping it and ~ are rejected; use relative paths.",
-    parameters: objectSchema({ command: { type: 'string', description: 'The shell command to execute.' } }, [
-      'command',
-    ]),
+    parameters: objectSchema(
+      {
+        command: { type: 'string', description: 'The shell command to execute.' },
+        timeout: {
+          type: 'integer',
+          minimum: 1,
+          maximum: MAX_COMMAND_TIMEOUT_S,
+          description: `Seconds before the command is killed (default ${DEFAULT_COMMAND_TIMEOUT_S}, at most ${MAX_COMMAND_TIMEOUT_S}).`,
+        },
+      },
+      ['command'],
+    ),
   },
   async (args, context) => {
     const command = requiredString(args, 'command');
+    const timeout = optionalInteger(args, 'timeout', DEFAULT_COMMAND_TIMEOUT_S, 1);
+    if (timeout > MAX_COMMAND_TIMEOUT_S) {
+      throw new Error(`"timeout" must be at most ${MAX_COMMAND_TIMEOUT_S} seconds, got ${timeout}`);
+    }
     const refusal = checkCommand(context.workdir, command);
     if (refusal) throw new Error(refusal);
+    const timer = AbortSignal.timeout(timeout * 1000);
     const { output, exitCode, signal } = await runShell(
       command,
       context.workdir,
       context.env,
-      context.signal,
+      AbortSignal.any([context.signal, timer]),
     );
     if (context.signal.aborted) throw new Error('cancelled');
+    if (timer.aborted) return { content: `timed out after ${timeout}s\n${output}`, isError: true };
     if (exitCode === 0) return output;
     const status = signal ? `killed by ${signal}` : `exit code ${exitCode}`;
     return { content: `${status}\n${output}`, isError: true };

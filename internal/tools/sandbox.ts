@@ -1,6 +1,6 @@
 import { constants, existsSync } from 'node:fs';
 import { type FileHandle, lstat, open, readlink, realpath, stat, unlink } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /**
  * The workdir sandbox of the file tools. A path is checked in two steps:
@@ -77,7 +77,7 @@ export async function openInSandbox(
   try {
     if (flags & constants.O_CREAT) {
       try {
-        handle = await open(checked, flags | constants.O_EXCL | constants.O_NOFOLLOW, 0o644);
+        handle = await createExclusive(checked, flags, root, shown);
         created = true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -87,7 +87,7 @@ export async function openInSandbox(
       handle = await open(checked, flags | constants.O_NOFOLLOW);
     }
   } catch (error) {
-    throw describeOpenError(error, shown);
+    throw error instanceof SandboxError ? error : describeOpenError(error, shown);
   }
   const opened = await openedPath(handle, checked);
   if (opened !== checked || !isWithin(opened, root)) {
@@ -103,6 +103,36 @@ export async function openInSandbox(
     throw new SandboxError(`path "${shown}" is not a regular file`);
   }
   return handle;
+}
+
+/**
+ * Creates a new file (O_EXCL, O_NOFOLLOW). On Linux the parent directory is opened first, checked
+ * to be the expected one, and the file is created through that open directory
+ * (`/proc/self/fd/<dir>/<name>`, like openat): a parent swapped for a symlink can then not make
+ * the file appear outside, not even for a moment.
+ */
+async function createExclusive(checked: string, flags: number, root: string, shown: string) {
+  const exclusive = flags | constants.O_EXCL | constants.O_NOFOLLOW;
+  if (!hasProcFd) return open(checked, exclusive, 0o644);
+  const parent = dirname(checked);
+  const dir = await open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
+    (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ELOOP' && error.code !== 'ENOTDIR') throw error;
+      throw new SandboxError(
+        `path "${shown}" changed between check and use (its directory is now a symlink): refused`,
+      );
+    },
+  );
+  try {
+    const pinned = join(PROC_FD, String(dir.fd));
+    const real = await readlink(pinned);
+    if (real !== parent || !isWithin(real, root)) {
+      throw new SandboxError(`path "${shown}" changed between check and use (now ${real}): refused`);
+    }
+    return await open(join(pinned, basename(checked)), exclusive, 0o644);
+  } finally {
+    await dir.close();
+  }
 }
 
 /** The real path of an open file: the kernel's own answer on Linux, an inode comparison elsewhere. */

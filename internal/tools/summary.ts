@@ -1,6 +1,6 @@
 /**
- * The `<summary>` of a `[tool] <name>: <summary> (success|error)` verbose line, after Go axe's:
- * what the call was about plus the one number that tells how it went.
+ * The `<summary>` of a `[tool] <name>: <summary> (success|error)` verbose line, as Go axe writes
+ * it: what the call was about (quoted like Go's %q) plus the one number that tells how it went.
  */
 export function summarizeToolCall(
   name: string,
@@ -8,35 +8,57 @@ export function summarizeToolCall(
   output: { content: string; isError: boolean },
 ): string {
   const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const arg = (key: string) => (typeof args[key] === 'string' ? clip(args[key] as string, 80) : '');
-  const failure = output.isError ? `: ${clip(firstLine(output.content), 120)}` : '';
+  const arg = (key: string) => (typeof args[key] === 'string' ? (args[key] as string) : '');
+  const path = `path ${quote(arg('path'))}`;
+  const failure = `: ${output.content}`;
   switch (name) {
     case 'read_file':
-      return `path "${arg('path')}"${failure || ` (${lineCount(output.content)} lines)`}`;
+      return output.isError ? path + failure : `${path} (${lineCount(output.content)} lines)`;
     case 'list_directory':
-      return `path "${arg('path')}"${failure || ` (${lineCount(output.content)} entries)`}`;
+      return output.isError ? path + failure : path;
     case 'write_file':
+      return output.isError ? path + failure : `${path} (${Buffer.byteLength(arg('content'))} bytes)`;
     case 'edit_file':
-      return `path "${arg('path')}"${failure || ` (${firstLine(output.content)})`}`;
+      return output.isError ? path + failure : `${path} (${output.content})`;
     case 'run_command': {
-      const exit = /^(exit code \d+|killed by \w+)/.exec(output.content)?.[1];
-      return `"${clip(arg('command'), 60)}" (${output.isError ? (exit ?? clip(firstLine(output.content), 120)) : 'exit 0'})`;
+      const command = quote(clip(arg('command'), 60));
+      if (!output.isError) return `${command} (exit 0)`;
+      const status = /^(?:exit code (-?\d+)|(killed by \w+|timed out after \d+s))\n/.exec(output.content);
+      const detail = status?.[1] !== undefined ? `exit ${status[1]}` : (status?.[2] ?? output.content);
+      return `${command} (${detail})`;
     }
-    case 'url_fetch':
-      return `url "${arg('url')}"${failure || ` (${output.content.length} chars)`}`;
+    case 'url_fetch': {
+      const url = `url ${quote(clip(withoutQuery(arg('url')), 120))}`;
+      const status = /^HTTP (\d{3}): /.exec(output.content)?.[1];
+      if (status) return `${url} (HTTP ${status})`;
+      return output.isError
+        ? `${url}: ${clip(output.content, 120)}`
+        : `${url} (${output.content.length} chars)`;
+    }
     case 'web_search':
-      return `query "${arg('query')}"${failure}`;
+      return `query ${quote(clip(arg('query'), 80))}${output.isError ? failure : ''}`;
     default:
-      return `${clip(JSON.stringify(input ?? {}), 80)}${failure}`;
+      return `${clip(JSON.stringify(input ?? {}), 80)}${output.isError ? `: ${clip(output.content, 120)}` : ''}`;
+  }
+}
+
+/** Go's %q for the strings shown here: double quotes, with quotes and control characters escaped. */
+function quote(text: string): string {
+  return JSON.stringify(text);
+}
+
+/** Scheme, host and path only: a query string may carry a token. */
+function withoutQuery(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return 'invalid-url';
   }
 }
 
 function lineCount(text: string): number {
   return text === '' ? 0 : text.split('\n').length;
-}
-
-function firstLine(text: string): string {
-  return text.split('\n', 1)[0] ?? '';
 }
 
 function clip(text: string, max: number): string {

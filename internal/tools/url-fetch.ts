@@ -1,9 +1,9 @@
 import { isIP } from 'node:net';
-import type { Dispatcher } from 'undici';
 import { requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { htmlToText } from './html-to-text.js';
 import { addressRefusal, type CheckedTarget, checkUrl, type HostPolicy, NetGuardError } from './net-guard.js';
+import { readBodyCapped } from './read-body.js';
 
 export const URL_FETCH_MAX_CHARS = 10_000;
 export const URL_FETCH_TIMEOUT_MS = 15_000;
@@ -55,7 +55,7 @@ async function fetchFollowingRedirects(start: URL, policy: HostPolicy, signal: A
       url = new URL(location, url);
       continue;
     }
-    const body = await readCapped(response.body);
+    const { data: body } = await readBodyCapped(response.body, MAX_BODY_BYTES);
     const type = String(response.headers['content-type'] ?? '').toLowerCase();
     const text = truncate(bodyText(type, body));
     if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -93,21 +93,6 @@ export async function getPinned(target: CheckedTarget, policy: HostPolicy, signa
     void dispatcher.destroy().catch(() => {});
     throw error;
   }
-}
-
-async function readCapped(body: Dispatcher.ResponseData['body']): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of body) {
-    const buffer = chunk as Buffer;
-    chunks.push(buffer);
-    size += buffer.length;
-    if (size >= MAX_BODY_BYTES) {
-      body.destroy();
-      break;
-    }
-  }
-  return Buffer.concat(chunks).subarray(0, MAX_BODY_BYTES);
 }
 
 function bodyText(contentType: string, body: Buffer): string {

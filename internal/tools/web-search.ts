@@ -1,22 +1,27 @@
 import { optionalInteger, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
+import { readBodyCapped } from './read-body.js';
 
 export const TAVILY_DEFAULT_BASE_URL = 'https://api.tavily.com';
 const SEARCH_TIMEOUT_MS = 15_000;
+/** Go axe's limits: 10 results, a 100 KB answer, 500 bytes of an error body. */
+const DEFAULT_MAX_RESULTS = 10;
+const MAX_RESULTS = 20;
+const MAX_RESPONSE_BYTES = 100 * 1024;
+const ERROR_BODY_MAX = 500;
 
 export const webSearchTool = defineTool(
   {
     name: 'web_search',
-    description:
-      'Search the web (Tavily) and return the top results: title, URL and a content snippet for each.',
+    description: 'Search the web using Tavily and return text results including titles, URLs, and snippets.',
     parameters: objectSchema(
       {
-        query: { type: 'string', description: 'The search query.' },
+        query: { type: 'string', description: 'The search query to perform.' },
         max_results: {
           type: 'integer',
           minimum: 1,
-          maximum: 20,
-          description: 'How many results (default 5).',
+          maximum: MAX_RESULTS,
+          description: `How many results (default ${DEFAULT_MAX_RESULTS}).`,
         },
       },
       ['query'],
@@ -24,9 +29,9 @@ export const webSearchTool = defineTool(
   },
   async (args, context) => {
     const query = requiredString(args, 'query');
-    const maxResults = Math.min(optionalInteger(args, 'max_results', 5, 1), 20);
+    const maxResults = Math.min(optionalInteger(args, 'max_results', DEFAULT_MAX_RESULTS, 1), MAX_RESULTS);
     const key = context.env.TAVILY_API_KEY;
-    if (!key) throw new Error('web_search needs an API key: set TAVILY_API_KEY');
+    if (!key) throw new Error('TAVILY_API_KEY environment variable is not set');
     const base =
       context.env.AXE_TAVILY_BASE_URL || context.env.AXE_WEB_SEARCH_BASE_URL || TAVILY_DEFAULT_BASE_URL;
     const { request } = await import('undici');
@@ -42,9 +47,12 @@ export const webSearchTool = defineTool(
     } catch (error) {
       throw new Error(`web_search failed: ${(error as Error).message}`);
     }
-    const text = await response.body.text();
-    if (response.statusCode !== 200) {
-      throw new Error(`web_search: Tavily answered HTTP ${response.statusCode}: ${text.slice(0, 500)}`);
+    const { data: body, overflow } = await readBodyCapped(response.body, MAX_RESPONSE_BYTES);
+    if (overflow) throw new Error('Tavily response too large to process');
+    const text = body.toString('utf8');
+    if (response.statusCode < 200 || response.statusCode >= 300) {
+      const detail = body.subarray(0, ERROR_BODY_MAX).toString('utf8');
+      throw new Error(`Tavily API error (HTTP ${response.statusCode}): ${detail}`);
     }
     return formatTavily(text);
   },
@@ -56,27 +64,25 @@ interface TavilyResult {
   content: string;
 }
 
-/** Pure: Tavily's JSON answer as a numbered list the model can read. */
+/** Pure: Tavily's JSON answer as Go axe shows it: `Title:` / `URL:` / `Snippet:` blocks. */
 export function formatTavily(json: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
-  } catch {
-    throw new Error('web_search: Tavily answered with a body that is not JSON');
+  } catch (error) {
+    throw new Error(`failed to parse Tavily response: ${(error as Error).message}`);
   }
   const body = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   const results = Array.isArray(body.results) ? body.results.map(toResult) : [];
-  const lines: string[] = [];
-  if (typeof body.answer === 'string' && body.answer !== '') lines.push(`Answer: ${body.answer}`, '');
-  if (results.length === 0) lines.push('No results.');
-  results.forEach((r, i) => {
-    lines.push(`${i + 1}. ${r.title}`, `   ${r.url}`, `   ${r.content.replace(/\s+/g, ' ').trim()}`);
-  });
-  return lines.join('\n');
+  if (results.length === 0) return 'No results found.';
+  return results
+    .map((r) => `Title: ${r.title}\nURL: ${r.url}\nSnippet: ${r.content}`)
+    .join('\n\n')
+    .trim();
 }
 
 function toResult(value: unknown): TavilyResult {
   const item = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
   const text = (key: string) => (typeof item[key] === 'string' ? (item[key] as string) : '');
-  return { title: text('title') || '(untitled)', url: text('url'), content: text('content') };
+  return { title: text('title'), url: text('url'), content: text('content') };
 }

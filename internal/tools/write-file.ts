@@ -15,7 +15,7 @@ export const writeFileTool = defineTool(
         path: { type: 'string', description: 'Relative path to the file to write.' },
         content: { type: 'string', description: 'The content to write to the file.' },
       },
-      ['path', 'content'],
+      ['path'],
     ),
   },
   async (args, context) => {

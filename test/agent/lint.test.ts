@@ -41,9 +41,9 @@ describe('lintAgents', () => {
     );
     expect(result.lines).toEqual([
       expect.stringMatching(
-        /^error .*lead\.toml: sub_agents\[0\]: agent config not found: workr \(did you mean "worker"\?\)$/,
+        /^error .*lead\.toml:3:1: sub_agents\[0\]: agent config not found: workr \(did you mean "worker"\?\)$/,
       ),
-      expect.stringMatching(/^error .*lead\.toml: sub_agents\[1\]: "broken" does not load: /),
+      expect.stringMatching(/^error .*lead\.toml:3:1: sub_agents\[1\]: "broken" does not load: /),
     ]);
   });
 
@@ -57,7 +57,7 @@ describe('lintAgents', () => {
       ['a'],
     );
     expect(cyclic.lines).toEqual([
-      expect.stringMatching(/a\.toml: sub_agents: cycle in the agent graph: a → b → c → a$/),
+      expect.stringMatching(/a\.toml:3:1: sub_agents: cycle in the agent graph: a → b → c → a$/),
     ]);
     const deep = await lint(
       {
@@ -69,7 +69,7 @@ describe('lintAgents', () => {
     );
     expect(deep.lines).toEqual([
       expect.stringMatching(
-        /^warning .*a\.toml: sub_agents_config\.max_depth: chain a → b → c is 2 calls deep but max_depth is 1: b will run without its sub-agents$/,
+        /^warning .*a\.toml:5:1: sub_agents_config\.max_depth: chain a → b → c is 2 calls deep but max_depth is 1: b will run without its sub-agents$/,
       ),
     ]);
   });
@@ -84,9 +84,9 @@ describe('lintAgents', () => {
     });
     expect(result.lines).toEqual([
       expect.stringMatching(
-        /^error .*a\.toml: tools\[0\]: unknown tool "read_files" \(did you mean "read_file"\?\)/,
+        /^error .*a\.toml:3:1: tools\[0\]: unknown tool "read_files" \(did you mean "read_file"\?\)/,
       ),
-      expect.stringMatching(/^error .*a\.toml: tools\[1\]: "call_agent" comes with sub_agents/),
+      expect.stringMatching(/^error .*a\.toml:3:1: tools\[1\]: "call_agent" comes with sub_agents/),
     ]);
   });
 
@@ -103,12 +103,16 @@ describe('lintAgents', () => {
       { SET: '1' },
     );
     expect(result.lines).toEqual([
-      expect.stringMatching(/^warning .*mcp_servers\[0\]\.headers\.Authorization: \$\{TOKEN\} is not set$/),
-      expect.stringMatching(/^error .*mcp_servers\[1\]\.name: "s" is used by another server too$/),
+      expect.stringMatching(/^warning .*a\.toml:3:1: skill: not found/),
       expect.stringMatching(
-        /^warning .*allowed_hosts\[0\]: "https:\/\/x\.example" should be a bare host name/,
+        /^warning .*a\.toml:4:1: allowed_hosts\[0\]: "https:\/\/x\.example" should be a bare host name/,
       ),
-      expect.stringMatching(/^warning .*skill: not found/),
+      expect.stringMatching(
+        /^warning .*a\.toml:8:1: mcp_servers\[0\]\.headers\.Authorization: \$\{TOKEN\} is not set$/,
+      ),
+      expect.stringMatching(
+        /^error .*a\.toml:10:1: mcp_servers\[1\]\.name: "s" is used by another server too$/,
+      ),
     ]);
   });
 
@@ -116,7 +120,7 @@ describe('lintAgents', () => {
     const result = await lint({ 'a.toml': 'name = "a"\nmodel = "nowhere/m"\n' }, ['a', 'ghost', '../x']);
     expect(result.lines).toEqual([
       expect.stringMatching(/^error \.\.\/x: invalid agent name/),
-      expect.stringMatching(/^error .*a\.toml: model: unknown provider "nowhere"/),
+      expect.stringMatching(/^error .*a\.toml:2:1: model: unknown provider "nowhere"/),
       expect.stringMatching(/^error ghost: agent config not found: ghost$/),
     ]);
   });

@@ -1,24 +1,12 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAgentFile } from '../../internal/agent/load.js';
 import { ConfigError } from '../../internal/errors.js';
-import { tempDir } from './helpers.js';
+import { loadErrorFrom, loadFrom, tempDir } from './helpers.js';
 
-async function load(content: string, name = 'helper.md', env: NodeJS.ProcessEnv = {}) {
-  const dir = tempDir({ [name]: content });
-  return loadAgentFile(join(dir, name), env);
-}
-
-async function errorOf(content: string): Promise<string> {
-  try {
-    await load(content);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
+const load = (content: string, name = 'helper.md', env: NodeJS.ProcessEnv = {}) =>
+  loadFrom(name, content, env);
+const errorOf = (content: string) => loadErrorFrom('helper.md', content);
 
 describe('Markdown agents (Claude Code / Gemini CLI / opencode front-matter)', () => {
   it('maps a Claude Code agent: tools string, alias model, maxTurns, disallowedTools, body as prompt', async () => {
@@ -54,6 +42,67 @@ Review the diff.
     ]);
   });
 
+  it('maps Claude Code Agent(...) to sub_agents, one skill, inline mcpServers; warns for the rest', async () => {
+    const spec = await load(`---
+name: lead
+tools: Read, Agent(worker, tester), Task(helper), mcp__github__search, mcp_*
+skills: [review]
+initialPrompt: Go
+mcpServers:
+  - github
+  - gh:
+      type: http
+      url: https://127.0.0.1:9/mcp
+      headers: { Authorization: "Bearer \${GH_TOKEN}" }
+  - fs:
+      command: npx
+      args: [server]
+      cwd: /tmp
+---
+Lead.
+`);
+    expect(spec).toMatchObject({
+      tools: ['read_file'],
+      subAgents: ['worker', 'tester', 'helper'],
+      skill: 'review',
+      mcpServers: [
+        {
+          name: 'gh',
+          transport: 'streamable-http',
+          url: 'https://127.0.0.1:9/mcp',
+          headers: { Authorization: `Bearer \${GH_TOKEN}` },
+        },
+        { name: 'fs', transport: 'stdio', command: 'npx', args: ['server'], env: {} },
+      ],
+    });
+    expect(spec.warnings).toEqual([
+      expect.stringMatching(/:3:\d+: tools: "mcp__github__search": MCP tools come from mcp_servers/),
+      expect.stringMatching(
+        /:3:\d+: tools: "mcp_\*": tool wildcards are not supported; list the tools; ignored$/,
+      ),
+      expect.stringMatching(/:5:\d+: initialPrompt: Claude Code field not supported by axe yet; ignored$/),
+      expect.stringMatching(
+        /:7:\d+: mcpServers: "github" names a server configured in Claude Code; axe needs/,
+      ),
+      expect.stringMatching(/:7:\d+: mcpServers: fs\.cwd: not supported by axe yet; ignored$/),
+    ]);
+    expect(await errorOf('---\nname: x\nmcpServers:\n  s: { type: ws }\n---\nb\n')).toMatch(
+      /helper\.md:4:\d+: mcpServers: s\.type: must be stdio, http or sse \(got "ws"\)$/,
+    );
+  });
+
+  it("maps Gemini CLI's mcpServers table (url = SSE, httpUrl = streamable HTTP) and grep_search", async () => {
+    const spec = await load(
+      '---\nname: g\ntools: [read_file, grep_search]\nmcpServers:\n  a: { url: "http://127.0.0.1:1/sse" }\n  b: { httpUrl: "http://127.0.0.1:1/mcp" }\n---\nhi\n',
+    );
+    expect(spec.tools).toEqual(['read_file']);
+    expect(spec.mcpServers).toMatchObject([
+      { name: 'a', transport: 'sse', url: 'http://127.0.0.1:1/sse' },
+      { name: 'b', transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp' },
+    ]);
+    expect(spec.warnings).toEqual([expect.stringMatching(/tools: "grep_search" has no axe equivalent yet/)]);
+  });
+
   it('reads inherit (or no model) as "the caller\'s model", and tools as a YAML list', async () => {
     const spec = await load(
       '---\nname: a\ndescription: d\nmodel: inherit\ntools:\n  - read_file\n  - Edit\n---\nbody\n',
@@ -73,9 +122,10 @@ Review the diff.
       maxTurns: 5,
       timeout: 120,
     });
-    expect(spec.warnings).toEqual([
-      expect.stringMatching(/kind: Gemini CLI field not supported by axe yet; ignored$/),
-    ]);
+    expect(spec.warnings).toEqual([]);
+    expect(await errorOf('---\nname: g\nkind: remote\nagent_card_url: https://x\n---\n')).toMatch(
+      /helper\.md:3:\d+: kind: must be "local": Gemini CLI remote \(A2A\) agents cannot run in axe \(got "remote"\)$/,
+    );
   });
 
   it("maps opencode's tools table and warns about its unsupported fields", async () => {

@@ -11,9 +11,9 @@ import { tempDir } from './helpers.js';
 const dir = tempDir();
 
 const SEEDS: Record<'toml' | 'yaml' | 'md', string> = {
-  toml: `name = "seed"\ndescription = "d"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\nworkdir = "~/w"\n[sub_agents_config]\nmax_depth = 2\n[params]\ntemperature = 0\n[params.response_format]\ntype = "json_schema"\n[params.response_format.schema]\nname = "s"\ntype = "object"\n[[mcp_servers]]\nname = "m"\ncommand = "c"\nenv = { A = "\${B}" }\n`,
+  toml: `name = "seed"\nsystem_prompt = """\nmodel = 1\n"""\n'stream' = false\ndescription = "d"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\nworkdir = "~/w"\n[sub_agents_config]\nmax_depth = 2\n[params]\ntemperature = 0\n[params.response_format]\ntype = "json_schema"\n[params.response_format.schema]\nname = "s"\ntype = "object"\n[[mcp_servers]]\nname = "m"\ncommand = "c"\nenv = { A = "\${B}" }\n`,
   yaml: `name: seed\nmodel: openai/gpt-4o\ntools: [read_file]\nmemory: { enabled: true, last_n: 3 }\nretry:\n  backoff: linear\nmcp_servers:\n  - name: m\n    url: http://127.0.0.1:1/mcp\n    headers: { A: "\${B}" }\n`,
-  md: `---\nname: seed\ndescription: Use this: when asked\ntools: Read, Bash(git:*), mcp__x__y\nmodel: sonnet\nmaxTurns: 3\ncolor: red\ntimeout_mins: 1\n---\nYou are a seed.\n`,
+  md: `---\nname: seed\ndescription: Use this: when asked\ntools: Read, Bash(git:*), mcp__x__y, Agent(a, b), mcp_*\nmodel: sonnet\nmaxTurns: 3\ncolor: red\ntimeout_mins: 1\nkind: local\nskills: [one, two]\nmcpServers:\n  s: { httpUrl: "http://127.0.0.1:1/mcp", trust: true }\n  t: { type: stdio, command: c }\n---\nYou are a seed.\n`,
 };
 
 /** Loads `content` as an agent file: it must either load or fail with a ConfigError, never crash. */

@@ -1,8 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { inspectAgentFile, loadAgentFile } from '../../internal/agent/load.js';
-import { ConfigError } from '../../internal/errors.js';
-import { tempDir } from './helpers.js';
+import { loadErrorFrom, loadFrom, tempDir } from './helpers.js';
 
 /** The Go axe documentation's full example (docs/src/configuration/agent-config.md), unchanged. */
 const GO_AXE_EXAMPLE = `name = "pr-reviewer"
@@ -55,20 +54,9 @@ command = "/usr/local/bin/mcp-server-filesystem"
 args = ["--root", "/home/user/projects"]
 `;
 
-async function load(content: string, env: NodeJS.ProcessEnv = {}, name = 'agent.toml') {
-  const dir = tempDir({ [name]: content });
-  return loadAgentFile(join(dir, name), env);
-}
-
-async function errorOf(content: string, env: NodeJS.ProcessEnv = {}): Promise<string> {
-  try {
-    await load(content, env);
-  } catch (error) {
-    expect(error).toBeInstanceOf(ConfigError);
-    return (error as Error).message;
-  }
-  throw new Error('expected a ConfigError');
-}
+const load = (content: string, env: NodeJS.ProcessEnv = {}, name = 'agent.toml') =>
+  loadFrom(name, content, env);
+const errorOf = (content: string, env: NodeJS.ProcessEnv = {}) => loadErrorFrom('agent.toml', content, env);
 
 describe('TOML agent files (the Go axe schema)', () => {
   it('loads the Go axe documentation example with every field mapped', async () => {
@@ -155,7 +143,7 @@ describe('TOML agent files (the Go axe schema)', () => {
   it("keeps Go axe's sub-agent rules, naming file and field", async () => {
     const base = 'name = "x"\nmodel = "a/b"\n[sub_agents_config]\n';
     expect(await errorOf(`${base}max_depth = 6\n`)).toMatch(
-      /agent\.toml: sub_agents_config\.max_depth: must be <= 5 \(got 6\); sub_agents_config\.max_depth cannot exceed 5$/,
+      /agent\.toml:4:1: sub_agents_config\.max_depth: must be <= 5 \(got 6\); sub_agents_config\.max_depth cannot exceed 5$/,
     );
     expect(await errorOf(`${base}max_depth = -1\n`)).toMatch(
       /sub_agents_config\.max_depth: must be >= 0 \(got -1\); sub_agents_config\.max_depth must be non-negative$/,
@@ -206,7 +194,9 @@ describe('TOML agent files (the Go axe schema)', () => {
     const dir = tempDir({
       'bad.toml': new Uint8Array([0x6e, 0x61, 0x6d, 0x65, 0x3d, 0x22, 0xc3, 0x28, 0x22]),
     });
-    await expect(loadAgentFile(join(dir, 'bad.toml'), {})).rejects.toThrow(/bad\.toml: not valid UTF-8/);
+    await expect(loadAgentFile(join(dir, 'bad.toml'), {})).rejects.toThrow(
+      /bad\.toml:1:7: not valid UTF-8 \(first bad byte 0xc3 at offset 6\): save the file as UTF-8$/,
+    );
     expect(await errorOf('name = "x"\nmodel = "a/b"\n[constructor]\na = 1\n')).toMatch(
       /constructor: unknown field/,
     );

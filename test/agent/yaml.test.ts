@@ -1,12 +1,7 @@
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { loadAgentFile } from '../../internal/agent/load.js';
-import { tempDir } from './helpers.js';
+import { loadFrom } from './helpers.js';
 
-async function load(content: string, name = 'agent.yaml') {
-  const dir = tempDir({ [name]: content });
-  return loadAgentFile(join(dir, name), {});
-}
+const load = (content: string, name = 'agent.yaml') => loadFrom(name, content);
 
 describe('YAML agent files (the TOML fields)', () => {
   it('loads the same fields as TOML, from .yaml and .yml', async () => {
@@ -56,7 +51,7 @@ mcp_servers:
 
   it('rejects duplicate keys, several documents, custom tags and alias bombs as config errors', async () => {
     await expect(load('name: y\nname: z\nmodel: a/b\n')).rejects.toThrow(
-      /agent\.yaml:2:1: Map keys must be unique/,
+      /agent\.yaml:2:1: invalid YAML: Map keys must be unique/,
     );
     await expect(load('name: y\nmodel: a/b\n---\nname: z\n')).rejects.toThrow(/agent\.yaml:\d+:\d+: /);
     await expect(load('name: !!js/function "x"\nmodel: a/b\n')).rejects.toThrow(/agent\.yaml:1:\d+: /);

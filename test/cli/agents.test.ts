@@ -47,21 +47,33 @@ describe('axe agents', () => {
 
   it('show: every resolved field, keys and literal secrets never printed', () => {
     const { cwd, env, configDir } = withAgents({
-      'r.toml': `name = "r"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\n[params]\ntemperature = 0\n[[mcp_servers]]\nname = "gh"\nurl = "http://127.0.0.1:1/mcp"\nheaders = { Authorization = "Bearer \${GH_TOKEN}", "X-Key" = "literal-secret-123" }\n`,
+      'r.toml':
+        `name = "r"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\n[params]\ntemperature = 0\n[[mcp_servers]]\nname = "gh"\nurl = "http://user:url-pass-1@127.0.0.1:1/mcp?token=query-secret-2"\nheaders = { Authorization = "Bearer \${GH_TOKEN}", "X-Key" = "literal-secret-123", Mixed = "Bearer mixed-secret-\${GH_TOKEN}" }\n` +
+        `[[mcp_servers]]\nname = "local"\ncommand = "srv"\nargs = ["--root", ".", "--api-key", "arg-secret-4", "--token=eq-secret-5"]\nenv = { A = "\${GH_TOKEN}", B = "env-secret-6" }\n`,
     });
-    writeFileSync(join(configDir, 'config.toml'), '[providers.anthropic]\napi_key = "sk-from-file-456"\n');
+    writeFileSync(
+      join(configDir, 'config.toml'),
+      '[providers.anthropic]\napi_key = "sk-from-file-456"\nbase_url = "https://127.0.0.1:9/v1?key=base-secret-7"\n',
+    );
     const result = axe(['agents', 'show', 'r'], { cwd, env: { ...env, ANTHROPIC_API_KEY: 'sk-env-789' } });
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^name: +r$/m);
     expect(result.stdout).toMatch(/^model: +anthropic\/claude-haiku-4-5$/m);
     expect(result.stdout).toMatch(
-      /^provider: +anthropic \(anthropic API at https:\/\/api\.anthropic\.com; key set; ANTHROPIC_API_KEY\)$/m,
+      /^provider: +anthropic \(anthropic API at https:\/\/127\.0\.0\.1:9\/v1\?key=\*\*\*; key set; ANTHROPIC_API_KEY\)$/m,
     );
     expect(result.stdout).toMatch(/^params: +temperature=0$/m);
+    expect(result.stdout).toMatch(/^skill: +\(none\)$/m);
+    expect(result.stdout).not.toMatch(/ $/m);
     expect(result.stdout).toMatch(/^sub_agents_config: +max_depth=3 parallel=true timeout=0$/m);
     expect(result.stdout).toContain(`Authorization: Bearer \${GH_TOKEN}`);
-    expect(result.stdout).toContain('X-Key: [redacted]');
-    for (const secret of ['sk-from-file-456', 'sk-env-789', 'literal-secret-123']) {
+    expect(result.stdout).toContain('X-Key: ***; Mixed: ***');
+    expect(result.stdout).toMatch(
+      /^mcp_server: +local stdio srv --root \. --api-key \*\*\* --token=\*\*\* env A=\$\{GH_TOKEN\} B=\*\*\*$/m,
+    );
+    const secrets = ['sk-from-file-456', 'sk-env-789', 'literal-secret-123', 'mixed-secret', 'url-pass-1'];
+    secrets.push('query-secret-2', 'arg-secret-4', 'eq-secret-5', 'env-secret-6', 'base-secret-7');
+    for (const secret of secrets) {
       expect(result.stdout + result.stderr).not.toContain(secret);
     }
     const missing = axe(['agents', 'show', 'nope'], { cwd, env });
@@ -79,9 +91,7 @@ describe('axe agents', () => {
 
     const again = axe(['agents', 'init', 'helper'], { cwd, env });
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(
-      /^axe: agent "helper" already exists: .*helper\.toml \(not overwritten\)\n$/,
-    );
+    expect(again.stderr).toMatch(/^axe: agent config already exists: .*helper\.toml \(not overwritten\)\n$/);
 
     mkdirSync(join(cwd, 'axe', 'agents'), { recursive: true });
     expect(axe(['agents', 'init', 'local'], { cwd, env }).stdout).toBe(

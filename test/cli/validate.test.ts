@@ -1,5 +1,6 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import { axe, tempHome } from './run-axe.js';
 
@@ -31,7 +32,7 @@ describe('axe validate', () => {
     const text = axe(['validate', '--agents-dir', 'agents'], { cwd, env });
     expect(text.code).toBe(2);
     expect(text.stdout).toContain(
-      'error: agents/lead.toml: sub_agents_config.max_depth: must be <= 5 (got 6); sub_agents_config.max_depth cannot exceed 5\n',
+      'error: agents/lead.toml:5:1: sub_agents_config.max_depth: must be <= 5 (got 6); sub_agents_config.max_depth cannot exceed 5\n',
     );
     expect(text.stdout).toMatch(
       /^warning: agents\/worker\.md:3:\d+: color: Claude Code field not supported/m,
@@ -48,6 +49,37 @@ describe('axe validate', () => {
     });
     const strict = axe(['validate', '--strict', '--agents-dir', 'agents', 'worker'], { cwd, env });
     expect(strict.code).toBe(2);
+  });
+
+  it('--json prints the documented shape (schemas/validate-output.schema.json), stdout only', () => {
+    const { cwd, env, configDir } = tempHome();
+    mkdirSync(join(cwd, 'agents'));
+    writeFileSync(join(cwd, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n\n[params]\ntemprature = 1\n');
+    mkdirSync(configDir, { recursive: true });
+    writeFileSync(join(configDir, 'config.toml'), '[providers\n');
+    const result = axe(['validate', '--json', '--strict', '--agents-dir', 'agents', 'a', 'ghost'], {
+      cwd,
+      env,
+    });
+    expect(result).toMatchObject({ code: 2, stderr: '' });
+    const report = JSON.parse(result.stdout);
+    const schema = JSON.parse(readFileSync(join(REPO, 'schemas', 'validate-output.schema.json'), 'utf8'));
+    const validate = new Ajv2020({ strict: true }).compile(schema);
+    expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
+    expect(report).toMatchObject({ ok: false, checked: 1, errors: 3, warnings: 0 });
+    expect(report.findings).toContainEqual({
+      file: join(cwd, 'agents', 'a.toml'),
+      severity: 'error',
+      field: 'params.temprature',
+      message: 'unknown field (did you mean "temperature"?)',
+      line: 5,
+      column: 1,
+    });
+    expect(report.findings).toContainEqual({
+      file: 'ghost',
+      severity: 'error',
+      message: 'agent config not found: ghost',
+    });
   });
 
   it('reports a broken config.toml as a finding, without a stack trace', () => {

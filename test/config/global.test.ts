@@ -26,16 +26,31 @@ describe('loadGlobalConfig', () => {
     await expect(loadGlobalConfig(dir)).rejects.toThrow(/config\.toml:2:\d+: /);
   });
 
+  it('never echoes a key or a header value, even of the wrong type', async () => {
+    const dir = tempDir({
+      'config.toml': '[providers.openai]\napi_key = 1234567\n',
+    });
+    const message = await loadGlobalConfig(dir).then(String, (error: Error) => error.message);
+    expect(message).toMatch(
+      /config\.toml:2:1: providers\.openai\.api_key: must be a string \(got a number\)$/,
+    );
+    const headers = tempDir({ 'config.toml': '[providers.x]\nheaders = { A = 7654321 }\n' });
+    const other = await loadGlobalConfig(headers).then(String, (error: Error) => error.message);
+    expect(other).toMatch(/providers\.x\.headers\.A: must be a string \(got a number\)$/);
+  });
+
   it('names an unknown key with a did-you-mean', async () => {
     const dir = tempDir({ 'config.toml': '[providers.openai]\napikey = "x"\n' });
     await expect(loadGlobalConfig(dir)).rejects.toThrow(
-      /config\.toml: providers\.openai\.apikey: unknown field \(did you mean "api_key"\?\)/,
+      /config\.toml:2:1: providers\.openai\.apikey: unknown field \(did you mean "api_key"\?\)/,
     );
   });
 
   it('rejects invalid UTF-8 and unreadable files as config errors', async () => {
     const dir = tempDir({ 'config.toml': new Uint8Array([0x61, 0x3d, 0x22, 0xff, 0x22]) });
-    await expect(loadGlobalConfig(dir)).rejects.toThrow(/not valid UTF-8 \(first bad byte at offset 3\)/);
+    await expect(loadGlobalConfig(dir)).rejects.toThrow(
+      /config\.toml:1:4: not valid UTF-8 \(first bad byte 0xff at offset 3\)/,
+    );
     const locked = tempDir({ 'config.toml': 'x = 1' });
     chmodSync(`${locked}/config.toml`, 0);
     if (process.getuid?.() !== 0) await expect(loadGlobalConfig(locked)).rejects.toBeInstanceOf(ConfigError);

@@ -1,20 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHttpPool, createProvider, type HttpPool } from '../../internal/provider/index.js';
+import { describe, expect, it } from 'vitest';
+import { createProvider } from '../../internal/provider/index.js';
 import { DEFAULT_RETRY, type Message, type StreamEvent } from '../../internal/provider/types.js';
-import { startFakeLlm } from '../fake-llm/server.js';
-import type { FakeLlm } from '../fake-llm/types.js';
-import { API_KEY, APIS, conversation, STOP_REASONS, settingsFor } from './helpers.js';
+import { API_KEY, APIS, conversation, fakeLlmAndPool, STOP_REASONS, settingsFor } from './helpers.js';
 
-let fake: FakeLlm;
-let pool: HttpPool;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  pool = createHttpPool();
-});
-afterAll(async () => {
-  await pool.close();
-  await fake.close();
-});
+const { fake, pool } = await fakeLlmAndPool();
 
 describe.each(APIS)('%s: a full tool conversation passes the fake server validation', (api) => {
   for (const stream of [false, true]) {
@@ -81,7 +70,10 @@ describe.each(APIS)('%s: a full tool conversation passes the fake server validat
       expect(fake.rejections.map((r) => r.rejection)).toEqual([]);
       const second = fake.requests[1];
       expect(second?.toolResults.map((r) => r.content)).toEqual(['Sunny, 21°C', 'time service unavailable']);
-      if (api === 'anthropic') expect(second?.toolResults.map((r) => r.isError)).toEqual([false, true]);
+      // OpenAI and Ollama tool messages have no error flag: the content says it.
+      if (api === 'anthropic' || api === 'google') {
+        expect(second?.toolResults.map((r) => r.isError)).toEqual([false, true]);
+      }
       expect(second?.toolNames).toEqual(['get_weather', 'get_time']);
       expect(second?.system).toBe('You are a careful assistant.');
       expect(second?.stream).toBe(stream);
@@ -146,6 +138,30 @@ describe('request details', () => {
       exitCode: 2,
       message: 'missing API key for provider "anthropic": set ANTHROPIC_API_KEY',
     });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('a base URL that is not http(s) is a ConfigError naming where it is set, raised before any request', async () => {
+    fake.reset();
+    const rejection = (baseUrl: string, baseUrlEnv?: string) =>
+      createProvider(
+        { ...settingsFor('ollama', fake.url), baseUrl, ...(baseUrlEnv === undefined ? {} : { baseUrlEnv }) },
+        { retry: DEFAULT_RETRY, pool },
+      )
+        .chat(conversation(false), { signal: new AbortController().signal })
+        .catch((e) => e);
+    expect(await rejection('localhost:11434', 'AXE_OLLAMA_BASE_URL')).toMatchObject({
+      name: 'ConfigError',
+      exitCode: 2,
+      message:
+        'invalid base URL for provider "ollama": "localhost:11434" is not an http:// or https:// URL (check AXE_OLLAMA_BASE_URL or base_url in config.toml)',
+    });
+    expect(await rejection('not a url')).toMatchObject({
+      exitCode: 2,
+      message:
+        'invalid base URL for provider "ollama": "not a url" is not an http:// or https:// URL (check its base URL)',
+    });
+    expect(await rejection('ftp://127.0.0.1:9')).toMatchObject({ exitCode: 2 });
     expect(fake.requests).toHaveLength(0);
   });
 });

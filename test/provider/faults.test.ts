@@ -1,48 +1,31 @@
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CancelledError, ProviderError } from '../../internal/errors.js';
-import { createHttpPool, createProvider, type HttpPool } from '../../internal/provider/index.js';
-import type { ChatOptions, ProviderApi, RetryPolicy, StreamEvent } from '../../internal/provider/types.js';
-import { startFakeLlm } from '../fake-llm/server.js';
-import type { FakeLlm, Fault } from '../fake-llm/types.js';
-import { API_KEY, APIS, conversation, settingsFor } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { CancelledError } from '../../internal/errors.js';
+import { createProvider } from '../../internal/provider/index.js';
+import type { ChatOptions, ProviderApi, StreamEvent } from '../../internal/provider/types.js';
+import type { Fault } from '../fake-llm/types.js';
+import {
+  APIS,
+  type ChatFailure,
+  chatFailure,
+  conversation,
+  FAST_RETRY,
+  fakeLlmAndPool,
+  settingsFor,
+} from './helpers.js';
 
-const FAST_RETRY: RetryPolicy = { maxRetries: 2, backoff: 'fixed', initialDelayMs: 2, maxDelayMs: 200 };
+const { fake, pool } = await fakeLlmAndPool();
 
-let fake: FakeLlm;
-let pool: HttpPool;
-beforeAll(async () => {
-  fake = await startFakeLlm();
-  pool = createHttpPool();
-});
-afterAll(async () => {
-  await pool.close();
-  await fake.close();
-});
-
-async function failure(
+function failure(
   api: ProviderApi,
   stream: boolean,
   options: Partial<ChatOptions> = {},
   retry = FAST_RETRY,
-): Promise<{ error: ProviderError; events: StreamEvent[]; ms: number }> {
-  const provider = createProvider(settingsFor(api, fake.url), { retry, pool });
-  const events: StreamEvent[] = [];
-  const started = Date.now();
-  try {
-    await provider.chat(conversation(stream), {
-      signal: new AbortController().signal,
-      onEvent: (e) => events.push(e),
-      ...options,
-    });
-  } catch (error) {
-    if (!(error instanceof ProviderError)) throw error;
-    expect(error.message).not.toContain(API_KEY);
-    expect(error.message).not.toContain('\n');
-    return { error, events, ms: Date.now() - started };
-  }
-  throw new Error('chat did not fail');
+): Promise<ChatFailure> {
+  return chatFailure(
+    createProvider(settingsFor(api, fake.url), { retry, pool }),
+    conversation(stream),
+    options,
+  );
 }
 
 interface Case {
@@ -102,7 +85,7 @@ const CASES: Case[] = [
     fault: { kind: 'status', status: 429, headers: { 'retry-after-ms': '3' } },
     category: 'rate_limit',
     exitCode: 3,
-    message: /rate limited \(HTTP 429\): Rate limit exceeded.*lower the request rate/,
+    message: /rate limited \(HTTP 429\): Rate limit exceeded.*; lower the request rate or retry in 3 ms/,
     requests: 3,
   },
   {
@@ -181,6 +164,9 @@ describe.each(APIS)('%s fault matrix', (api) => {
         const requests = stream && delivered ? 1 : c.requests;
         expect(fake.requests).toHaveLength(requests);
         expect(events.filter((e) => e.type === 'retry')).toHaveLength(requests - 1);
+        const retried = { 1: /[^)]$/, 2: /\(after 1 retry\)$/, 3: /\(after 2 retries\)$/ }[requests];
+        expect(error.message).toMatch(retried ?? /never/);
+        expect(error.details.retries ?? 0).toBe(requests - 1);
       });
     }
   }
@@ -222,8 +208,21 @@ describe('retries', () => {
     const { error, ms } = await failure('openai', false, { deadline: Date.now() + 2000 }, policy);
     expect(error.category).toBe('rate_limit');
     expect(error.details.retryAfterMs).toBe(30_000);
+    expect(error.message).toMatch(
+      /; lower the request rate or retry in 30 s \(retries are set by \[retry\] max_retries\)$/,
+    );
     expect(fake.requests).toHaveLength(1);
     expect(ms).toBeLessThan(1000);
+  });
+
+  it("an overloaded or failing server's retry-after is in the message when the wait is not made", async () => {
+    for (const status of [529, 503]) {
+      fake.reset();
+      fake.respond(() => ({ fault: { kind: 'status', status, headers: { 'retry-after': '7' } } }));
+      const { error } = await failure('anthropic', false, { deadline: Date.now() + 2000 });
+      expect(error.message).toMatch(/: retry in 7 s$/);
+      expect(fake.requests).toHaveLength(1);
+    }
   });
 
   it('auth and bad_request are never retried even with x-should-retry: true', async () => {
@@ -241,7 +240,9 @@ describe('deadlines and aborts', () => {
     const { error, ms } = await failure('ollama', true, { deadline: Date.now() + 300 });
     expect(error.category).toBe('timeout');
     expect(error.exitCode).toBe(3);
-    expect(error.message).toMatch(/timed out.*raise the timeout/);
+    expect(error.message).toMatch(
+      /^ollama: timed out: request aborted at the deadline; the run's deadline passed before the provider answered: raise --timeout or the agent's timeout$/,
+    );
     expect(ms).toBeLessThan(1300);
     await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
   });
@@ -288,6 +289,21 @@ describe('deadlines and aborts', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
+  it('an abort after a retry says the retries made', async () => {
+    fake.reset();
+    fake.respond(() => ({ fault: { kind: 'status', status: 500 } }));
+    const controller = new AbortController();
+    const onEvent = (e: StreamEvent) => {
+      if (e.type === 'retry' && e.attempt === 2) controller.abort(new CancelledError());
+    };
+    const { error } = await failure('google', false, { signal: controller.signal, onEvent });
+    expect(error.message).toMatch(
+      /^google: cancelled: request aborted; the run was cancelled \(after 1 retry\)$/,
+    );
+    expect(error.details.retries).toBe(1);
+    expect(fake.requests).toHaveLength(2);
+  });
+
   it('a retry whose backoff would pass the deadline is not attempted', async () => {
     fake.reset();
     fake.respond(() => ({ fault: { kind: 'status', status: 503 } }));
@@ -297,170 +313,5 @@ describe('deadlines and aborts', () => {
     expect(error.category).toBe('server');
     expect(fake.requests).toHaveLength(1);
     expect(ms).toBeLessThan(500);
-  });
-});
-
-describe('transport edge cases', () => {
-  it('Ollama: connection refused names the expected address', async () => {
-    const server = createServer();
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    const base = `http://127.0.0.1:${port}`;
-    const provider = createProvider(settingsFor('ollama', base), {
-      retry: { ...FAST_RETRY, maxRetries: 0 },
-      pool,
-    });
-    await expect(
-      provider.chat(conversation(false), { signal: new AbortController().signal }),
-    ).rejects.toMatchObject({
-      category: 'server',
-      exitCode: 3,
-      message: expect.stringContaining(`connection refused: is Ollama running? (expected at ${base})`),
-    });
-  });
-
-  it('Ollama: a model without tool support is named', async () => {
-    fake.reset();
-    fake.enqueue({
-      fault: {
-        kind: 'status',
-        status: 400,
-        message: 'registry.ollama.ai/library/gemma:2b does not support tools',
-      },
-    });
-    const { error } = await failure('ollama', false);
-    expect(error.category).toBe('bad_request');
-    expect(error.message).toMatch(/model "test-model" does not support tools/);
-  });
-
-  it('redirects are not followed', async () => {
-    fake.reset();
-    fake.enqueue({
-      fault: { kind: 'status', status: 307, headers: { location: 'https://elsewhere.test/v1/messages' } },
-    });
-    const { error } = await failure('anthropic', false);
-    expect(error.message).toMatch(/redirect to https:\/\/elsewhere\.test\/v1\/messages not followed/);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it('a response body past 32 MiB is cut with a clear error and not retried', async () => {
-    const chunk = Buffer.alloc(1024 * 1024, 0x20);
-    let served = 0;
-    const server = createServer((_req, res) => {
-      served += 1;
-      res.writeHead(200, { 'content-type': 'application/json' });
-      let sent = 0;
-      const pump = () => {
-        while (sent < 40) {
-          sent += 1;
-          if (!res.write(chunk)) {
-            res.once('drain', pump);
-            return;
-          }
-        }
-        res.end();
-      };
-      pump();
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const provider = createProvider(settingsFor('anthropic', base), { retry: FAST_RETRY, pool });
-    await expect(
-      provider.chat(conversation(false), { signal: new AbortController().signal }),
-    ).rejects.toMatchObject({
-      category: 'server',
-      message: expect.stringContaining('response body larger than 32 MiB'),
-    });
-    expect(served).toBe(1);
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it('one keep-alive pool: sequential calls reuse one connection, parallel calls share the pool', async () => {
-    let connections = 0;
-    const reply = JSON.stringify({
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      created: 1,
-      model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1 },
-    });
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(reply));
-    });
-    server.on('connection', () => {
-      connections += 1;
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const ownPool = createHttpPool();
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const provider = createProvider(settingsFor('openai', base), { retry: FAST_RETRY, pool: ownPool });
-    const signal = new AbortController().signal;
-    for (let i = 0; i < 5; i++) await provider.chat(conversation(false), { signal });
-    // undici may open a second socket when the next call starts in the same tick the previous body
-    // ended; without keep-alive these five calls would take five.
-    expect(connections).toBeLessThanOrEqual(2);
-    const replies = await Promise.all([1, 2, 3].map(() => provider.chat(conversation(false), { signal })));
-    expect(replies.map((r) => r.content)).toEqual(['ok', 'ok', 'ok']);
-    expect(connections).toBeLessThanOrEqual(4);
-    await ownPool.close();
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it("a proxy's HTML error page becomes a short plain-text message", async () => {
-    const page = '<html><head><style>b{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
-    const server = createServer((req, res) => {
-      req.resume();
-      req.on('end', () => res.writeHead(502, { 'content-type': 'text/html' }).end(page));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-    const provider = createProvider(settingsFor('ollama', base), {
-      retry: { ...FAST_RETRY, maxRetries: 0 },
-      pool,
-    });
-    await expect(
-      provider.chat(conversation(false), { signal: new AbortController().signal }),
-    ).rejects.toMatchObject({
-      category: 'server',
-      message:
-        'ollama: server error (HTTP 502): 502 Bad Gateway nginx; a failure on the provider side: retry later',
-    });
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-  });
-
-  it('an error thrown by onEvent reaches the caller untouched and is not retried', async () => {
-    fake.reset();
-    fake.respond(() => ({ text: 'hello there' }));
-    const provider = createProvider(settingsFor('openai', fake.url), { retry: FAST_RETRY, pool });
-    const boom = new RangeError('renderer failed');
-    await expect(
-      provider.chat(conversation(true), {
-        signal: new AbortController().signal,
-        onEvent: () => {
-          throw boom;
-        },
-      }),
-    ).rejects.toBe(boom);
-    expect(fake.requests).toHaveLength(1);
-  });
-
-  it('closing the pool ends a request nobody aborted', async () => {
-    fake.reset();
-    fake.respond(() => ({ fault: { kind: 'hang' } }));
-    const ownPool = createHttpPool();
-    const provider = createProvider(settingsFor('anthropic', fake.url), { retry: FAST_RETRY, pool: ownPool });
-    const call = provider.chat(conversation(false), { signal: new AbortController().signal }).catch((e) => e);
-    await expect.poll(() => fake.requests.length).toBe(1);
-    const started = Date.now();
-    await ownPool.close();
-    expect(Date.now() - started).toBeLessThan(1000);
-    expect(await call).toBeInstanceOf(ProviderError);
-    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
   });
 });

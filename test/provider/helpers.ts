@@ -1,25 +1,68 @@
 import { readFileSync } from 'node:fs';
-import { anthropicWire } from '../../internal/provider/anthropic.js';
-import { googleWire } from '../../internal/provider/google.js';
-import { ollamaWire } from '../../internal/provider/ollama.js';
-import { openaiWire } from '../../internal/provider/openai.js';
+import { afterAll, expect } from 'vitest';
+import { ProviderError } from '../../internal/errors.js';
+import { createHttpPool, type HttpPool, WIRES } from '../../internal/provider/index.js';
 import { ResponseBuilder, type WireResponse } from '../../internal/provider/response-builder.js';
 import { createStreamReader } from '../../internal/provider/stream.js';
 import type {
+  ChatOptions,
   ChatRequest,
+  Provider,
   ProviderApi,
   ProviderSettings,
+  RetryPolicy,
   StreamEvent,
   ToolSpec,
 } from '../../internal/provider/types.js';
-import type { Wire } from '../../internal/provider/wire.js';
+import { startFakeLlm } from '../fake-llm/server.js';
+import type { FakeLlm } from '../fake-llm/types.js';
 
-export const WIRES: Record<ProviderApi, Wire> = {
-  anthropic: anthropicWire,
-  openai: openaiWire,
-  ollama: ollamaWire,
-  google: googleWire,
+/** A fake LLM server and an HTTP pool shared by the tests of one file, closed after them. */
+export async function fakeLlmAndPool(): Promise<{ fake: FakeLlm; pool: HttpPool }> {
+  const fake = await startFakeLlm();
+  const pool = createHttpPool();
+  afterAll(async () => {
+    await pool.close();
+    await fake.close();
+  });
+  return { fake, pool };
+}
+
+export const FAST_RETRY: RetryPolicy = {
+  maxRetries: 2,
+  backoff: 'fixed',
+  initialDelayMs: 2,
+  maxDelayMs: 200,
 };
+
+export interface ChatFailure {
+  error: ProviderError;
+  events: StreamEvent[];
+  ms: number;
+}
+
+/** Runs a chat that must fail with a ProviderError of one line that does not show the key. */
+export async function chatFailure(
+  provider: Provider,
+  request: ChatRequest,
+  options: Partial<ChatOptions> = {},
+): Promise<ChatFailure> {
+  const events: StreamEvent[] = [];
+  const started = Date.now();
+  try {
+    await provider.chat(request, {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+      ...options,
+    });
+  } catch (error) {
+    if (!(error instanceof ProviderError)) throw error;
+    expect(error.message).not.toContain(API_KEY);
+    expect(error.message).not.toContain('\n');
+    return { error, events, ms: Date.now() - started };
+  }
+  throw new Error('chat did not fail');
+}
 
 export function fixture(name: string): Buffer {
   return readFileSync(new URL(`./fixtures/${name}`, import.meta.url));

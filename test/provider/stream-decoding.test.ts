@@ -210,6 +210,19 @@ describe('error events in streams', () => {
     ]);
   });
 
+  it('ollama-compatible servers that send tool arguments as a string: parsed, or an argumentsError', () => {
+    const line = (message: object, done = false) =>
+      `${JSON.stringify({ model: 'm', message: { role: 'assistant', content: '', ...message }, done })}\n`;
+    const body =
+      line({ tool_calls: [{ function: { name: 'f', arguments: '{"x":1}' } }] }) +
+      line({ tool_calls: [{ function: { name: 'g', arguments: '{"y":' } }] }) +
+      line({}, true);
+    const [good, bad] = decodeChunks('ollama', [enc.encode(body)]).response.toolCalls;
+    expect(good).toEqual({ id: 'ollama_0', name: 'f', arguments: { x: 1 } });
+    expect(bad).toMatchObject({ id: 'ollama_1', name: 'g', arguments: {} });
+    expect(bad?.argumentsError).toMatch(/^tool arguments are not valid JSON .*: \{"y":$/);
+  });
+
   it('anthropic-compatible servers that send the whole tool input in content_block_start', () => {
     const frame = (event: string, data: object) =>
       `event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`;

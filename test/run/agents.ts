@@ -1,3 +1,5 @@
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+
 /** Agent files for the e2e tests. Each agent's system prompt starts with `ROLE:<name>` for routing. */
 export interface AgentOptions {
   model?: string;
@@ -23,4 +25,20 @@ export function agentToml(name: string, options: AgentOptions = {}): string {
 /** The agent a recorded request came from (by its `ROLE:` system prompt). */
 export function roleOf(request: { system: string }): string {
   return /ROLE:([\w-]+)/.exec(request.system)?.[1] ?? '';
+}
+
+export const callAgent = (agent: string, task: string, context?: string) => ({
+  name: 'call_agent',
+  arguments: context === undefined ? { agent, task } : { agent, task, context },
+});
+
+/** A parent that delegates once (the given calls) and then answers with `final`. */
+export function delegatingParent(
+  calls: ReturnType<typeof callAgent>[],
+  final = 'done',
+): (r: RecordedRequest) => ScriptedReply {
+  return (request) =>
+    request.toolResults.length === 0
+      ? { toolCalls: calls, usage: { input: 100, output: 10 } }
+      : { text: final, usage: { input: 200, output: 20 } };
 }

@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll } from 'vitest';
+import { startFakeLlm } from '../fake-llm/index.js';
+import type { FakeLlm } from '../fake-llm/types.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const AXE_BIN = path.join(REPO_ROOT, 'dist/main.js');
@@ -130,4 +133,32 @@ export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<v
     if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
+}
+
+/**
+ * For an e2e test file: checks the binary is built, and returns `setup()`, which gives each case
+ * its own temp home and fake server (so cases can run concurrently), all removed after the file.
+ */
+export function e2eHomes(): () => Promise<{ home: TempHome; fake: FakeLlm }> {
+  const homes: TempHome[] = [];
+  const servers: FakeLlm[] = [];
+  beforeAll(() => {
+    if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
+  });
+  afterAll(async () => {
+    await Promise.all(servers.map((fake) => fake.close()));
+    for (const home of homes) home.cleanup();
+  });
+  return async () => {
+    const home = new TempHome();
+    const fake = await startFakeLlm();
+    homes.push(home);
+    servers.push(fake);
+    return { home, fake };
+  };
+}
+
+/** The non-empty lines of an output. */
+export function lines(text: string): string[] {
+  return text.split('\n').filter((line) => line !== '');
 }

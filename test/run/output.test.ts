@@ -66,7 +66,7 @@ describe('dry-run layout', () => {
         'Budget:   0 tokens (0 = unlimited)',
         '',
         '--- System Prompt ---',
-        '',
+        '(none)',
         '',
         '--- Skill ---',
         '(none)',
@@ -109,6 +109,12 @@ describe('dry-run layout', () => {
           url: 'http://127.0.0.1:9/sse',
           headers: { Authorization: 'secret-2' },
         },
+        {
+          name: 'keyed',
+          transport: 'streamable-http',
+          url: 'https://me:secret-3@example.test/mcp?key=secret-4&key=secret-5&mode=x',
+          headers: {},
+        },
       ],
     });
     expect(text).toContain(
@@ -118,7 +124,8 @@ describe('dry-run layout', () => {
       '--- Sub-Agents ---\nbasic, with_skill\nMax Depth: 2\nParallel:  no\nTimeout:   60s\n',
     );
     expect(text).toContain(
-      '--- MCP Servers ---\nfs: npx srv /tmp (stdio)\nweb: http://127.0.0.1:9/sse (sse)\n',
+      '--- MCP Servers ---\nfs: npx srv /tmp (stdio)\nweb: http://127.0.0.1:9/sse (sse)\n' +
+        'keyed: https://***@example.test/mcp?key=***&mode=*** (streamable-http)\n',
     );
     expect(text).not.toContain('secret');
   });
@@ -169,7 +176,7 @@ describe('--json envelope', () => {
           input: { agent: 'helper' },
           output: 'x',
           is_error: true,
-          turn: 0,
+          turn: 1,
           duration_ms: 7,
         },
       ],

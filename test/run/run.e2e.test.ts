@@ -1,54 +1,13 @@
-import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startFakeLlm } from '../fake-llm/index.js';
-import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { agentToml, roleOf } from './agents.js';
-import { AXE_BIN, REPO_ROOT, runAxe, startAxe, TempHome, waitFor } from './cli.js';
+import { describe, expect, it } from 'vitest';
+import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
+import { e2eHomes, lines, runAxe } from './cli.js';
 
 /**
  * `axe run` end to end: the built binary in a temp XDG home against the fake LLM server. Every
  * case gets its own home and server, so they run concurrently.
  */
-const homes: TempHome[] = [];
-const servers: FakeLlm[] = [];
-
-async function setup(): Promise<{ home: TempHome; fake: FakeLlm }> {
-  const home = new TempHome();
-  const fake = await startFakeLlm();
-  homes.push(home);
-  servers.push(fake);
-  return { home, fake };
-}
-
-beforeAll(() => {
-  if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
-});
-
-afterAll(async () => {
-  await Promise.all(servers.map((fake) => fake.close()));
-  for (const home of homes) home.cleanup();
-});
-
-const callAgent = (agent: string, task: string, context?: string) => ({
-  name: 'call_agent',
-  arguments: context === undefined ? { agent, task } : { agent, task, context },
-});
-
-/** A parent that delegates once (the given calls) and then answers with what came back. */
-function delegatingParent(
-  calls: ReturnType<typeof callAgent>[],
-  final = 'done',
-): (r: RecordedRequest) => ScriptedReply {
-  return (request) =>
-    request.toolResults.length === 0
-      ? { toolCalls: calls, usage: { input: 100, output: 10 } }
-      : { text: final, usage: { input: 200, output: 20 } };
-}
-
-function lines(text: string): string[] {
-  return text.split('\n').filter((line) => line !== '');
-}
+const setup = e2eHomes();
 
 describe.concurrent('axe run', () => {
   it('offers no tools key without sub_agents, and call_agent only with them', async () => {
@@ -413,90 +372,6 @@ describe.concurrent('axe run', () => {
     expect(results.every((r) => r.code === 0)).toBe(true);
   });
 
-  it('replays a recorded run identically with the server gone; a miss exits 3 naming the agent', async () => {
-    const { home, fake } = await setup();
-    home.agent('lead', agentToml('lead', { subAgents: ['a', 'b'] }));
-    home.agent('a', agentToml('a')).agent('b', agentToml('b'));
-    fake.respond((request) => {
-      const role = roleOf(request);
-      if (role === 'a') return { text: 'from a', delayMs: 50 };
-      if (role === 'b') return { text: 'from b' };
-      return delegatingParent([callAgent('a', 'one'), callAgent('b', 'two')], 'merged a+b')(request);
-    });
-    const cassette = path.join(home.root, 'run.cassette.jsonl');
-    const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'review'];
-    const recorded = await runAxe([...args, '--record', cassette], { env: home.env(fake.url) });
-    expect(recorded).toMatchObject({ code: 0, stdout: 'merged a+b' });
-    expect(readFileSync(cassette, 'utf8')).not.toContain('test-key');
-    await fake.close();
-
-    const offline = home.env(); // no key, no base URL
-    const replays = await Promise.all([
-      runAxe([...args, '--replay', cassette], { env: offline }),
-      runAxe([...args, '--replay', cassette], { env: offline }),
-    ]);
-    for (const replay of replays) expect(replay).toMatchObject({ code: 0, stdout: 'merged a+b', stderr: '' });
-
-    const miss = await runAxe(
-      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'other', '--replay', cassette],
-      {
-        env: offline,
-      },
-    );
-    expect(miss.code).toBe(3);
-    expect(miss.stdout).toBe('');
-    expect(lines(miss.stderr)).toHaveLength(1);
-    expect(miss.stderr).toContain('agent "lead"');
-  });
-
-  it('streams the final answer of a tool-using agent as it arrives; the agent file decides without a flag', async () => {
-    const { home, fake } = await setup();
-    home.agent('lead', agentToml('lead', { subAgents: ['helper'], extra: ['stream = true'] }));
-    home.agent('helper', agentToml('helper'));
-    fake.respond((request) =>
-      roleOf(request) === 'helper'
-        ? { text: 'helper text' }
-        : request.toolResults.length === 0
-          ? { toolCalls: [callAgent('helper', 'x')] }
-          : { text: 'streamed final answer', chunkDelayMs: 250 },
-    );
-    const env = home.env(fake.url);
-    const base = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'];
-    const fromFile = startAxe(base, { env });
-    const noStream = runAxe([...base, '--no-stream'], { env });
-    expect(await fromFile.done).toMatchObject({ code: 0, stdout: 'streamed final answer' });
-    // Part of the answer was on stdout while the server was still sending the rest.
-    const streamedFinal = fake.requests.find((r) => r.stream && r.toolResults.length > 0);
-    expect(fromFile.firstStdoutAt()).toBeLessThan(streamedFinal?.finishedAt ?? 0);
-    expect(await noStream).toMatchObject({ code: 0, stdout: 'streamed final answer' });
-    const leadStreams = fake.requests.filter((r) => roleOf(r) === 'lead').map((r) => r.stream);
-    expect(leadStreams.filter(Boolean)).toHaveLength(2);
-    expect(leadStreams.filter((s) => !s)).toHaveLength(2);
-  });
-
-  it("runs the shipped example offline, with no key, the same every time (the README's main job)", async () => {
-    const { home } = await setup();
-    // npx axe run team-lead --agents-dir agents/examples \
-    //   --replay agents/examples/review.cassette.jsonl < agents/examples/sample.diff
-    const args = [
-      'run',
-      'team-lead',
-      '--agents-dir',
-      'agents/examples',
-      '--replay',
-      'agents/examples/review.cassette.jsonl',
-    ];
-    const diff = readFileSync(path.join(REPO_ROOT, 'agents/examples/sample.diff'), 'utf8');
-    const offline = home.env(); // no key, no base URL: any network attempt would fail the run
-    const runs = await Promise.all(
-      [0, 1, 2].map(() => runAxe(args, { env: offline, cwd: REPO_ROOT, stdin: diff })),
-    );
-    for (const run of runs) expect(run).toMatchObject({ code: 0, stderr: '', stdout: runs[0]?.stdout });
-    expect(runs[0]?.stdout).toMatch(/^\*\*Verdict: REQUEST CHANGES\*\*\n/);
-    expect(runs[0]?.stdout).toContain('SQL injection');
-    expect(runs[0]?.stdout).toContain('Swallowed error');
-  });
-
   it('rejects bad flags (--timeout, --max-tokens, --record with --replay) with exit 2 naming them', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));
@@ -522,47 +397,4 @@ describe.concurrent('axe run', () => {
       'axe: --max-tokens: expected a positive whole number of tokens, got "1.5"',
     ]);
   });
-});
-
-// Timing-sensitive: run after the concurrent cases, one at a time.
-describe('axe run: signals', () => {
-  // SIGTERM runs with --json: the envelope shows each in-flight sub-agent as cancelled.
-  for (const [signal, code, json] of [
-    ['SIGINT', 130, false],
-    ['SIGTERM', 143, true],
-  ] as const) {
-    it(`${signal} during a fan-out exits ${code} within a second and closes every request`, async () => {
-      const { home, fake } = await setup();
-      home.agent('lead', agentToml('lead', { subAgents: ['w1', 'w2'] }));
-      home.agent('w1', agentToml('w1')).agent('w2', agentToml('w2'));
-      fake.respond((request) =>
-        roleOf(request) === 'lead'
-          ? { toolCalls: [callAgent('w1', 'a'), callAgent('w2', 'b')] }
-          : { fault: { kind: 'hang' } },
-      );
-      const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', ...(json ? ['--json'] : [])];
-      const axe = startAxe(args, { env: home.env(fake.url) });
-      await waitFor(() => fake.requests.length === 3);
-      const killedAt = Date.now();
-      axe.kill(signal);
-      const result = await axe.done;
-      expect(Date.now() - killedAt).toBeLessThan(1000);
-      expect(result.code).toBe(code);
-      if (json) {
-        expect(JSON.parse(result.stdout)).toMatchObject({
-          exit_code: code,
-          agents: [
-            { agent: 'w1', status: 'cancelled' },
-            { agent: 'w2', status: 'cancelled' },
-          ],
-        });
-      } else {
-        expect(result.stdout).toBe('');
-      }
-      expect(result.stderr).toContain(`interrupted by ${signal}`);
-      expect(result.stderr).toMatch(/stopping lead, .*w1.*w2|stopping lead, .*w2.*w1/);
-      await waitFor(() => fake.requests.every((r) => r.finishedAt !== undefined), 2000);
-      expect(fake.requests.slice(1).map((r) => r.aborted)).toEqual([true, true]);
-    });
-  }
 });

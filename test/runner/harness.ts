@@ -1,10 +1,12 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
 import type { RunEvent } from '../../internal/runner/events.js';
 import { runTopLevel } from '../../internal/runner/top-level.js';
 import type { RunOutcome, RunRequest } from '../../internal/runner/types.js';
+import { startFakeLlm } from '../fake-llm/index.js';
 import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 
 /** A temp home with an agents dir and a config dir, agents that talk to one fake LLM server. */
@@ -75,4 +77,22 @@ export function requestsOf(llm: FakeLlm, agent: string): RecordedRequest[] {
 /** Whether the request body has a `tools` key at all. */
 export function hasToolsKey(request: RecordedRequest): boolean {
   return typeof request.body === 'object' && request.body !== null && 'tools' in request.body;
+}
+
+/**
+ * One fake server and one home for a test file: started before its tests, reset before each,
+ * removed after. Read `llm` and `home` inside tests (they are set in beforeAll).
+ */
+export function useHome(): { llm: FakeLlm; home: Home } {
+  const holder = {} as { llm: FakeLlm; home: Home };
+  beforeAll(async () => {
+    holder.llm = await startFakeLlm();
+    holder.home = makeHome(holder.llm);
+  });
+  afterAll(async () => {
+    await holder.llm.close();
+    holder.home.remove();
+  });
+  beforeEach(() => holder.llm.reset());
+  return holder;
 }

@@ -1,49 +1,37 @@
 import fs from 'node:fs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { BudgetError, RuntimeError } from '../../internal/errors.js';
-import { startFakeLlm } from '../fake-llm/index.js';
-import type { FakeLlm, ScriptedReply } from '../fake-llm/types.js';
-import { agentOf, callAgent, type Home, hasToolsKey, makeHome, requestsOf } from './harness.js';
+import type { ScriptedReply } from '../fake-llm/types.js';
+import { agentOf, callAgent, hasToolsKey, requestsOf, useHome } from './harness.js';
 
-let llm: FakeLlm;
-let home: Home;
-
-beforeAll(async () => {
-  llm = await startFakeLlm();
-  home = makeHome(llm);
-});
-afterAll(async () => {
-  await llm.close();
-  home.remove();
-});
-beforeEach(() => llm.reset());
+const t = useHome();
 
 describe('the turn loop', () => {
   it('makes one call with no tools key when the agent has no tools', async () => {
-    home.agent('solo');
-    llm.enqueue({ text: 'just text', usage: { input: 7, output: 3 } });
-    const { outcome } = await home.run('solo');
+    t.home.agent('solo');
+    t.llm.enqueue({ text: 'just text', usage: { input: 7, output: 3 } });
+    const { outcome } = await t.home.run('solo');
     expect(outcome.error).toBeUndefined();
     expect(outcome.result).toMatchObject({ status: 'ok', content: 'just text', turns: 1, toolCalls: 0 });
     expect(outcome.result.usage).toMatchObject({ inputTokens: 7, outputTokens: 3 });
-    expect(llm.requests).toHaveLength(1);
-    expect(hasToolsKey(llm.requests[0]!)).toBe(false);
-    expect(llm.rejections).toEqual([]);
+    expect(t.llm.requests).toHaveLength(1);
+    expect(hasToolsKey(t.llm.requests[0]!)).toBe(false);
+    expect(t.llm.rejections).toEqual([]);
   });
 
   it('offers call_agent with sub_agents, runs the sub-agent, sends the result back, sums tokens', async () => {
-    home.agent('boss', 'sub_agents = ["helper"]');
-    home.agent('helper');
-    llm.respond((request): ScriptedReply => {
+    t.home.agent('boss', 'sub_agents = ["helper"]');
+    t.home.agent('helper');
+    t.llm.respond((request): ScriptedReply => {
       if (agentOf(request) === 'helper') return { text: 'helper answer', usage: { input: 100, output: 50 } };
       if (request.toolResults.length === 0) {
         return { text: 'Delegating.', toolCalls: callAgent('helper', 'check it', 'some context') };
       }
       return { text: 'final answer' };
     });
-    const { outcome, events } = await home.run('boss');
+    const { outcome, events } = await t.home.run('boss');
     expect(outcome.error).toBeUndefined();
-    const [first, helper, second] = llm.requests;
+    const [first, helper, second] = t.llm.requests;
     expect(first?.toolNames).toEqual(['call_agent']);
     const body = first?.body as { tools?: unknown[] } | undefined;
     expect(body?.tools).toEqual([
@@ -94,10 +82,10 @@ describe('the turn loop', () => {
   });
 
   it('answers bad calls with error results in the spec words and carries on', async () => {
-    home.agent('boss2', 'sub_agents = ["helper", "ghost", "flaky"]');
-    home.agent('helper');
-    home.agent('flaky', '[retry]\nmax_retries = 0');
-    llm.respond((request): ScriptedReply => {
+    t.home.agent('boss2', 'sub_agents = ["helper", "ghost", "flaky"]');
+    t.home.agent('helper');
+    t.home.agent('flaky', '[retry]\nmax_retries = 0');
+    t.llm.respond((request): ScriptedReply => {
       if (agentOf(request) === 'flaky') return { fault: { kind: 'status', status: 500, message: 'boom' } };
       if (agentOf(request) === 'helper') return { text: 'fine' };
       if (request.toolResults.length > 0) return { text: 'done anyway' };
@@ -113,10 +101,10 @@ describe('the turn loop', () => {
         ],
       };
     });
-    const { outcome } = await home.run('boss2');
+    const { outcome } = await t.home.run('boss2');
     expect(outcome.error).toBeUndefined();
     expect(outcome.result.content).toBe('done anyway');
-    const results = llm.requests.at(-1)?.toolResults ?? [];
+    const results = t.llm.requests.at(-1)?.toolResults ?? [];
     expect(results.map((r) => r.content)).toEqual([
       'Unknown tool: "nope"',
       `call_agent error: agent "stranger" is not in this agent's sub_agents list`,
@@ -129,7 +117,7 @@ describe('the turn loop', () => {
       'fine',
     ]);
     expect(results.map((r) => r.isError === true)).toEqual([true, true, true, true, true, true, false]);
-    expect(requestsOf(llm, 'helper')[0]?.lastUserText).toBe('Task: x');
+    expect(requestsOf(t.llm, 'helper')[0]?.lastUserText).toBe('Task: x');
     expect(outcome.result.children.map((c) => `${c.agent}:${c.status}`)).toEqual([
       'ghost:error',
       'flaky:error',
@@ -138,68 +126,68 @@ describe('the turn loop', () => {
   });
 
   it('stops after 50 turns with the exact error, and at max_turns when lower', async () => {
-    home.agent('looper', 'sub_agents = ["helper"]');
-    home.agent('short', 'sub_agents = ["helper"]\nmax_turns = 3');
-    llm.respond(() => ({
+    t.home.agent('looper', 'sub_agents = ["helper"]');
+    t.home.agent('short', 'sub_agents = ["helper"]\nmax_turns = 3');
+    t.llm.respond(() => ({
       text: 'again',
       toolCalls: [{ name: 'nope', arguments: {} }],
       usage: { input: 1, output: 1 },
     }));
-    const { outcome } = await home.run('looper');
+    const { outcome } = await t.home.run('looper');
     expect(outcome.error).toBeInstanceOf(RuntimeError);
     expect(outcome.error?.message).toBe('agent exceeded maximum conversation turns (50)');
     expect(outcome.error?.exitCode).toBe(1);
-    expect(llm.requests).toHaveLength(50);
+    expect(t.llm.requests).toHaveLength(50);
     expect(outcome.result).toMatchObject({ content: 'again', turns: 50, usage: { inputTokens: 50 } });
 
-    llm.requests.length = 0;
-    const short = await home.run('short');
+    t.llm.requests.length = 0;
+    const short = await t.home.run('short');
     expect(short.outcome.error?.message).toBe('agent exceeded maximum conversation turns (3)');
-    expect(llm.requests).toHaveLength(3);
+    expect(t.llm.requests).toHaveLength(3);
   });
 
   it('stops before the next call once the tree-wide budget is spent, keeping the answer so far', async () => {
-    home.agent('spender', 'sub_agents = ["helper"]');
-    home.agent('helper');
-    llm.respond((request): ScriptedReply => {
+    t.home.agent('spender', 'sub_agents = ["helper"]');
+    t.home.agent('helper');
+    t.llm.respond((request): ScriptedReply => {
       if (agentOf(request) === 'helper') return { text: 'costly', usage: { input: 10, output: 5 } };
       if (request.toolResults.length > 0) return { text: 'never sent' };
       return { text: 'Answer so far.', toolCalls: callAgent('helper', 'x'), usage: { input: 10, output: 5 } };
     });
-    const { outcome } = await home.run('spender', { maxTokens: 20 });
+    const { outcome } = await t.home.run('spender', { maxTokens: 20 });
     expect(outcome.error).toBeInstanceOf(BudgetError);
     expect(outcome.error?.message).toBe('budget exceeded: used 30 of 20 tokens');
     expect(outcome.error?.exitCode).toBe(4);
     expect(outcome.result).toMatchObject({ status: 'budget', content: 'Answer so far.' });
     expect(outcome.budget).toEqual({ used: 30, limit: 20 });
-    expect(llm.requests).toHaveLength(2);
+    expect(t.llm.requests).toHaveLength(2);
   });
 
   it('gives --model to the top-level agent only; a sub-agent with `inherit` takes its parent model', async () => {
-    home.agent('modeled', 'sub_agents = ["heir", "own"]');
-    home.agent('heir');
-    home.agent('own');
-    const heirFile = `${home.agentsDir}/heir.toml`;
+    t.home.agent('modeled', 'sub_agents = ["heir", "own"]');
+    t.home.agent('heir');
+    t.home.agent('own');
+    const heirFile = `${t.home.agentsDir}/heir.toml`;
     fs.writeFileSync(
       heirFile,
       fs.readFileSync(heirFile, 'utf8').replace('"anthropic/claude-test"', '"inherit"'),
     );
-    llm.respond((request): ScriptedReply => {
+    t.llm.respond((request): ScriptedReply => {
       if (agentOf(request) !== 'modeled') return { text: request.model };
       if (request.toolResults.length > 0)
         return { text: request.toolResults.map((r) => r.content).join(',') };
       return { toolCalls: [...(callAgent('heir', 'a') ?? []), ...(callAgent('own', 'b') ?? [])] };
     });
-    const { outcome } = await home.run('modeled', { modelOverride: 'anthropic/flag-model' });
+    const { outcome } = await t.home.run('modeled', { modelOverride: 'anthropic/flag-model' });
     expect(outcome.result.content).toBe('flag-model,claude-test');
     expect(outcome.result.model).toBe('anthropic/flag-model');
   });
 
   it('streams the top-level text as text.delta events', async () => {
-    home.agent('streamer');
-    llm.enqueue({ text: 'streamed words here' });
-    const { outcome, events } = await home.run('streamer', { stream: true });
-    expect(llm.requests[0]?.stream).toBe(true);
+    t.home.agent('streamer');
+    t.llm.enqueue({ text: 'streamed words here' });
+    const { outcome, events } = await t.home.run('streamer', { stream: true });
+    expect(t.llm.requests[0]?.stream).toBe(true);
     const deltas = events.flatMap((e) => (e.type === 'text.delta' ? [e.text] : []));
     expect(deltas.join('')).toBe('streamed words here');
     expect(outcome.result.content).toBe('streamed words here');

@@ -4,7 +4,9 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
 import { ConfigError } from '../../internal/errors.js';
+import { agentResolver, type RunContext } from '../../internal/runner/context.js';
 import { resolveAgentRun } from '../../internal/runner/resolve.js';
+import { detailOutput } from '../../internal/runner/result.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'axe-resolve-')));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -66,5 +68,31 @@ describe('resolveAgentRun', () => {
     await expect(
       resolveAgentRun(spec, { configDir: root, overrides: { workdir: root, model: 'nope' } }),
     ).rejects.toThrow(/^--model: invalid model "nope"/);
+  });
+});
+
+describe('agentResolver', () => {
+  it('shares one resolution among runs that start while it is in flight, then starts afresh', async () => {
+    const spec = await agent('shared', `model = "anthropic/m"\nworkdir = "${root}/work"`);
+    const place = { configDir: root, depth: 1, maxDepth: 3, inheritedModel: undefined, overrides: {} };
+    const ctx = place as unknown as RunContext;
+    const resolve = agentResolver();
+    const first = resolve(spec, ctx);
+    expect(resolve(spec, ctx)).toBe(first);
+    const deeper = resolve(spec, { ...place, depth: 2 } as unknown as RunContext);
+    expect(deeper).not.toBe(first);
+    expect((await first).workdir).toBe(path.join(root, 'work'));
+    const later = resolve(spec, ctx);
+    expect(later).not.toBe(first);
+    await Promise.all([deeper, later]);
+  });
+});
+
+describe('detailOutput', () => {
+  it('keeps short outputs whole and cuts long ones at a character boundary within 1024 bytes', () => {
+    expect(detailOutput('x'.repeat(1024))).toBe('x'.repeat(1024));
+    expect(detailOutput('x'.repeat(1025))).toBe(`${'x'.repeat(1024)}... (truncated)`);
+    // 1 + 2 * 600 bytes: the 1024th byte starts a character, the cut goes back to byte 1023.
+    expect(detailOutput(`a${'é'.repeat(600)}`)).toBe(`a${'é'.repeat(511)}... (truncated)`);
   });
 });

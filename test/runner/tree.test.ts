@@ -1,23 +1,12 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../internal/errors.js';
 import { startFakeLlm } from '../fake-llm/index.js';
-import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { agentOf, callAgent, type Home, makeHome, requestsOf } from './harness.js';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentOf, callAgent, makeHome, requestsOf, useHome } from './harness.js';
 
-let llm: FakeLlm;
-let home: Home;
-
-beforeAll(async () => {
-  llm = await startFakeLlm();
-  home = makeHome(llm);
-});
-afterAll(async () => {
-  await llm.close();
-  home.remove();
-});
-beforeEach(() => llm.reset());
+const t = useHome();
 
 /** Each agent calls the next one in the chain while it can; the last one answers. */
 function chain(names: string[]): (request: RecordedRequest) => ScriptedReply {
@@ -33,7 +22,7 @@ function chain(names: string[]): (request: RecordedRequest) => ScriptedReply {
 
 /** Waits until the server has seen the client go away (or finish) for every request. */
 async function settled(): Promise<void> {
-  for (let i = 0; i < 100 && llm.requests.some((r) => r.finishedAt === undefined); i++) {
+  for (let i = 0; i < 100 && t.llm.requests.some((r) => r.finishedAt === undefined); i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }
@@ -44,12 +33,12 @@ describe('depth', () => {
   it('defaults to 3: the agent at depth 3 gets no tools at all', async () => {
     names.forEach((name, i) => {
       const next = names[i + 1];
-      home.agent(name, `${next ? `sub_agents = ["${next}"]\n` : ''}tools = ["read_file"]`);
+      t.home.agent(name, `${next ? `sub_agents = ["${next}"]\n` : ''}tools = ["read_file"]`);
     });
-    llm.respond(chain(names));
-    const { outcome } = await home.run('d0');
+    t.llm.respond(chain(names));
+    const { outcome } = await t.home.run('d0');
     expect(outcome.error).toBeUndefined();
-    expect(llm.requests.map((r) => `${agentOf(r)}:${r.toolNames.join('+') || '-'}`)).toEqual([
+    expect(t.llm.requests.map((r) => `${agentOf(r)}:${r.toolNames.join('+') || '-'}`)).toEqual([
       'd0:read_file+call_agent',
       'd1:read_file+call_agent',
       'd2:read_file+call_agent',
@@ -70,12 +59,12 @@ describe('depth', () => {
     names.forEach((name, i) => {
       const next = names[i + 1] ?? 'd0';
       const config = i === 0 ? '\n[sub_agents_config]\nmax_depth = 5' : '';
-      home.agent(name, `sub_agents = ["${next}"]${config}`);
+      t.home.agent(name, `sub_agents = ["${next}"]${config}`);
     });
-    llm.respond(chain([...names, 'd0']));
-    const { outcome } = await home.run('d0');
+    t.llm.respond(chain([...names, 'd0']));
+    const { outcome } = await t.home.run('d0');
     expect(outcome.error).toBeUndefined();
-    const offered = names.map((name) => requestsOf(llm, name)[0]?.toolNames.join('+') || '-');
+    const offered = names.map((name) => requestsOf(t.llm, name)[0]?.toolNames.join('+') || '-');
     expect(offered).toEqual(['call_agent', 'call_agent', 'call_agent', 'call_agent', 'call_agent', '-']);
     expect(outcome.result.content).toBe('d0:d1:d2:d3:d4:d5:leaf');
   });
@@ -91,15 +80,15 @@ describe('fan-out', () => {
   }
 
   it('runs the calls of one turn at once when parallel (the default), results in call order', async () => {
-    home.agent('par', 'sub_agents = ["a", "b"]\n[sub_agents_config]\ntimeout = 30');
-    home.agent('a');
-    home.agent('b');
-    llm.respond(twoSlowChildren);
+    t.home.agent('par', 'sub_agents = ["a", "b"]\n[sub_agents_config]\ntimeout = 30');
+    t.home.agent('a');
+    t.home.agent('b');
+    t.llm.respond(twoSlowChildren);
     const timersBefore = activeTimers();
-    const { outcome } = await home.run('par');
+    const { outcome } = await t.home.run('par');
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     expect(outcome.result.content).toBe('from a | from b');
-    const [a, b] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!];
+    const [a, b] = [requestsOf(t.llm, 'a')[0]!, requestsOf(t.llm, 'b')[0]!];
     // Both were in flight at once: each arrived before the other finished.
     expect(b.receivedAt).toBeLessThan(a.finishedAt ?? 0);
     expect(a.receivedAt).toBeLessThan(b.finishedAt ?? 0);
@@ -107,36 +96,89 @@ describe('fan-out', () => {
   });
 
   it('runs them strictly one after another when parallel = false', async () => {
-    home.agent('seq', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nparallel = false');
-    home.agent('a');
-    home.agent('b');
-    llm.respond(twoSlowChildren);
-    const { outcome } = await home.run('seq');
+    t.home.agent('seq', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nparallel = false');
+    t.home.agent('a');
+    t.home.agent('b');
+    t.llm.respond(twoSlowChildren);
+    const { outcome } = await t.home.run('seq');
     expect(outcome.result.content).toBe('from a | from b');
-    const [a, b] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!];
+    const [a, b] = [requestsOf(t.llm, 'a')[0]!, requestsOf(t.llm, 'b')[0]!];
     expect(b.receivedAt).toBeGreaterThanOrEqual(a.finishedAt ?? Number.POSITIVE_INFINITY);
   });
 
   it('queues beyond max_parallel first-in-first-out', async () => {
-    home.agent('wide', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nmax_parallel = 1');
-    home.agent('a');
-    home.agent('b');
-    llm.respond(twoSlowChildren);
-    const { outcome } = await home.run('wide');
+    t.home.agent('wide', 'sub_agents = ["a", "b"]\n[sub_agents_config]\nmax_parallel = 1');
+    t.home.agent('a');
+    t.home.agent('b');
+    t.llm.respond(twoSlowChildren);
+    const { outcome } = await t.home.run('wide');
     expect(outcome.result.content).toBe('from a | from b');
-    const [first, second] = [requestsOf(llm, 'a')[0]!, requestsOf(llm, 'b')[0]!].sort(
+    const [first, second] = [requestsOf(t.llm, 'a')[0]!, requestsOf(t.llm, 'b')[0]!].sort(
       (x, y) => x.receivedAt - y.receivedAt,
     );
     expect(second?.receivedAt).toBeGreaterThanOrEqual(first?.finishedAt ?? Number.POSITIVE_INFINITY);
   });
 });
 
+describe('per-run sharing', () => {
+  it('resolves the sub-agent once for a fan-out; a later call reads its files afresh', async () => {
+    fs.writeFileSync(path.join(t.home.root, 'note.txt'), 'v1');
+    t.home.agent('fanread', 'sub_agents = ["reader"]');
+    t.home.agent('reader', 'files = ["note.txt"]');
+    t.llm.respond((request): ScriptedReply => {
+      if (agentOf(request) === 'reader') {
+        fs.writeFileSync(path.join(t.home.root, 'note.txt'), 'v2');
+        return { text: 'read' };
+      }
+      const calls = (n: number) =>
+        Array.from({ length: n }, () => callAgent('reader', 'read it') ?? []).flat();
+      if (request.toolResults.length === 0) return { toolCalls: calls(3) };
+      if (request.toolResults.length === 3) return { toolCalls: calls(1) };
+      return { text: 'done' };
+    });
+    const { outcome } = await t.home.run('fanread');
+    expect(outcome.result.content).toBe('done');
+    const notes = requestsOf(t.llm, 'reader').map((r) => /```txt\n(v\d)\n```/.exec(r.system)?.[1]);
+    expect(notes).toEqual(['v1', 'v1', 'v1', 'v2']);
+  });
+
+  it('reads the sub-agents\u2019 files while the parent\u2019s first turn is in flight', async () => {
+    t.home.agent('eager', 'sub_agents = ["late"]');
+    t.home.agent('late');
+    const lateFile = path.join(t.home.agentsDir, 'late.toml');
+    t.llm.respond((request): ScriptedReply => {
+      if (agentOf(request) === 'late') return { text: 'late answer' };
+      if (request.toolResults.length > 0) return { text: request.toolResults[0]?.content ?? '' };
+      // The file goes away while the parent's turn is still being answered: already read.
+      setTimeout(() => fs.rmSync(lateFile), 100);
+      return { toolCalls: callAgent('late', 'now'), delayMs: 200 };
+    });
+    const { outcome } = await t.home.run('eager');
+    expect(fs.existsSync(lateFile)).toBe(false);
+    expect(outcome.result.content).toBe('late answer');
+  });
+
+  it('keeps the first 1024 bytes of a tool output in the call details, then "... (truncated)"', async () => {
+    t.home.agent('big', 'sub_agents = ["wordy"]');
+    t.home.agent('wordy');
+    const long = 'é'.repeat(600); // 1200 bytes
+    t.llm.respond((request): ScriptedReply => {
+      if (agentOf(request) === 'wordy') return { text: long };
+      if (request.toolResults.length > 0) return { text: `got ${request.toolResults[0]?.content.length}` };
+      return { toolCalls: callAgent('wordy', 'talk') };
+    });
+    const { outcome } = await t.home.run('big');
+    expect(outcome.result.content).toBe('got 600');
+    expect(outcome.result.toolCallDetails[0]?.output).toBe(`${'é'.repeat(512)}... (truncated)`);
+  });
+});
+
 describe('deadlines and cancellation', () => {
   it('aborts a sub-agent at its own timeout; the parent gets the spec error and carries on', async () => {
-    home.agent('waiter', 'sub_agents = ["sleepy", "a"]\n[sub_agents_config]\ntimeout = 1');
-    home.agent('sleepy');
-    home.agent('a');
-    llm.respond((request): ScriptedReply => {
+    t.home.agent('waiter', 'sub_agents = ["sleepy", "a"]\n[sub_agents_config]\ntimeout = 1');
+    t.home.agent('sleepy');
+    t.home.agent('a');
+    t.llm.respond((request): ScriptedReply => {
       const me = agentOf(request);
       if (me === 'sleepy') return { fault: { kind: 'hang' } };
       if (me === 'a') return { text: 'quick' };
@@ -145,12 +187,12 @@ describe('deadlines and cancellation', () => {
     });
     const timersBefore = activeTimers();
     const started = Date.now();
-    const { outcome, events } = await home.run('waiter');
+    const { outcome, events } = await t.home.run('waiter');
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     expect(Date.now() - started).toBeLessThan(3000);
     expect(outcome.error).toBeUndefined();
     expect(outcome.result.content).toBe('handled');
-    expect(llm.requests.at(-1)?.toolResults.map((r) => r.content)).toEqual([
+    expect(t.llm.requests.at(-1)?.toolResults.map((r) => r.content)).toEqual([
       'Error: sub-agent "sleepy" failed - timeout after 1s. You may retry or proceed without this result.',
       'quick',
     ]);
@@ -159,24 +201,24 @@ describe('deadlines and cancellation', () => {
       status: 'timeout',
     });
     await settled();
-    expect(requestsOf(llm, 'sleepy')[0]?.aborted).toBe(true);
+    expect(requestsOf(t.llm, 'sleepy')[0]?.aborted).toBe(true);
   });
 
   it('cancels every in-flight request of the tree when the signal fires', async () => {
-    home.agent('fan', 'sub_agents = ["sleepy"]');
-    home.agent('sleepy');
-    llm.respond((request): ScriptedReply => {
+    t.home.agent('fan', 'sub_agents = ["sleepy"]');
+    t.home.agent('sleepy');
+    t.llm.respond((request): ScriptedReply => {
       if (agentOf(request) === 'sleepy') return { fault: { kind: 'hang' } };
       return { toolCalls: [...(callAgent('sleepy', '1') ?? []), ...(callAgent('sleepy', '2') ?? [])] };
     });
     const controller = new AbortController();
     const poll = setInterval(() => {
-      if (requestsOf(llm, 'sleepy').length === 2)
+      if (requestsOf(t.llm, 'sleepy').length === 2)
         controller.abort(new CancelledError('interrupted', 'SIGINT'));
     }, 5);
     const timersBefore = activeTimers();
     const started = Date.now();
-    const { outcome } = await home.run('fan', { signal: controller.signal });
+    const { outcome } = await t.home.run('fan', { signal: controller.signal });
     clearInterval(poll);
     expect(activeTimers()).toBeLessThanOrEqual(timersBefore);
     expect(Date.now() - started).toBeLessThan(1000);
@@ -184,13 +226,13 @@ describe('deadlines and cancellation', () => {
     expect(outcome.error?.exitCode).toBe(130);
     expect(outcome.result.status).toBe('cancelled');
     await settled();
-    expect(requestsOf(llm, 'sleepy').map((r) => r.aborted)).toEqual([true, true]);
+    expect(requestsOf(t.llm, 'sleepy').map((r) => r.aborted)).toEqual([true, true]);
   });
 
   it('ends the run at its deadline as a provider timeout (exit 3)', async () => {
-    home.agent('slow');
-    llm.respond(() => ({ fault: { kind: 'hang' } }));
-    const { outcome } = await home.run('slow', { timeoutSeconds: 0.2 });
+    t.home.agent('slow');
+    t.llm.respond(() => ({ fault: { kind: 'hang' } }));
+    const { outcome } = await t.home.run('slow', { timeoutSeconds: 0.2 });
     expect(outcome.error?.exitCode).toBe(3);
     expect(outcome.error?.message).toBe('timeout after 0.2s');
     expect(outcome.result.status).toBe('timeout');

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { JsonObject } from '../../internal/provider/types.js';
@@ -28,19 +28,35 @@ export function call(tool: Tool, args: JsonObject, context: ToolContext): Promis
   return tool.execute(args, context);
 }
 
-/** Whether a process is running (a zombie waiting to be reaped counts as gone). */
-export function isRunning(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-  } catch {
-    return false;
-  }
+/** State and parent of a process from /proc/<pid>/stat, or undefined when it is gone. */
+function procStat(pid: number): { state: string; ppid: number } | undefined {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    return stat.slice(stat.lastIndexOf(')') + 2, stat.lastIndexOf(')') + 3) !== 'Z';
+    const [state = '', ppid = '0'] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { state, ppid: Number(ppid) };
   } catch {
-    return true;
+    return undefined;
   }
+}
+
+/** Whether a process is running (a zombie waiting to be reaped counts as gone). */
+export function isRunning(pid: number): boolean {
+  const stat = procStat(pid);
+  return stat !== undefined && stat.state !== 'Z';
+}
+
+/** Running children of a process. */
+export function childrenOf(pid: number): number[] {
+  return readdirSync('/proc')
+    .filter((name) => /^\d+$/.test(name))
+    .map(Number)
+    .filter((child) => procStat(child)?.ppid === pid && isRunning(child));
+}
+
+/** Running children, grandchildren, … of a process. */
+export function descendantsOf(pid: number): number[] {
+  const children = childrenOf(pid);
+  return [...children, ...children.flatMap(descendantsOf)];
 }
 
 export async function waitFor(check: () => boolean, ms = 3000): Promise<boolean> {

@@ -1,8 +1,9 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkCommand } from '../../internal/tools/command-guard.js';
 import { BUILTIN_TOOLS, summarizeToolCall } from '../../internal/tools/index.js';
+import { MAX_COMMAND_TIMEOUT_S } from '../../internal/tools/run-command.js';
 import { call, isRunning, makeSandbox, toolContext, waitFor } from './helpers.js';
 
 const { run_command } = BUILTIN_TOOLS;
@@ -22,7 +23,7 @@ describe('run_command', () => {
     const out = await call(run_command, { command: 'echo partial; exit 3' }, toolContext(box.workdir));
     expect(out).toEqual({ content: 'exit code 3\npartial\n', isError: true });
     expect(summarizeToolCall('run_command', { command: 'echo partial; exit 3' }, out)).toBe(
-      '"echo partial; exit 3" (exit code 3)',
+      '"echo partial; exit 3" (exit 3)',
     );
   });
 
@@ -56,6 +57,29 @@ describe('run_command', () => {
     expect(out).toEqual({ content: 'run_command: cancelled', isError: true });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(await waitFor(() => !isRunning(bg) && !isRunning(sh))).toBe(true);
+  });
+
+  it('kills the whole group after the per-command timeout and says so', async () => {
+    const started = Date.now();
+    const command = 'echo started; sleep 30 & echo $! > bg.pid; wait';
+    const out = await call(run_command, { command, timeout: '1' }, toolContext(box.workdir));
+    expect(out).toEqual({ content: 'timed out after 1s\nstarted\n', isError: true });
+    expect(Date.now() - started).toBeLessThan(2500);
+    const bg = Number(readFileSync(join(box.workdir, 'bg.pid'), 'utf8'));
+    expect(await waitFor(() => !isRunning(bg))).toBe(true);
+    expect(summarizeToolCall('run_command', { command }, out)).toBe(
+      `${JSON.stringify(command)} (timed out after 1s)`,
+    );
+  });
+
+  it('refuses a timeout above the maximum, before running anything', async () => {
+    const out = await call(
+      run_command,
+      { command: 'echo ran > ran.txt', timeout: MAX_COMMAND_TIMEOUT_S + 1 },
+      toolContext(box.workdir),
+    );
+    expect(out).toEqual({ content: '"timeout" must be at most 600 seconds, got 601', isError: true });
+    expect(existsSync(join(box.workdir, 'ran.txt'))).toBe(false);
   });
 
   it('leaves no background process behind when sh exits', async () => {

@@ -95,7 +95,7 @@ describe('web_search', () => {
   });
   afterAll(() => tavily.close());
 
-  it('posts the query to Tavily and lists the results', async () => {
+  it('posts the query to Tavily and lists the results as Go axe does', async () => {
     const env = { TAVILY_API_KEY: 'tvly-test', AXE_TAVILY_BASE_URL: tavily.url };
     const out = await call(
       web_search,
@@ -104,23 +104,27 @@ describe('web_search', () => {
     );
     expect(out).toEqual({
       content:
-        '1. Result 1 for axe agents\n   https://example.com/1\n   Snippet 1 about axe agents.\n' +
-        '2. Result 2 for axe agents\n   https://example.com/2\n   Snippet 2 about axe agents.',
+        'Title: Result 1 for axe agents\nURL: https://example.com/1\nSnippet: Snippet 1\n  about axe agents.\n\n' +
+        'Title: Result 2 for axe agents\nURL: https://example.com/2\nSnippet: Snippet 2\n  about axe agents.',
       isError: false,
     });
     expect(tavily.requests.at(-1)).toMatchObject({
       path: '/search',
       authorization: 'Bearer tvly-test',
-      body: { query: 'axe agents', max_results: 2 },
+      body: { query: 'axe agents', max_results: 2, search_depth: 'basic' },
     });
+    await call(web_search, { query: 'default count' }, toolContext('/tmp', { env }));
+    expect(tavily.requests.at(-1)?.body).toMatchObject({ max_results: 10 });
   });
 
-  it('uses AXE_WEB_SEARCH_BASE_URL too and reports a rejected key', async () => {
+  it('uses AXE_WEB_SEARCH_BASE_URL too and reports a rejected key without echoing it', async () => {
     const env = { TAVILY_API_KEY: 'wrong', AXE_WEB_SEARCH_BASE_URL: tavily.url };
     const out = await call(web_search, { query: 'q' }, toolContext('/tmp', { env }));
-    expect(out.isError).toBe(true);
-    expect(out.content).toContain('Tavily answered HTTP 401');
-    expect(out.content).not.toContain('wrong');
+    expect(out).toEqual({
+      content:
+        'Tavily API error (HTTP 401): {"detail":{"error":"Unauthorized: missing or invalid API key."}}',
+      isError: true,
+    });
   });
 
   it('names the env var when the key is missing, without a request', async () => {
@@ -130,8 +134,30 @@ describe('web_search', () => {
       { query: 'q' },
       toolContext('/tmp', { env: { AXE_TAVILY_BASE_URL: tavily.url } }),
     );
-    expect(out).toEqual({ content: 'web_search needs an API key: set TAVILY_API_KEY', isError: true });
+    expect(out).toEqual({ content: 'TAVILY_API_KEY environment variable is not set', isError: true });
     expect(tavily.requests.length).toBe(before);
+  });
+
+  it('refuses an answer over 100 KB; says when nothing was found', async () => {
+    const server = await startCountingServer((req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(req.url === '/big/search' ? `{"results":[],"pad":"${'x'.repeat(110_000)}"}` : '{"results":[]}');
+    });
+    try {
+      const search = (base: string) =>
+        call(
+          web_search,
+          { query: 'q' },
+          toolContext('/tmp', { env: { TAVILY_API_KEY: 'k', AXE_TAVILY_BASE_URL: base } }),
+        );
+      expect(await search(`${server.url}/big`)).toEqual({
+        content: 'Tavily response too large to process',
+        isError: true,
+      });
+      expect(await search(server.url)).toEqual({ content: 'No results found.', isError: false });
+    } finally {
+      await server.close();
+    }
   });
 });
 

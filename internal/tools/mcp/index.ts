@@ -1,10 +1,10 @@
 import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
-import { killChild, trackChild, untrackChild } from '../child-reaper.js';
 import { defineTool } from '../define-tool.js';
 import type { Tool, ToolContext } from '../types.js';
 import { mcpResultToOutput, toInputSchema } from './content.js';
 import { expandRecord } from './expand.js';
+import { ProcessGroupStdioTransport } from './stdio-transport.js';
 
 /** One connected MCP server: its tools and how to end the connection (and its process). */
 export interface McpConnection {
@@ -17,20 +17,19 @@ const CONNECT_TIMEOUT_MS = 30_000;
 const CALL_TIMEOUT_MS = 10 * 60_000;
 const MAX_LIST_PAGES = 100;
 const STDERR_TAIL_BYTES = 2000;
+const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
 
 /** The SDK is loaded only here, only when an agent declares MCP servers. */
 async function loadSdk() {
-  const [client, stdio, streamable, sse] = await Promise.all([
+  const [client, streamable, sse] = await Promise.all([
     import('@modelcontextprotocol/sdk/client/index.js'),
-    import('@modelcontextprotocol/sdk/client/stdio.js'),
     import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
     import('@modelcontextprotocol/sdk/client/sse.js'),
   ]);
   return {
     Client: client.Client,
-    StdioClientTransport: stdio.StdioClientTransport,
     StreamableHTTPClientTransport: streamable.StreamableHTTPClientTransport,
     SSEClientTransport: sse.SSEClientTransport,
   };
@@ -67,36 +66,26 @@ function prepare(server: McpServerSpec, env: NodeJS.ProcessEnv): McpServerSpec {
 async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext): Promise<McpConnection> {
   const client = new sdk.Client({ name: 'axe', version: '0.1.0' });
   let stderrTail = '';
-  let pid: number | undefined;
-  let transport:
-    | InstanceType<Sdk['StdioClientTransport']>
-    | InstanceType<Sdk['SSEClientTransport']>
-    | InstanceType<Sdk['StreamableHTTPClientTransport']>;
-  if (server.transport === 'stdio') {
-    const stdio = new sdk.StdioClientTransport({
-      command: server.command,
-      args: server.args,
-      env: server.env,
-      cwd: context.workdir,
-      stderr: 'pipe',
-    });
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
-    });
-    transport = stdio;
-  } else {
-    const init = { requestInit: { headers: server.headers } };
-    transport =
-      server.transport === 'sse'
-        ? new sdk.SSEClientTransport(new URL(server.url), init)
-        : new sdk.StreamableHTTPClientTransport(new URL(server.url), init);
-  }
+  const transport =
+    server.transport === 'stdio'
+      ? new ProcessGroupStdioTransport({
+          command: server.command,
+          args: server.args,
+          env: { ...inheritedEnv(context.env), ...server.env },
+          cwd: context.workdir,
+          onStderr: (chunk) => {
+            stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);
+          },
+        })
+      : server.transport === 'sse'
+        ? new sdk.SSEClientTransport(new URL(server.url), { requestInit: { headers: server.headers } })
+        : new sdk.StreamableHTTPClientTransport(new URL(server.url), {
+            requestInit: { headers: server.headers },
+          });
 
-  const stdioPid = () =>
-    'pid' in transport && typeof transport.pid === 'number' ? transport.pid : undefined;
   let closed: Promise<void> | undefined;
   const close = (): Promise<void> => {
-    closed ??= closeClient(client, pid ?? stdioPid());
+    closed ??= client.close().catch(() => {});
     return closed;
   };
   const onAbort = () => void close();
@@ -105,8 +94,6 @@ async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext)
   try {
     const options = { signal: context.signal, timeout: CONNECT_TIMEOUT_MS };
     await client.connect(transport, options);
-    pid = stdioPid();
-    if (pid !== undefined) trackChild(pid, 'process');
     const tools = await listAllTools(client, options);
     return {
       server: server.name,
@@ -117,17 +104,33 @@ async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext)
       },
     };
   } catch (error) {
-    await close();
+    context.signal.removeEventListener('abort', onAbort);
+    // A transport that never started is not closed by the client: end it here too.
+    await Promise.all([close(), transport.close().catch(() => {})]);
     const detail = stderrTail.trim()
       ? ` (stderr: ${stderrTail.trim().split('\n').slice(-3).join(' | ')})`
       : '';
-    throw new RuntimeError(
-      `mcp server "${server.name}": cannot connect: ${(error as Error).message}${detail}`,
-      {
-        cause: error,
-      },
-    );
+    throw new RuntimeError(`mcp server "${server.name}": cannot connect: ${describeError(error)}${detail}`, {
+      cause: error,
+    });
   }
+}
+
+/** The error's message and, for a bare `fetch failed`, the network error underneath. */
+function describeError(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? error.cause.message : '';
+  return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
+}
+
+/** What a stdio server inherits besides its own `env` (the SDK's default list): no API keys. */
+function inheritedEnv(env: NodeJS.ProcessEnv): Record<string, string> {
+  const inherited: Record<string, string> = {};
+  for (const key of INHERITED_ENV) {
+    const value = env[key];
+    if (value !== undefined && !value.startsWith('()')) inherited[key] = value;
+  }
+  return inherited;
 }
 
 interface ListedTool {
@@ -163,38 +166,4 @@ function toTool(client: InstanceType<Sdk['Client']>, tool: ListedTool): Tool {
       return mcpResultToOutput(result);
     },
   );
-}
-
-/**
- * Ends the connection. For stdio the SDK closes stdin and waits up to 2 s before SIGTERM; a
- * server that ignores EOF is terminated sooner here, and SIGKILLed if SIGTERM is not enough.
- */
-async function closeClient(client: InstanceType<Sdk['Client']>, pid: number | undefined): Promise<void> {
-  const timers =
-    pid === undefined
-      ? []
-      : [
-          setTimeout(() => killChild(pid, 'process', 'SIGTERM'), 300),
-          setTimeout(() => killChild(pid, 'process', 'SIGKILL'), 1000),
-        ];
-  try {
-    await client.close();
-  } catch {
-    // Closing a broken connection: nothing more to do.
-  } finally {
-    for (const timer of timers) clearTimeout(timer);
-    if (pid !== undefined) {
-      if (isAlive(pid)) killChild(pid, 'process');
-      untrackChild(pid);
-    }
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }

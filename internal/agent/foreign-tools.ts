@@ -1,0 +1,114 @@
+import { own } from '../config/own.js';
+import { isObject } from '../provider/json.js';
+import type { JsonValue } from '../provider/types.js';
+import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
+
+/** A finding of the mapping, on the front-matter field it came from. */
+export interface ToolWarning {
+  field: string;
+  message: string;
+}
+
+/** Other tools' tool names (lower-cased) → axe built-ins; null = no axe equivalent yet. */
+const FOREIGN_TOOLS: Readonly<Record<string, string | null>> = {
+  read: 'read_file',
+  write: 'write_file',
+  edit: 'edit_file',
+  multiedit: 'edit_file',
+  replace: 'edit_file',
+  bash: 'run_command',
+  run_shell_command: 'run_command',
+  webfetch: 'url_fetch',
+  web_fetch: 'url_fetch',
+  websearch: 'web_search',
+  google_web_search: 'web_search',
+  ls: 'list_directory',
+  list: 'list_directory',
+  glob: null,
+  grep: null,
+  grep_search: null,
+  agent: null,
+  search_file_content: null,
+  read_many_files: null,
+  task: null,
+  todowrite: null,
+  todoread: null,
+  notebookedit: null,
+  notebookread: null,
+  save_memory: null,
+  patch: null,
+};
+
+/**
+ * `tools` as a YAML list, a comma-separated string, or opencode's `{ name: true|false }` table,
+ * with Claude Code / Gemini CLI / opencode tool names mapped to axe's. `Agent(a, b)` adds to
+ * `spawnable` (when given) instead.
+ */
+export function mapTools(
+  value: JsonValue,
+  field: string,
+  warnings: ToolWarning[],
+  spawnable: string[] | undefined,
+): JsonValue {
+  let names: JsonValue[];
+  // Commas inside parentheses belong to the tool: `Read, Agent(worker, tester)`.
+  if (typeof value === 'string')
+    names = (value.match(/[^,(]+(?:\([^)]*\))?/g) ?? []).map((name) => name.trim()).filter(Boolean);
+  else if (Array.isArray(value)) names = value;
+  else if (isObject(value))
+    names = Object.entries(value)
+      .filter(([, on]) => on === true)
+      .map(([name]) => name);
+  else return value;
+  const mapped: JsonValue[] = [];
+  for (const name of names) {
+    if (typeof name !== 'string') {
+      mapped.push(name);
+      continue;
+    }
+    const axeName = mapToolName(name, field, warnings, spawnable);
+    if (axeName !== undefined && !mapped.includes(axeName)) mapped.push(axeName);
+  }
+  return mapped;
+}
+
+function mapToolName(
+  name: string,
+  field: string,
+  warnings: ToolWarning[],
+  spawnable: string[] | undefined,
+): string | undefined {
+  if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name)) return name;
+  if (name.includes('*')) {
+    warnings.push({ field, message: `"${name}": tool wildcards are not supported; list the tools; ignored` });
+    return undefined;
+  }
+  if (name.startsWith('mcp__')) {
+    warnings.push({ field, message: `"${name}": MCP tools come from mcp_servers, not ${field}; ignored` });
+    return undefined;
+  }
+  const pattern = /^([A-Za-z_]+)\((.*)\)$/.exec(name);
+  const base = pattern?.[1] ?? name;
+  const key = base.toLowerCase();
+  if (pattern && spawnable && (key === 'agent' || key === 'task')) {
+    spawnable.push(
+      ...(pattern[2] ?? '')
+        .split(',')
+        .map((agent) => agent.trim())
+        .filter(Boolean),
+    );
+    return undefined;
+  }
+  if (!Object.hasOwn(FOREIGN_TOOLS, key)) return name;
+  const axeName = own(FOREIGN_TOOLS, key);
+  if (axeName === null || axeName === undefined) {
+    warnings.push({ field, message: `"${name}" has no axe equivalent yet; ignored` });
+    return undefined;
+  }
+  if (pattern)
+    warnings.push({
+      field,
+      message: `"${name}": argument patterns are not supported; all of ${axeName} is allowed`,
+    });
+  return axeName;
+}

@@ -1,0 +1,176 @@
+import { createServer } from 'node:http';
+import { describe, expect, it } from 'vitest';
+import { ProviderError } from '../../internal/errors.js';
+import { createHttpPool, createProvider } from '../../internal/provider/index.js';
+import type { ProviderApi } from '../../internal/provider/types.js';
+import { chatFailure, conversation, FAST_RETRY, fakeLlmAndPool, settingsFor } from './helpers.js';
+import { listen, shut } from './local-server.js';
+
+/** The HTTP layer under the providers: refused connections, redirects, size bounds, the pool. */
+const { fake, pool } = await fakeLlmAndPool();
+
+const failure = (api: ProviderApi) =>
+  chatFailure(createProvider(settingsFor(api, fake.url), { retry: FAST_RETRY, pool }), conversation(false));
+
+describe('transport edge cases', () => {
+  it('connection refused names the expected address (Ollama: the Go axe message)', async () => {
+    const server = createServer();
+    const base = await listen(server);
+    await shut(server);
+    const refused = async (api: ProviderApi) => {
+      const provider = createProvider(settingsFor(api, base), {
+        retry: { ...FAST_RETRY, maxRetries: 0 },
+        pool,
+      });
+      return provider.chat(conversation(false), { signal: new AbortController().signal }).catch((e) => e);
+    };
+    expect(await refused('ollama')).toMatchObject({
+      category: 'server',
+      exitCode: 3,
+      message: `ollama: server error: connection refused: is Ollama running? (expected at ${base})`,
+    });
+    expect(await refused('openai')).toMatchObject({
+      category: 'server',
+      exitCode: 3,
+      message: `openrouter: server error: connection refused at ${base}/v1; check that the server is running and the base URL is right`,
+    });
+  });
+
+  it('Ollama: a model without tool support is named', async () => {
+    fake.reset();
+    fake.enqueue({
+      fault: {
+        kind: 'status',
+        status: 400,
+        message: 'registry.ollama.ai/library/gemma:2b does not support tools',
+      },
+    });
+    const { error } = await failure('ollama');
+    expect(error.category).toBe('bad_request');
+    expect(error.message).toMatch(/model "test-model" does not support tools/);
+  });
+
+  it('redirects are not followed', async () => {
+    fake.reset();
+    fake.enqueue({
+      fault: { kind: 'status', status: 307, headers: { location: 'https://elsewhere.test/v1/messages' } },
+    });
+    const { error } = await failure('anthropic');
+    expect(error.message).toMatch(/redirect to https:\/\/elsewhere\.test\/v1\/messages not followed/);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('a response body past 32 MiB is cut with a clear error and not retried', async () => {
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let served = 0;
+    const server = createServer((_req, res) => {
+      served += 1;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      let sent = 0;
+      const pump = () => {
+        while (sent < 40) {
+          sent += 1;
+          if (!res.write(chunk)) {
+            res.once('drain', pump);
+            return;
+          }
+        }
+        res.end();
+      };
+      pump();
+    });
+    const base = await listen(server);
+    const provider = createProvider(settingsFor('anthropic', base), { retry: FAST_RETRY, pool });
+    await expect(
+      provider.chat(conversation(false), { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      category: 'server',
+      message: expect.stringContaining('response body larger than 32 MiB'),
+    });
+    expect(served).toBe(1);
+    await shut(server);
+  });
+
+  it('one keep-alive pool: sequential calls reuse one connection, parallel calls share the pool', async () => {
+    let connections = 0;
+    const reply = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+    });
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(reply));
+    });
+    server.on('connection', () => {
+      connections += 1;
+    });
+    const ownPool = createHttpPool();
+    const base = await listen(server);
+    const provider = createProvider(settingsFor('openai', base), { retry: FAST_RETRY, pool: ownPool });
+    const signal = new AbortController().signal;
+    for (let i = 0; i < 5; i++) await provider.chat(conversation(false), { signal });
+    // undici may open a second socket when the next call starts in the same tick the previous body
+    // ended; without keep-alive these five calls would take five.
+    expect(connections).toBeLessThanOrEqual(2);
+    const replies = await Promise.all([1, 2, 3].map(() => provider.chat(conversation(false), { signal })));
+    expect(replies.map((r) => r.content)).toEqual(['ok', 'ok', 'ok']);
+    expect(connections).toBeLessThanOrEqual(4);
+    await ownPool.close();
+    await shut(server);
+  });
+
+  it("a proxy's HTML error page becomes a short plain-text message", async () => {
+    const page = '<html><head><style>b{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(502, { 'content-type': 'text/html' }).end(page));
+    });
+    const base = await listen(server);
+    const provider = createProvider(settingsFor('ollama', base), {
+      retry: { ...FAST_RETRY, maxRetries: 0 },
+      pool,
+    });
+    await expect(
+      provider.chat(conversation(false), { signal: new AbortController().signal }),
+    ).rejects.toMatchObject({
+      category: 'server',
+      message:
+        'ollama: server error (HTTP 502): 502 Bad Gateway nginx; a failure on the provider side: retry later',
+    });
+    await shut(server);
+  });
+
+  it('an error thrown by onEvent reaches the caller untouched and is not retried', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'hello there' }));
+    const provider = createProvider(settingsFor('openai', fake.url), { retry: FAST_RETRY, pool });
+    const boom = new RangeError('renderer failed');
+    await expect(
+      provider.chat(conversation(true), {
+        signal: new AbortController().signal,
+        onEvent: () => {
+          throw boom;
+        },
+      }),
+    ).rejects.toBe(boom);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('closing the pool ends a request nobody aborted', async () => {
+    fake.reset();
+    fake.respond(() => ({ fault: { kind: 'hang' } }));
+    const ownPool = createHttpPool();
+    const provider = createProvider(settingsFor('anthropic', fake.url), { retry: FAST_RETRY, pool: ownPool });
+    const call = provider.chat(conversation(false), { signal: new AbortController().signal }).catch((e) => e);
+    await expect.poll(() => fake.requests.length).toBe(1);
+    const started = Date.now();
+    await ownPool.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await call).toBeInstanceOf(ProviderError);
+    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+  });
+});

@@ -1,0 +1,80 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm } from '../fake-llm/index.js';
+import type { FakeLlm, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
+import { runAxe, TempHome } from './cli.js';
+
+/** Rows of the spec's §5 edge-case tables not covered by run.e2e.test.ts, at the CLI. */
+let home: TempHome;
+let fake: FakeLlm;
+
+beforeAll(async () => {
+  home = new TempHome();
+  fake = await startFakeLlm();
+});
+afterAll(async () => {
+  await fake.close();
+  home.cleanup();
+});
+
+describe('sub-agent failures (§5.7)', () => {
+  it('missing key, invalid model, 429, its own turn limit: error results in the spec words', async () => {
+    home.agent('lead', agentToml('lead', { subAgents: ['keyless', 'badmodel', 'limited', 'looper'] }));
+    home.agent('keyless', agentToml('keyless', { model: 'openai/gpt-test' }));
+    home.agent('badmodel', agentToml('badmodel', { model: 'no-slash' }));
+    home.agent('limited', agentToml('limited', { extra: ['[retry]', 'max_retries = 0'] }));
+    home.agent('looper', agentToml('looper', { subAgents: ['limited'] }));
+    fake.respond((request): ScriptedReply => {
+      const role = roleOf(request);
+      if (role === 'limited') return { fault: { kind: 'status', status: 429, message: 'slow down' } };
+      if (role === 'looper') return { toolCalls: [{ name: 'noop', arguments: {} }] };
+      const calls = ['keyless', 'badmodel', 'limited', 'looper'].map((name) => callAgent(name, 'go'));
+      return delegatingParent(calls, 'carried on')(request);
+    });
+    const env = home.env(fake.url, { OPENAI_API_KEY: '' });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], {
+      env,
+    });
+    expect(result.code).toBe(0);
+    const envelope = JSON.parse(result.stdout);
+    expect(envelope.content).toBe('carried on');
+    const outputs = envelope.tool_call_details.map((d: { output: string }) => d.output);
+    const retry = 'You may retry or proceed without this result.';
+    expect(outputs).toEqual([
+      `Error: sub-agent "keyless" failed - missing API key for provider "openai": set OPENAI_API_KEY. ${retry}`,
+      expect.stringMatching(
+        /^call_agent error: invalid model for agent "badmodel": .*badmodel\.toml.*model: .*"no-slash"/,
+      ),
+      expect.stringMatching(
+        new RegExp(`^Error: sub-agent "limited" failed - .*rate limited \\(HTTP 429\\).*\\. ${retry}$`),
+      ),
+      `Error: sub-agent "looper" failed - agent exceeded maximum conversation turns (50). ${retry}`,
+    ]);
+    expect(envelope.tool_call_details.every((d: { is_error: boolean }) => d.is_error)).toBe(true);
+    expect(envelope.agents.map((a: { agent: string; status: string }) => `${a.agent}:${a.status}`)).toEqual([
+      'keyless:error',
+      'badmodel:error',
+      'limited:error',
+      'looper:error',
+    ]);
+  });
+});
+
+describe('conversation loop (§5.6)', () => {
+  it('ends on an empty answer with no tool calls: empty stdout, empty JSON content, exit 0', async () => {
+    home.agent('quiet', agentToml('quiet', { subAgents: ['helper'] }));
+    home.agent('helper', agentToml('helper'));
+    fake.respond(
+      (request): ScriptedReply =>
+        roleOf(request) === 'helper'
+          ? { text: 'h' }
+          : delegatingParent([callAgent('helper', 'x')], '')(request),
+    );
+    const args = ['run', 'quiet', '--agents-dir', home.agentsDir, '-p', 'x'];
+    const env = home.env(fake.url);
+    const [text, json] = await Promise.all([runAxe(args, { env }), runAxe([...args, '--json'], { env })]);
+    expect(text).toMatchObject({ code: 0, stdout: '', stderr: '' });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ content: '', tool_calls: 1 });
+  });
+});

@@ -1,0 +1,105 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { McpServerSpec } from '../../internal/agent/spec.js';
+import { ConfigError, RuntimeError } from '../../internal/errors.js';
+import { startCountingServer } from './counting-server.js';
+import { waitFor } from './helpers.js';
+import { PAGED, startEverything } from './mcp-servers.js';
+import { childPids, ctx, open, stdio, tool } from './mcp-toolset.js';
+
+/** MCP configuration errors, and the HTTP transports (streamable HTTP, SSE) through createToolset. */
+describe('MCP configuration errors', () => {
+  it('a missing ${VAR} is a ConfigError naming it, before any process starts', async () => {
+    const server = stdio('s', process.execPath, [PAGED], { TOKEN: 'Bearer ${NOT_SET_ANYWHERE}' });
+    const error = await open([server]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as ConfigError).exitCode).toBe(2);
+    expect((error as Error).message).toBe(
+      'mcp server "s" env TOKEN: environment variable NOT_SET_ANYWHERE is not set (referenced as ${NOT_SET_ANYWHERE})',
+    );
+    expect(childPids()).toEqual([]);
+  });
+
+  it('a header ${VAR} is checked the same way', async () => {
+    const server: McpServerSpec = {
+      name: 'h',
+      transport: 'streamable-http',
+      url: 'http://127.0.0.1:9/mcp',
+      headers: { Authorization: 'Bearer ${MISSING_TOKEN}' },
+    };
+    await expect(open([server])).rejects.toThrow(
+      'mcp server "h" header Authorization: environment variable MISSING_TOKEN',
+    );
+  });
+
+  it('sends the expanded header values; an unreachable endpoint is a RuntimeError naming the server', async () => {
+    const seen: (string | undefined)[] = [];
+    const endpoint = await startCountingServer((req, res) => {
+      seen.push(req.headers.authorization);
+      res.writeHead(401, { 'content-type': 'application/json' });
+      res.end('{"error":"unauthorized"}');
+    });
+    try {
+      const server: McpServerSpec = {
+        name: 'remote',
+        transport: 'streamable-http',
+        url: `${endpoint.url}/mcp`,
+        headers: { Authorization: 'Bearer ${MCP_TOKEN}' },
+      };
+      const error = await open([server], { env: { MCP_TOKEN: 't0k3n' } }).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(RuntimeError);
+      expect((error as Error).message).toMatch(/^mcp server "remote": cannot connect: /);
+      expect(seen[0]).toBe('Bearer t0k3n');
+    } finally {
+      await endpoint.close();
+    }
+    const closed: McpServerSpec = {
+      name: 'gone',
+      transport: 'streamable-http',
+      url: endpoint.url,
+      headers: {},
+    };
+    await expect(open([closed])).rejects.toThrow(/^mcp server "gone": cannot connect: .*ECONNREFUSED/);
+  });
+
+  it('a server that cannot start is a RuntimeError naming it; the others are closed', async () => {
+    const error = await open([
+      stdio('good', process.execPath, [PAGED]),
+      stdio('bad', process.execPath, ['-e', 'console.error("boom: no config"); process.exit(1)']),
+    ]).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toMatch(/^mcp server "bad": cannot connect: .*boom: no config/);
+    expect(await waitFor(() => childPids().length === 0)).toBe(true);
+  });
+});
+
+describe.each([
+  ['streamable-http', 'streamableHttp', '/mcp'],
+  ['sse', 'sse', '/sse'],
+] as const)('MCP over %s (server-everything)', (transport, mode, path) => {
+  let server: Awaited<ReturnType<typeof startEverything>>;
+  beforeAll(async () => {
+    server = await startEverything(mode);
+  });
+  afterAll(() => server.stop());
+
+  it('lists and calls tools', async () => {
+    const spec: McpServerSpec = {
+      name: 'remote',
+      transport,
+      url: `http://127.0.0.1:${server.port}${path}`,
+      headers: { 'X-Test': '${HEADER_VALUE}' },
+    };
+    const { toolset, reports } = await open([spec], { env: { HEADER_VALUE: 'v1' } });
+    try {
+      expect(toolset.tools.map((t) => t.spec.name)).toEqual(expect.arrayContaining(['echo', 'get-sum']));
+      expect(reports.at(-1)).toMatchObject({ type: 'mcp', server: 'remote' });
+      expect(await tool(toolset, 'get-sum').execute({ a: 2, b: 40 }, ctx())).toEqual({
+        content: 'The sum of 2 and 40 is 42.',
+        isError: false,
+      });
+    } finally {
+      await toolset.close();
+    }
+  });
+});

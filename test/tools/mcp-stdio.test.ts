@@ -1,0 +1,177 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
+import { describe, expect, it } from 'vitest';
+import { descendantsOf, isRunning, waitFor } from './helpers.js';
+import { EVERYTHING, PAGED, shWrapped } from './mcp-servers.js';
+import { childPids, ctx, open, stdio, tool } from './mcp-toolset.js';
+
+/** MCP over stdio through createToolset: tools, content, process lifetime (wrappers included). */
+describe('MCP over stdio (server-everything, a server nobody here wrote)', () => {
+  it('lists the real tools with their schemas, calls them, and ends the process on close', async () => {
+    const server = stdio('everything', process.execPath, [EVERYTHING, 'stdio'], {
+      GREETING: '${MY_GREETING}',
+    });
+    const { toolset, reports } = await open([server], {
+      tools: ['read_file'],
+      env: { MY_GREETING: 'hi-there', ANTHROPIC_API_KEY: 'sk-ant-not-for-servers' },
+    });
+    const names = toolset.tools.map((t) => t.spec.name);
+    expect(names[0]).toBe('read_file');
+    expect(names).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-tiny-image', 'get-env']));
+    expect(tool(toolset, 'get-sum').spec.parameters).toMatchObject({
+      type: 'object',
+      properties: { a: { type: 'number' }, b: { type: 'number' } },
+    });
+    expect(reports).toContainEqual({
+      type: 'mcp',
+      server: 'everything',
+      message: `connected (${names.length - 1} tools)`,
+    });
+
+    expect(await tool(toolset, 'echo').execute({ message: 'hello' }, ctx())).toEqual({
+      content: 'Echo: hello',
+      isError: false,
+    });
+    const image = await tool(toolset, 'get-tiny-image').execute({}, ctx());
+    expect(image.content).toMatch(/\[image: image\/png, \d+ bytes\]/);
+    const env = await tool(toolset, 'get-env').execute({}, ctx());
+    expect(env.content).toContain('"GREETING": "hi-there"');
+    expect(env.content).not.toContain('sk-ant-not-for-servers');
+
+    const pids = childPids();
+    expect(pids.length).toBe(1);
+    await toolset.close();
+    expect(await waitFor(() => !isRunning(pids[0]!))).toBe(true);
+  });
+
+  it('kills the server when the run is aborted', async () => {
+    const controller = new AbortController();
+    const { toolset } = await open([stdio('everything', process.execPath, [EVERYTHING, 'stdio'])], {
+      signal: controller.signal,
+    });
+    const [pid] = childPids();
+    expect(pid && isRunning(pid)).toBe(true);
+    controller.abort();
+    expect(await waitFor(() => !isRunning(pid!))).toBe(true);
+    await toolset.close();
+  });
+});
+
+describe('MCP over stdio (paged fixture)', () => {
+  it('follows nextCursor, skips unusable names and keeps the built-in on a clash (warning both), describes non-text content', async () => {
+    const { toolset, reports } = await open([stdio('paged', process.execPath, [PAGED])], {
+      tools: ['read_file'],
+    });
+    try {
+      expect(toolset.tools.map((t) => t.spec.name)).toEqual([
+        'read_file',
+        'shout',
+        'mixed',
+        'fails',
+        'count',
+      ]);
+      expect(tool(toolset, 'read_file').spec.description).not.toBe('clashes with the built-in');
+      expect(reports).toEqual([
+        {
+          type: 'warning',
+          message:
+            'mcp server "paged": tool "bad.name/x" skipped: providers accept only letters, digits, "_" and "-" (at most 64)',
+        },
+        {
+          type: 'warning',
+          message:
+            'mcp server "paged": tool "read_file" clashes with a tool already offered; keeping the first one',
+        },
+        { type: 'mcp', server: 'paged', message: 'connected (4 tools)' },
+      ]);
+      expect(await tool(toolset, 'count').execute({ a: 2, b: 3 }, ctx())).toEqual({
+        content: '5',
+        isError: false,
+      });
+      expect(await tool(toolset, 'fails').execute({}, ctx())).toEqual({
+        content: 'it went wrong',
+        isError: true,
+      });
+      expect((await tool(toolset, 'mixed').execute({}, ctx())).content).toBe(
+        [
+          'intro',
+          '[image: image/png, 30 bytes]',
+          '[audio: audio/wav, 10 bytes]',
+          '[resource: file:///a.txt]',
+          'resource text',
+          '[resource: file:///b.bin, application/octet-stream, 3 bytes]',
+          '[resource link: c <file:///c.txt>]',
+        ].join('\n'),
+      );
+    } finally {
+      await toolset.close();
+    }
+  });
+
+  it('ends a server that ignores stdin EOF and SIGTERM', async () => {
+    const { toolset } = await open([stdio('stubborn', process.execPath, [PAGED, 'stubborn'])]);
+    const [pid] = childPids();
+    const started = Date.now();
+    await toolset.close();
+    expect(await waitFor(() => !isRunning(pid!))).toBe(true);
+    expect(Date.now() - started).toBeLessThan(1500);
+  });
+
+  it('connects several servers in parallel', async () => {
+    // Each server takes 1.5 s to start: one after the other, three would take over 4.5 s.
+    const slow = (name: string) =>
+      stdio(name, 'sh', ['-c', `sleep 1.5; '${process.execPath}' '${PAGED}'; exit $?`]);
+    const started = Date.now();
+    const { toolset, reports } = await open([slow('one'), slow('two'), slow('three')]);
+    const elapsed = Date.now() - started;
+    expect(reports.filter((r) => r.type === 'mcp').map((r) => (r.type === 'mcp' ? r.server : ''))).toEqual([
+      'one',
+      'two',
+      'three',
+    ]);
+    expect(childPids().length).toBe(3);
+    expect(elapsed).toBeLessThan(4000);
+    await toolset.close();
+    expect(childPids()).toEqual([]);
+  });
+});
+
+describe('MCP stdio servers behind a wrapper (sh -c, as with npx / uvx)', () => {
+  /** Opens the wrapped server and returns the whole process tree: sh and the server under it. */
+  async function openWrapped(args: string[], signal?: AbortSignal) {
+    const wrapped = shWrapped(PAGED, ...args);
+    const { toolset } = await open([stdio('wrapped', wrapped.command, wrapped.args)], {
+      ...(signal ? { signal } : {}),
+    });
+    const [sh] = childPids();
+    const tree = [sh!, ...descendantsOf(sh!)];
+    expect(tree.length).toBe(2);
+    return { toolset, sh: sh!, tree };
+  }
+
+  it('close ends the server under the wrapper too, even one that ignores EOF and SIGTERM', async () => {
+    const { toolset, tree } = await openWrapped(['stubborn']);
+    expect(await tool(toolset, 'count').execute({ a: 1, b: 2 }, ctx())).toEqual({
+      content: '3',
+      isError: false,
+    });
+    await toolset.close();
+    expect(await waitFor(() => tree.every((pid) => !isRunning(pid)), 1500)).toBe(true);
+  });
+
+  it('an abort ends the whole tree', async () => {
+    const controller = new AbortController();
+    const { toolset, tree } = await openWrapped(['stubborn'], controller.signal);
+    controller.abort();
+    expect(await waitFor(() => tree.every((pid) => !isRunning(pid)), 1500)).toBe(true);
+    await toolset.close();
+  });
+
+  it('when the wrapper dies, the server it left behind is ended and calls fail cleanly', async () => {
+    const { toolset, sh, tree } = await openWrapped(['stubborn']);
+    process.kill(sh, 'SIGKILL');
+    expect(await waitFor(() => tree.every((pid) => !isRunning(pid)), 1500)).toBe(true);
+    const out = await tool(toolset, 'count').execute({ a: 1, b: 2 }, ctx());
+    expect(out.isError).toBe(true);
+    await toolset.close();
+  });
+});

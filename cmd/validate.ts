@@ -22,7 +22,13 @@ export async function validateCommand(names: string[], options: Record<string, u
   const errors = findings.filter((finding) => finding.severity === 'error' || strict).length;
   const warnings = findings.length - findings.filter((finding) => finding.severity === 'error').length;
   if (options.json === true) {
-    const report = { ok: errors === 0, checked: result.checked, errors, warnings, findings };
+    const report = {
+      ok: errors === 0,
+      checked: result.checked,
+      errors,
+      warnings,
+      findings: findings.map(inOrder),
+    };
     process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
     for (const finding of findings) process.stdout.write(`${finding.severity}: ${formatFinding(finding)}\n`);
@@ -30,4 +36,17 @@ export async function validateCommand(names: string[], options: Record<string, u
     process.stdout.write(`${summary}\n`);
   }
   return errors > 0 ? ExitCode.config : ExitCode.ok;
+}
+
+/** One key order for every finding, as schemas/validate-output.schema.json lists them. */
+function inOrder(finding: Finding): Finding {
+  const { file, severity, field, message, line, column } = finding;
+  return {
+    file,
+    severity,
+    ...(field !== undefined ? { field } : {}),
+    message,
+    ...(line !== undefined ? { line } : {}),
+    ...(column !== undefined ? { column } : {}),
+  };
 }

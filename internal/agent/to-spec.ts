@@ -48,9 +48,9 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     format: source.format,
     ...(model ? { model } : {}),
     systemPrompt: data.system_prompt ?? '',
-    ...(data.skill !== undefined ? { skill: data.skill } : {}),
+    ...(given(data.skill) ? { skill: data.skill } : {}),
     files: data.files ?? [],
-    ...(data.workdir !== undefined ? { workdir: expand(data.workdir, 'workdir') } : {}),
+    ...(given(data.workdir) ? { workdir: expand(data.workdir, 'workdir') } : {}),
     ...(data.timeout ? { timeout: data.timeout } : {}),
     ...(data.stream !== undefined ? { stream: data.stream } : {}),
     tools: data.tools ?? [],
@@ -65,7 +65,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     },
     memory: {
       enabled: memory.enabled ?? false,
-      ...(memory.path !== undefined ? { path: expand(memory.path, 'memory.path') } : {}),
+      ...(given(memory.path) ? { path: expand(memory.path, 'memory.path') } : {}),
       lastN: memory.last_n ?? 10,
       maxEntries: memory.max_entries ?? 100,
     },
@@ -85,12 +85,17 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     budget: data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {},
     artifacts: {
       enabled: data.artifacts?.enabled ?? false,
-      ...(data.artifacts?.dir !== undefined ? { dir: expand(data.artifacts.dir, 'artifacts.dir') } : {}),
+      ...(given(data.artifacts?.dir) ? { dir: expand(data.artifacts.dir, 'artifacts.dir') } : {}),
     },
     mcpServers: (data.mcp_servers ?? []).map(toMcpServer),
     ...(data.max_turns !== undefined ? { maxTurns: data.max_turns } : {}),
     warnings: source.warnings,
   };
+}
+
+/** Go axe reads an empty string as "not set" (its scaffold writes `skill = ""`, `workdir = ""`). */
+function given(text: string | undefined): text is string {
+  return text !== undefined && text !== '';
 }
 
 function toMcpServer(server: McpServerData): McpServerSpec {

@@ -18,6 +18,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
   '^(inherit|[^/\\s]+/\\S.*)$': 'must be "provider/model" (e.g. "anthropic/claude-sonnet-4-5") or "inherit"',
   '^[^/\\\\]+$': 'must be an agent name, without "/" or "\\"',
   '^https?://[^/?#\\s]+': 'must be an http:// or https:// URL with a host',
+  '^$|^https?://[^/?#\\s]+': 'must be empty or an http:// or https:// URL with a host',
   '^[A-Za-z0-9_-]{1,64}$': 'must be 1-64 letters, digits, "_" or "-"',
   '^(?!.*\\.\\.)': 'must not contain ".."',
 };

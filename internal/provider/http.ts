@@ -48,14 +48,19 @@ function undici(): UndiciParts {
 
 export function createHttpPool(): HttpPool {
   let agent: Agent | undefined;
+  let closed = false;
   return {
     get dispatcher() {
+      if (closed) throw new Error('the HTTP pool is closed: the run is over');
       // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
       agent ??= new (undici().Agent)({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
       return agent;
     },
-    // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
-    close: async () => agent?.destroy(),
+    async close() {
+      closed = true;
+      // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
+      await agent?.destroy();
+    },
   };
 }
 

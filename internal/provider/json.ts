@@ -60,8 +60,10 @@ export function parseJson(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
-    const preview = text.length > 80 ? `${text.slice(0, 80)}…` : text;
-    throw new WireError(`${what} is not valid JSON: ${JSON.stringify(preview)}`);
+    const flat = text.replace(/\s+/g, ' ').trim();
+    if (flat === '') throw new WireError(`${what} is empty`);
+    const preview = flat.length > 80 ? `${flat.slice(0, 80)}…` : flat;
+    throw new WireError(`${what} is not valid JSON: ${preview}`);
   }
 }
 

@@ -86,6 +86,11 @@ Lead.
       ),
       expect.stringMatching(/:7:\d+: mcpServers: fs\.cwd: not supported by axe yet; ignored$/),
     ]);
+    const twoSkills = await load('---\nname: x\nskills: one, two\n---\nb\n');
+    expect(twoSkills.skill).toBe('one');
+    expect(twoSkills.warnings).toEqual([
+      expect.stringMatching(/:3:\d+: skills: axe loads one skill: "one" is used, "two" ignored$/),
+    ]);
     expect(await errorOf('---\nname: x\nmcpServers:\n  s: { type: ws }\n---\nb\n')).toMatch(
       /helper\.md:4:\d+: mcpServers: s\.type: must be stdio, http or sse \(got "ws"\)$/,
     );

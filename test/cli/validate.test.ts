@@ -55,9 +55,10 @@ describe('axe validate', () => {
     const { cwd, env, configDir } = tempHome();
     mkdirSync(join(cwd, 'agents'));
     writeFileSync(join(cwd, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n\n[params]\ntemprature = 1\n');
+    writeFileSync(join(cwd, 'agents', 'b.md'), '---\nname: b\ncolor: red\n---\nB.\n');
     mkdirSync(configDir, { recursive: true });
     writeFileSync(join(configDir, 'config.toml'), '[providers\n');
-    const result = axe(['validate', '--json', '--strict', '--agents-dir', 'agents', 'a', 'ghost'], {
+    const result = axe(['validate', '--json', '--strict', '--agents-dir', 'agents', 'a', 'b', 'ghost'], {
       cwd,
       env,
     });
@@ -66,7 +67,11 @@ describe('axe validate', () => {
     const schema = JSON.parse(readFileSync(join(REPO, 'schemas', 'validate-output.schema.json'), 'utf8'));
     const validate = new Ajv2020({ strict: true }).compile(schema);
     expect(validate(report), JSON.stringify(validate.errors)).toBe(true);
-    expect(report).toMatchObject({ ok: false, checked: 1, errors: 3, warnings: 0 });
+    expect(report).toMatchObject({ ok: false, checked: 2, errors: 4, warnings: 1 });
+    for (const finding of report.findings) {
+      const order = ['file', 'severity', 'field', 'message', 'line', 'column'];
+      expect(Object.keys(finding)).toEqual(order.filter((key) => key in finding));
+    }
     expect(report.findings).toContainEqual({
       file: join(cwd, 'agents', 'a.toml'),
       severity: 'error',

@@ -21,6 +21,20 @@ describe('loadGlobalConfig', () => {
     expect(config.providers.bedrock).toEqual({ region: 'us-east-1' });
   });
 
+  it("loads Go axe's scaffolded config.toml uncommented: empty strings mean the defaults", async () => {
+    const dir = tempDir({
+      'config.toml':
+        '[providers.anthropic]\napi_key = ""\nbase_url = ""\n[providers.ollama]\nbase_url = "http://localhost:11434"\n',
+    });
+    const settings = resolveProviderSettings(await loadGlobalConfig(dir), 'anthropic', {});
+    expect(settings).toMatchObject({ baseUrl: 'https://api.anthropic.com' });
+    expect(settings.apiKey).toBeUndefined();
+    const bad = tempDir({ 'config.toml': '[providers.openai]\nbase_url = "api.openai.com"\n' });
+    await expect(loadGlobalConfig(bad)).rejects.toThrow(
+      /config\.toml:2:1: providers\.openai\.base_url: must be empty or an http:\/\/ or https:\/\/ URL with a host \(got "api\.openai\.com"\)$/,
+    );
+  });
+
   it('names file, line and column of a TOML syntax error', async () => {
     const dir = tempDir({ 'config.toml': '[providers.openai]\napi_key = \n' });
     await expect(loadGlobalConfig(dir)).rejects.toThrow(/config\.toml:2:\d+: /);

@@ -117,7 +117,7 @@ const CASES: Case[] = [
     fault: { kind: 'invalid-json' },
     category: 'server',
     exitCode: 3,
-    message: /not valid JSON/,
+    message: /server error: (the response body|stream (event|line)) is not valid JSON: \{"[a-z]/,
     requests: 3,
   },
   {

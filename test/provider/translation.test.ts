@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import * as anthropic from '../../internal/provider/anthropic.js';
 import * as google from '../../internal/provider/google.js';
+import { parseJson, WireError } from '../../internal/provider/json.js';
 import * as ollama from '../../internal/provider/ollama.js';
 import * as openai from '../../internal/provider/openai.js';
 import { conversation } from './helpers.js';
@@ -371,5 +372,17 @@ describe('google toWire', () => {
       model: 'gemini-2.5-pro',
       toolCalls: [],
     });
+  });
+});
+
+describe('bodies that are not JSON', () => {
+  it('are named with a short, readable preview (or as empty)', () => {
+    expect(() => parseJson('', 'the response body')).toThrow(new WireError('the response body is empty'));
+    expect(() => parseJson('<html>\n  <b>Bad Gateway</b>', 'the response body')).toThrow(
+      new WireError('the response body is not valid JSON: <html> <b>Bad Gateway</b>'),
+    );
+    expect(() => parseJson(`{"a": "${'x'.repeat(100)}`, 'stream event')).toThrow(
+      new WireError(`stream event is not valid JSON: {"a": "${'x'.repeat(73)}…`),
+    );
   });
 });

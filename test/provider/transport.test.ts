@@ -173,4 +173,22 @@ describe('transport edge cases', () => {
     expect(await call).toBeInstanceOf(ProviderError);
     await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
   });
+
+  it('a closed pool sends nothing more, whether or not it ever connected', async () => {
+    fake.reset();
+    for (const used of [false, true]) {
+      const ownPool = createHttpPool();
+      const provider = createProvider(settingsFor('openai', fake.url), {
+        retry: { ...FAST_RETRY, maxRetries: 0 },
+        pool: ownPool,
+      });
+      fake.enqueue({ text: 'ok' });
+      if (used) await provider.chat(conversation(false), { signal: new AbortController().signal });
+      await ownPool.close();
+      const sent = fake.requests.length;
+      const { error } = await chatFailure(provider, conversation(false));
+      expect(error.message).toContain('the HTTP pool is closed');
+      expect(fake.requests).toHaveLength(sent);
+    }
+  });
 });

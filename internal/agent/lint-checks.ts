@@ -1,0 +1,127 @@
+/** The checks `axe validate` runs on one loaded agent, each giving findings on its fields. */
+import { access } from 'node:fs/promises';
+import { isAbsolute, join } from 'node:path';
+import { suggestion } from '../config/did-you-mean.js';
+import type { GlobalConfig } from '../config/global.js';
+import { resolveProviderSettings } from '../config/providers.js';
+import { ConfigError } from '../errors.js';
+import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { referencedVariables } from './expand.js';
+import type { Finding } from './load.js';
+import type { AgentSpec } from './spec.js';
+
+export function checkTools(spec: AgentSpec): Finding[] {
+  const findings: Finding[] = [];
+  const builtins: readonly string[] = BUILTIN_TOOL_NAMES;
+  const hasMcp = spec.mcpServers.length > 0;
+  for (const [index, tool] of spec.tools.entries()) {
+    const field = `tools[${index}]`;
+    if (tool === CALL_AGENT_TOOL_NAME) {
+      findings.push({
+        file: spec.source,
+        severity: 'error',
+        field,
+        message: `"${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`,
+      });
+    } else if (!builtins.includes(tool) && !hasMcp) {
+      findings.push({
+        file: spec.source,
+        severity: 'error',
+        field,
+        message: `unknown tool "${tool}"${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`,
+      });
+    }
+  }
+  for (const [index, tool] of spec.disallowedTools.entries()) {
+    if (!builtins.includes(tool) && !hasMcp) {
+      findings.push({
+        file: spec.source,
+        severity: 'warning',
+        field: `disallowed_tools[${index}]`,
+        message: `unknown tool "${tool}"${suggestion(tool, builtins)}`,
+      });
+    }
+  }
+  return findings;
+}
+
+export function checkMcpServers(spec: AgentSpec, env: NodeJS.ProcessEnv): Finding[] {
+  const findings: Finding[] = [];
+  const seen = new Set<string>();
+  for (const [index, server] of spec.mcpServers.entries()) {
+    if (seen.has(server.name)) {
+      findings.push({
+        file: spec.source,
+        severity: 'error',
+        field: `mcp_servers[${index}].name`,
+        message: `"${server.name}" is used by another server too`,
+      });
+    }
+    seen.add(server.name);
+    const values: Record<string, Record<string, string>> = server.transport === 'stdio'
+      ? { env: server.env }
+      : { headers: server.headers };
+    for (const [group, entries] of Object.entries(values)) {
+      for (const [key, value] of Object.entries(entries)) {
+        for (const variable of referencedVariables(value)) {
+          if (!Object.hasOwn(env, variable) || env[variable] === undefined) {
+            findings.push({
+              file: spec.source,
+              severity: 'warning',
+              field: `mcp_servers[${index}].${group}.${key}`,
+              message: `\${${variable}} is not set`,
+            });
+          }
+        }
+      }
+    }
+  }
+  return findings;
+}
+
+export function checkHosts(spec: AgentSpec): Finding[] {
+  return spec.allowedHosts.flatMap((host, index) =>
+    /[/:@\s]/.test(host)
+      ? [
+          {
+            file: spec.source,
+            severity: 'warning' as const,
+            field: `allowed_hosts[${index}]`,
+            message: `"${host}" should be a bare host name (no scheme, port or path)`,
+          },
+        ]
+      : [],
+  );
+}
+
+export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.ProcessEnv): Finding[] {
+  if (!spec.model) return [];
+  try {
+    resolveProviderSettings(config, spec.model.provider, env);
+    return [];
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    return [{ file: spec.source, severity: 'error', field: 'model', message: error.message }];
+  }
+}
+
+export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Finding[]> {
+  if (spec.skill === undefined) return [];
+  const candidates = isAbsolute(spec.skill)
+    ? [spec.skill]
+    : [join(configDir, spec.skill), join(configDir, 'skills', spec.skill, 'SKILL.md')];
+  for (const candidate of candidates) {
+    try {
+      await access(candidate);
+      return [];
+    } catch {}
+  }
+  return [
+    {
+      file: spec.source,
+      severity: 'warning',
+      field: 'skill',
+      message: `not found (looked for ${candidates.join(', ')}); --skill can give it at run time`,
+    },
+  ];
+}

@@ -1,12 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { loadFrom } from './helpers.js';
+import { loadErrorFrom, loadFrom } from './helpers.js';
 
-async function errorOf(content: string): Promise<string> {
-  return loadFrom('agent.toml', content).then(
-    () => 'loaded',
-    (error: Error) => error.message,
-  );
-}
+const errorOf = (content: string) => loadErrorFrom('agent.toml', content);
 
 /** Go axe's `axe agents init` template (internal/agent/agent.go Scaffold), every line uncommented. */
 const GO_SCAFFOLD_UNCOMMENTED = `name = "go"
@@ -59,7 +54,9 @@ describe('Go axe compatibility', () => {
     ).toMatch(
       /agent\.toml:5:1: retry\.max_delay_ms: must be >= retry\.initial_delay_ms \(500\) \(got 100\); retry\.max_delay_ms must be >= retry\.initial_delay_ms$/,
     );
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n[retry]\nmax_delay_ms = 100\n')).toBe('loaded');
+    await expect(
+      loadFrom('agent.toml', 'name = "x"\nmodel = "a/b"\n[retry]\nmax_delay_ms = 100\n'),
+    ).resolves.toBeDefined();
     expect(
       await errorOf('name = "x"\nmodel = "a/b"\n[[mcp_servers]]\nname = "m"\nurl = "https://"\n'),
     ).toMatch(

@@ -1,15 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { locateInToml, tomlPositions } from '../../internal/config/toml-locate.js';
-import { loadFrom } from './helpers.js';
+import { loadErrorFrom } from './helpers.js';
 
 const at = (text: string, ...segments: (string | number)[]) => locateInToml(tomlPositions(text), segments);
 
-async function errorOf(content: string): Promise<string> {
-  return loadFrom('agent.toml', content).then(
-    () => 'loaded',
-    (error: Error) => error.message,
-  );
-}
+const errorOf = (content: string) => loadErrorFrom('agent.toml', content);
 
 describe('TOML positions (smol-toml keeps none)', () => {
   it('finds keys of the root, of tables, of arrays of tables and of their sub-tables', () => {

@@ -140,6 +140,9 @@ export function conversation(stream: boolean, overrides: Partial<ChatRequest> = 
   };
 }
 
+/** The same conversation offering no tools. */
+export const noTools = (stream = false): ChatRequest => conversation(stream, { tools: [] });
+
 export const API_KEY = 'sk-test-secret-key-0123456789';
 
 /** Settings pointing a provider of wire `api` at the fake server (OpenAI bases include `/v1`). */

@@ -1,5 +1,5 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import { RuntimeError } from '../errors.js';
+import { ProviderError, RuntimeError } from '../errors.js';
 import {
   type ChatRequest,
   type ChatResponse,
@@ -88,7 +88,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       messages: messages.length,
       pendingToolCalls: pending,
     });
-    const response = await send(setup, { ...request, messages: [...messages] });
+    const response = await send(setup, state, { ...request, messages: [...messages] });
     record(state, response);
     ctx.budget.add(response.usage);
     emitEvent(ctx, setup.agent, {
@@ -113,7 +113,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   }
 }
 
-async function send(setup: LoopSetup, request: ChatRequest): Promise<ChatResponse> {
+async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
   const { ctx } = setup;
   const onEvent = (event: StreamEvent): void => {
     if (event.type === 'text.delta' && ctx.stream) {
@@ -123,10 +123,16 @@ async function send(setup: LoopSetup, request: ChatRequest): Promise<ChatRespons
       emitEvent(ctx, setup.agent, { type: 'retry', attempt, delayMs, reason });
     }
   };
-  return ctx.limiter.run(
-    () => setup.provider.chat(request, { signal: ctx.signal, deadline: ctx.deadline, onEvent }),
-    ctx.signal,
-  );
+  try {
+    return await ctx.limiter.run(
+      () => setup.provider.chat(request, { signal: ctx.signal, deadline: ctx.deadline, onEvent }),
+      ctx.signal,
+    );
+  } catch (error) {
+    // A call that failed after retrying still counts its retries (`retry_attempts` in --json).
+    if (error instanceof ProviderError) state.retries += error.details.retries ?? 0;
+    throw error;
+  }
 }
 
 function record(state: LoopState, response: ChatResponse): void {

@@ -78,3 +78,20 @@ describe('conversation loop (§5.6)', () => {
     expect(JSON.parse(json.stdout)).toMatchObject({ content: '', tool_calls: 1 });
   });
 });
+
+describe('retries in --json', () => {
+  it('a top-level call that fails after retrying reports its retries, exit 3', async () => {
+    home.agent(
+      'flaky',
+      agentToml('flaky', {
+        extra: ['[retry]', 'max_retries = 2', 'initial_delay_ms = 1', 'max_delay_ms = 5'],
+      }),
+    );
+    fake.respond((): ScriptedReply => ({ fault: { kind: 'status', status: 503, message: 'busy' } }));
+    const result = await runAxe(['run', 'flaky', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(3);
+    expect(JSON.parse(result.stdout)).toMatchObject({ retry_attempts: 2 });
+  });
+});

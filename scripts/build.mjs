@@ -1,20 +1,34 @@
 // Bundles the CLI with esbuild. Code splitting keeps every command's module (and the heavy
 // dependencies it imports) in its own chunk, loaded only when that command runs.
-import { chmodSync, rmSync } from 'node:fs';
+// The bundle is written to a fresh folder and swapped in, so an `axe` already running from dist/
+// (a test, a second terminal) never sees a half-written build.
+import { chmodSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import { build } from 'esbuild';
 
-rmSync('dist', { recursive: true, force: true });
-await build({
-  entryPoints: { main: 'cmd/main.ts' },
-  outdir: 'dist',
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  packages: 'external',
-  sourcemap: false,
-  banner: { js: '#!/usr/bin/env node' },
-  logLevel: 'warning',
-});
-chmodSync('dist/main.js', 0o755);
+const staging = mkdtempSync('dist-build-');
+try {
+  await build({
+    entryPoints: { main: 'cmd/main.ts' },
+    outdir: staging,
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    packages: 'external',
+    sourcemap: false,
+    banner: { js: '#!/usr/bin/env node' },
+    logLevel: 'warning',
+  });
+  chmodSync(`${staging}/main.js`, 0o755);
+  const previous = `${staging}-old`;
+  try {
+    renameSync('dist', previous);
+  } catch {
+    // first build
+  }
+  renameSync(staging, 'dist');
+  rmSync(previous, { recursive: true, force: true });
+} finally {
+  rmSync(staging, { recursive: true, force: true });
+}

@@ -1,5 +1,5 @@
-import { type Dirent, readFileSync } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import type { Dirent } from 'node:fs';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { FileProblem, formatProblem } from '../config/file-problem.js';
 import { own } from '../config/own.js';
@@ -190,7 +190,7 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
 async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {
   let bytes: Buffer;
   try {
-    bytes = readFileSync(path);
+    bytes = await readFile(path);
   } catch (error) {
     throw new FileProblem(
       path,

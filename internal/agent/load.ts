@@ -157,13 +157,12 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     );
     report.findings.push(...warnings);
     if (!validate(parsed.data)) {
+      // Taken before the await: the validator's `errors` is shared, and a concurrent load of
+      // another file would overwrite it.
+      const errors = [...(validate.errors ?? [])];
       // The schema itself (for did-you-mean) is only needed to explain errors.
       const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } })).default;
-      const problems = describeSchemaErrors(
-        validate.errors ?? [],
-        parsed.data,
-        schema as unknown as JsonValue,
-      );
+      const problems = describeSchemaErrors(errors, parsed.data, schema as unknown as JsonValue);
       for (const problem of problems) {
         const field = renameTopField(problem.field, parsed.writtenAs);
         const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);

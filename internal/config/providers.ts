@@ -85,6 +85,7 @@ export function resolveProviderSettings(
     baseUrl: baseUrl.replace(/\/+$/, ''),
     ...(apiKey ? { apiKey } : {}),
     apiKeyEnv: keyEnv,
+    baseUrlEnv,
     apiKeyRequired: builtin?.apiKeyRequired ?? false,
     headers,
   };

@@ -129,11 +129,18 @@ describe('axe run on every provider', () => {
       runAxe(['run', agent, '--agents-dir', home.agentsDir, '-p', 'go', '--timeout', '1'], {
         env: { ...env(), ...extra },
       });
-    const [keyless, refused, limited] = await Promise.all([
+    const [keyless, refused, limited, schemeless] = await Promise.all([
       run('keyless', { GEMINI_API_KEY: '' }),
       run('local', { AXE_OLLAMA_BASE_URL: closedUrl }),
       run('limited', {}),
+      run('local', { AXE_OLLAMA_BASE_URL: 'localhost:11434' }),
     ]);
+    expect(schemeless).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr:
+        'axe: invalid base URL for provider "ollama": "localhost:11434" is not an http:// or https:// URL (check AXE_OLLAMA_BASE_URL or base_url in config.toml)\n',
+    });
     expect(keyless).toMatchObject({
       code: 2,
       stdout: '',

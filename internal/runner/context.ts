@@ -126,18 +126,12 @@ export class AgentLoadError extends ConfigError {
 export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEnv): RunContext['loadAgent'] {
   const dirs = [...searchDirs];
   const loaded = new Map<string, Promise<AgentSpec>>();
-  // Files load one at a time: internal/agent/load.ts reads the schema validator's shared `errors`
-  // after an await, so a concurrent load of a valid file can wipe an invalid file's errors.
-  let previous: Promise<unknown> = Promise.resolve();
   return (name) => {
     let spec = loaded.get(name);
     if (!spec) {
-      spec = previous
-        .then(() => loadAgent(name, { searchDirs: dirs, env }))
-        .catch(async (error: unknown) => {
-          throw error instanceof ConfigError ? await withField(error, name) : error;
-        });
-      previous = spec.catch(() => {});
+      spec = loadAgent(name, { searchDirs: dirs, env }).catch(async (error: unknown) => {
+        throw error instanceof ConfigError ? await withField(error, name) : error;
+      });
       loaded.set(name, spec);
     }
     return spec;

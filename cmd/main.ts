@@ -51,8 +51,8 @@ async function parseAndRun(): Promise<void> {
     .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
     .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
     .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
-    .option('--stream', 'Print the answer as it arrives')
-    .option('--no-stream', 'Do not stream')
+    // `--no-stream` is understood without being declared: cac would print a misleading default.
+    .option('--stream', "Print the answer as it arrives (--no-stream: don't; default: the agent's `stream`)")
     .option('--dry-run', 'Show the resolved run without calling any model')
     .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
     .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')

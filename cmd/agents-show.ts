@@ -2,7 +2,7 @@ import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
-import { redactUrl } from '../internal/output/dry-run.js';
+import { redactUrl } from '../internal/output/redact.js';
 
 /** Every resolved field of an agent, one per line. Secrets (keys, literal header / env values) never appear. */
 export async function describeAgent(
@@ -75,7 +75,7 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
   try {
     const settings = resolveProviderSettings(await loadGlobalConfig(configDir), spec.model.provider, env);
     const key = settings.apiKey ? `key set` : settings.apiKeyRequired ? `key NOT set` : 'no key needed';
-    return `${settings.name} (${settings.api} API at ${maskUrl(settings.baseUrl)}; ${key}; ${settings.apiKeyEnv})`;
+    return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key}; ${settings.apiKeyEnv})`;
   } catch (error) {
     if (error instanceof ConfigError) return `error: ${error.message}`;
     throw error;
@@ -97,17 +97,13 @@ function describeMcp(server: McpServerSpec): string {
   return [
     server.name,
     server.transport,
-    maskUrl(server.url),
+    redactUrl(server.url),
     ...(headers.length ? [`headers ${headers.join('; ')}`] : []),
   ].join(' ');
 }
 
 const MASK = '***';
 
-/** A URL with its user info and query values masked; one with neither is shown exactly as written. */
-function maskUrl(url: string): string {
-  return /[@?]/.test(url) ? redactUrl(url) : url;
-}
 const ONLY_VARIABLES = /^(?:(?:Bearer|Basic|Token|Bot) +)?(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/i;
 const SECRET_FLAG = /^--?[\w-]*(?:token|key|secret|passw(?:or)?d|auth)[\w-]*$/i;
 

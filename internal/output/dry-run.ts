@@ -1,4 +1,5 @@
 import type { McpServerSpec, SubAgentsConfig } from '../agent/spec.js';
+import { redactUrl } from './redact.js';
 
 /** Everything `--dry-run` shows, resolved by the caller (no network, no API key). */
 export interface DryRunView {
@@ -72,22 +73,6 @@ function describeMcpServer(server: McpServerSpec): string {
     return `${server.name}: ${[server.command, ...server.args].join(' ')} (stdio)`;
   }
   return `${server.name}: ${redactUrl(server.url)} (${server.transport})`;
-}
-
-/** A URL may carry a secret in its user info or its query: those are masked, never printed. */
-export function redactUrl(url: string): string {
-  let parsed: URL;
-  try {
-    parsed = new URL(url);
-  } catch {
-    return url;
-  }
-  if (parsed.username !== '' || parsed.password !== '') {
-    parsed.username = '***';
-    parsed.password = '';
-  }
-  for (const name of [...new Set(parsed.searchParams.keys())]) parsed.searchParams.set(name, '***');
-  return parsed.toString();
 }
 
 function subAgentLines(view: DryRunView): string[] {

@@ -79,6 +79,7 @@ describe('resolveProviderSettings', () => {
       api: 'anthropic',
       baseUrl: 'https://api.anthropic.com',
       apiKeyEnv: 'ANTHROPIC_API_KEY',
+      baseUrlEnv: 'AXE_ANTHROPIC_BASE_URL',
       apiKeyRequired: true,
       headers: {},
     });
@@ -133,6 +134,7 @@ describe('resolveProviderSettings', () => {
       api: 'openai',
       baseUrl: 'http://127.0.0.1:8000/v1',
       apiKeyEnv: 'MY_VLLM_API_KEY',
+      baseUrlEnv: 'AXE_MY_VLLM_BASE_URL',
       apiKeyRequired: false,
       headers: {},
     });

@@ -1,10 +1,8 @@
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
 import type { JsonEnvelope, JsonToolCallDetail } from '../../internal/output/json-envelope.js';
-import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { AXE_BIN, TempHome } from '../run/cli.js';
+import { e2eHomes, type TempHome } from '../run/cli.js';
 
 /**
  * End-to-end plumbing for the tool tests: the built `axe` binary, a temp XDG home with an agent
@@ -12,20 +10,9 @@ import { AXE_BIN, TempHome } from '../run/cli.js';
  * test file and returns its `setup()`.
  */
 export function useE2e(): () => Promise<{ home: TempHome; fake: FakeLlm; workdir: string }> {
-  const homes: TempHome[] = [];
-  const servers: FakeLlm[] = [];
-  beforeAll(() => {
-    if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
-  });
-  afterAll(async () => {
-    await Promise.all(servers.map((fake) => fake.close()));
-    for (const home of homes) home.cleanup();
-  });
+  const setup = e2eHomes();
   return async () => {
-    const home = new TempHome();
-    const fake = await startFakeLlm();
-    homes.push(home);
-    servers.push(fake);
+    const { home, fake } = await setup();
     const workdir = join(home.root, 'work');
     mkdirSync(workdir);
     return { home, fake, workdir };

@@ -1,7 +1,7 @@
 import { loadAgent } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
-import { agentSearchDirs, resolvePaths } from '../internal/config/paths.js';
+import { agentLookup } from '../internal/config/paths.js';
 import { CancelledError, ConfigError, ExitCode } from '../internal/errors.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
@@ -28,12 +28,8 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
-  const { configDir } = resolvePaths(env);
-  const searchDirs = agentSearchDirs({
-    flagDirs: rawValues(argv, options.agentsDir, ['--agents-dir']),
-    cwd: process.cwd(),
-    configDir,
-  });
+  const agentsDirs = rawValues(argv, options.agentsDir, ['--agents-dir']);
+  const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
   const spec = await loadAgent(agentName, { searchDirs, env });
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
 
@@ -180,7 +176,8 @@ function rawValues(argv: string[], parsed: unknown, names: string[]): string[] {
     else if (names.includes(arg) && i + 1 < argv.length) values.push(argv[++i] ?? '');
   }
   if (values.length > 0) return values;
-  return (Array.isArray(parsed) ? parsed : [parsed]).filter((v) => typeof v !== 'boolean').map(String);
+  const list: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return list.filter((v) => typeof v !== 'boolean').map(String);
 }
 
 function lastValue(argv: string[], parsed: unknown, names: string[]): string | undefined {

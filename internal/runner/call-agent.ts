@@ -10,7 +10,8 @@ import {
   type RunContext,
 } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { failedBeforeStart } from './result.js';
+import { qualifiedModelName } from './resolve.js';
+import { errorMessage, failedBeforeStart, type SettledRun, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /** The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it. */
@@ -37,11 +38,7 @@ export function subAgentUserMessage(task: string, context?: string): string {
 }
 
 /** How a sub-agent is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
-export type RunSettled = (
-  spec: AgentSpec,
-  input: string,
-  ctx: RunContext,
-) => Promise<{ result: AgentRunResult; error?: unknown }>;
+export type RunSettled = (spec: AgentSpec, input: string, ctx: RunContext) => Promise<SettledRun>;
 
 export interface CallAgentOptions {
   /** The calling agent. */
@@ -69,7 +66,7 @@ export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   let calls = 0;
   return async (call: ToolCall): Promise<ExecutedCall> => {
     const args = validateArgs(call.arguments, options);
-    if ('error' in args) return { output: failed(args.error) };
+    if ('error' in args) return { output: toolFailure(args.error) };
     return runSubAgent(options, args, ++calls);
   };
 }
@@ -78,28 +75,31 @@ type ValidArgs = { agent: string; task: string; context?: string };
 
 /** §3.7 steps 2–5, in order. */
 function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
-  const { agent, task, context } = args;
-  for (const [name, value] of [
-    ['agent', agent],
-    ['task', task],
-  ] as const) {
-    if (value === undefined || value === null || value === '') {
-      return { error: `call_agent error: "${name}" argument is required` };
-    }
-    if (typeof value !== 'string') return { error: `call_agent error: "${name}" argument must be a string` };
-  }
+  const agent = requiredStringArg(args, 'agent');
+  if (typeof agent !== 'string') return agent;
+  const task = requiredStringArg(args, 'task');
+  if (typeof task !== 'string') return task;
+  const { context } = args;
   if (context !== undefined && context !== null && typeof context !== 'string') {
     return { error: 'call_agent error: "context" argument must be a string' };
   }
-  const name = agent as string;
-  if (!options.spec.subAgents.includes(name)) {
-    return { error: `call_agent error: agent "${name}" is not in this agent's sub_agents list` };
+  if (!options.spec.subAgents.includes(agent)) {
+    return { error: `call_agent error: agent "${agent}" is not in this agent's sub_agents list` };
   }
   const { ctx } = options;
   if (ctx.depth >= ctx.maxDepth) {
     return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
   }
-  return { agent: name, task: task as string, ...(typeof context === 'string' ? { context } : {}) };
+  return { agent, task, ...(typeof context === 'string' ? { context } : {}) };
+}
+
+function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | { error: string } {
+  const value = args[name];
+  if (value === undefined || value === null || value === '') {
+    return { error: `call_agent error: "${name}" argument is required` };
+  }
+  if (typeof value !== 'string') return { error: `call_agent error: "${name}" argument must be a string` };
+  return value;
 }
 
 async function runSubAgent(
@@ -121,7 +121,7 @@ async function runSubAgent(
     const model = 'spec' in loaded ? (loaded.spec.model ?? options.model) : undefined;
     emitEvent(ctx, args.agent, {
       type: 'agent.start',
-      model: model ? `${model.provider}/${model.model}` : '',
+      model: model ? qualifiedModelName(model) : '',
       task: args.task,
     });
     let result: AgentRunResult;
@@ -131,11 +131,11 @@ async function runSubAgent(
       output =
         result.status === 'ok'
           ? { content: result.content, isError: false }
-          : failed(failure(args.agent, result));
+          : toolFailure(failure(args.agent, result));
     } else {
       const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
       result = failedBeforeStart(where, 'error', loaded.error, Date.now() - started);
-      output = failed(loaded.error);
+      output = toolFailure(loaded.error);
     }
     emitEvent(ctx, args.agent, {
       type: 'agent.end',
@@ -158,7 +158,7 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
   } catch (error) {
     const what =
       error instanceof AgentLoadError && error.field === 'model' ? 'invalid model for' : 'failed to load';
-    return { error: `call_agent error: ${what} agent "${name}": ${messageOf(error)}` };
+    return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
   }
 }
 
@@ -166,12 +166,4 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
 function failure(agent: string, result: AgentRunResult): string {
   const description = (result.error ?? result.status).replace(/\.$/, '');
   return `Error: sub-agent "${agent}" failed - ${description}. You may retry or proceed without this result.`;
-}
-
-function failed(content: string): ToolOutput {
-  return { content, isError: true };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

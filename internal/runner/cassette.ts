@@ -10,7 +10,7 @@ import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from
  * order, preferring the entry recorded for the same agent path, so parallel fan-out replays
  * identically whatever order the requests arrive in.
  */
-export interface CassetteEntry {
+interface CassetteEntry {
   key: string;
   /** The agent path that made the request, e.g. `reviewer/call_agent#2:tester`. */
   agent: string;
@@ -30,12 +30,12 @@ export class CassetteMissError extends AxeError {
   }
 }
 
-export function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
+function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
   const { stream: _stream, ...rest } = request;
   return sortKeys(JSON.parse(JSON.stringify({ provider, ...rest })) as JsonValue);
 }
 
-export function requestKey(canonical: JsonValue): string {
+function requestKey(canonical: JsonValue): string {
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 
@@ -124,6 +124,7 @@ export class CassettePlayer {
         const key = requestKey(canonicalRequest(name, request));
         const entry = this.take(key, agentPath);
         if (entry.error) throw new ProviderError(entry.error.message, entry.error.details);
+        // parseEntry lets no entry through without a well-formed response or error.
         const response = entry.response as ChatResponse;
         if (request.stream && options.onEvent) {
           for (const text of entry.deltas ?? [response.content]) {
@@ -148,6 +149,7 @@ export class CassettePlayer {
   }
 }
 
+/** A line of a cassette, checked field by field: replay hands its response to the loop as is. */
 function parseEntry(line: string): CassetteEntry | undefined {
   let value: unknown;
   try {
@@ -155,11 +157,56 @@ function parseEntry(line: string): CassetteEntry | undefined {
   } catch {
     return undefined;
   }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const entry = value as Partial<CassetteEntry>;
-  const answered =
-    (typeof entry.response === 'object' && entry.response !== null) ||
-    (typeof entry.error === 'object' && entry.error !== null);
-  if (typeof entry.key !== 'string' || typeof entry.agent !== 'string' || !answered) return undefined;
-  return entry as CassetteEntry;
+  if (!isRecord(value)) return undefined;
+  const { key, agent, provider, request, response, error, deltas } = value;
+  if (typeof key !== 'string' || typeof agent !== 'string') return undefined;
+  const answered = isChatResponse(response) || isRecordedError(error);
+  if (!answered || (deltas !== undefined && !isStringArray(deltas))) return undefined;
+  return {
+    key,
+    agent,
+    provider: typeof provider === 'string' ? provider : '',
+    request: (request ?? null) as JsonValue,
+    ...(isChatResponse(response) ? { response } : {}),
+    ...(isRecordedError(error) ? { error } : {}),
+    ...(deltas !== undefined ? { deltas } : {}),
+  };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}
+
+function isChatResponse(value: unknown): value is ChatResponse {
+  if (!isRecord(value) || !isRecord(value.usage) || !Array.isArray(value.toolCalls)) return false;
+  const { usage } = value;
+  const counts = [usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
+  return (
+    typeof value.content === 'string' &&
+    typeof value.stopReason === 'string' &&
+    typeof value.model === 'string' &&
+    typeof value.retries === 'number' &&
+    counts.every((count) => typeof count === 'number') &&
+    value.toolCalls.every(
+      (call) =>
+        isRecord(call) &&
+        typeof call.id === 'string' &&
+        typeof call.name === 'string' &&
+        isRecord(call.arguments),
+    )
+  );
+}
+
+function isRecordedError(value: unknown): value is NonNullable<CassetteEntry['error']> {
+  return (
+    isRecord(value) &&
+    typeof value.message === 'string' &&
+    isRecord(value.details) &&
+    typeof value.details.category === 'string' &&
+    typeof value.details.provider === 'string'
+  );
 }

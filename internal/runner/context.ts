@@ -5,7 +5,7 @@ import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
-import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
+import { qualifiedModelName, type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
@@ -84,30 +84,50 @@ export function childContext(
   };
   if (options.timeoutSeconds <= 0) return { ctx: base, dispose: () => {} };
 
-  const controller = new AbortController();
-  const abortWithParent = (): void => controller.abort(parent.signal.reason);
-  const timeoutMs = Math.min(options.timeoutSeconds * 1000, MAX_TIMER_MS);
-  const timer = setTimeout(() => controller.abort(new RunDeadline(options.timeoutSeconds)), timeoutMs);
-  if (parent.signal.aborted) abortWithParent();
-  else parent.signal.addEventListener('abort', abortWithParent, { once: true });
-  const own = Date.now() + timeoutMs;
-  const earlier = parent.deadline !== undefined && parent.deadline <= own;
+  const scope = deadlineScope(parent.signal, options.timeoutSeconds);
+  const earlier =
+    parent.deadline !== undefined && (scope.deadline === undefined || parent.deadline <= scope.deadline);
   return {
     ctx: {
       ...base,
-      signal: controller.signal,
-      deadline: earlier ? parent.deadline : own,
+      signal: scope.controller.signal,
+      deadline: earlier ? parent.deadline : scope.deadline,
       deadlineSeconds: earlier ? parent.deadlineSeconds : options.timeoutSeconds,
     },
-    dispose: () => {
-      clearTimeout(timer);
-      parent.signal.removeEventListener('abort', abortWithParent);
-    },
+    dispose: scope.dispose,
   };
 }
 
 /** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
-export const MAX_TIMER_MS = 2 ** 31 - 1;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+export interface DeadlineScope {
+  /** Aborts with the parent signal's reason, or with a RunDeadline when the timeout passes. */
+  controller: AbortController;
+  /** Epoch ms when the timer fires; undefined without a timeout. */
+  deadline: number | undefined;
+  /** Clears the timer and stops listening to the parent signal. */
+  dispose(): void;
+}
+
+/** A signal that follows `parent` and, when `seconds > 0`, fires on its own after that long. */
+export function deadlineScope(parent: AbortSignal, seconds: number): DeadlineScope {
+  const controller = new AbortController();
+  const abortWithParent = (): void => controller.abort(parent.reason);
+  const timeoutMs = Math.min(seconds * 1000, MAX_TIMER_MS);
+  const timer =
+    timeoutMs > 0 ? setTimeout(() => controller.abort(new RunDeadline(seconds)), timeoutMs) : undefined;
+  if (parent.aborted) abortWithParent();
+  else parent.addEventListener('abort', abortWithParent, { once: true });
+  return {
+    controller,
+    deadline: timer !== undefined ? Date.now() + timeoutMs : undefined,
+    dispose: () => {
+      clearTimeout(timer);
+      parent.removeEventListener('abort', abortWithParent);
+    },
+  };
+}
 
 /** A sub-agent file that failed to load; `field` names the field of its first error, if any. */
 export class AgentLoadError extends ConfigError {
@@ -159,7 +179,7 @@ export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEn
 export function agentResolver(): RunContext['resolveAgent'] {
   const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
   return (spec, ctx) => {
-    const inherited = ctx.inheritedModel ? `${ctx.inheritedModel.provider}/${ctx.inheritedModel.model}` : '';
+    const inherited = ctx.inheritedModel ? qualifiedModelName(ctx.inheritedModel) : '';
     const key = JSON.stringify([spec.source, ctx.depth, inherited, ctx.overrides]);
     const pending = inFlight.get(key);
     if (pending) return pending;

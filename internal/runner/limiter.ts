@@ -7,7 +7,6 @@ import { ConfigError } from '../errors.js';
  * sub-agent as a whole — so a parent waiting on its children can never hold a slot they need.
  */
 export interface Limiter {
-  readonly max: number;
   /** Runs `work` when a slot is free; a `signal` that fires while waiting leaves the queue. */
   run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
   /** Work running now / waiting now. */
@@ -43,7 +42,6 @@ export function createLimiter(max: number): Limiter {
     });
 
   return {
-    max,
     async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
       if (running < max) running++;
       else await slot(signal);

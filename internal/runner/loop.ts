@@ -14,7 +14,7 @@ import {
 import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
-import { detailOutput } from './result.js';
+import { detailOutput, errorMessage, toolFailure } from './result.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced; `child` is set for a sub-agent call. */
@@ -48,20 +48,18 @@ export interface LoopState {
   cost?: number;
   retries: number;
   turns: number;
-  toolCalls: number;
   toolCallDetails: ToolCallDetail[];
   children: AgentRunResult[];
 }
 
-export function newLoopState(model: string): LoopState {
+export function newLoopState(): LoopState {
   return {
     content: '',
     stopReason: '',
-    model,
+    model: '',
     usage: emptyUsage(),
     retries: 0,
     turns: 0,
-    toolCalls: 0,
     toolCallDetails: [],
     children: [],
   };
@@ -165,8 +163,10 @@ async function runCalls(
     const executed: TimedCall =
       outcome.status === 'fulfilled'
         ? outcome.value
-        : { output: failed(`tool "${call.name}" failed: ${messageOf(outcome.reason)}`), durationMs: 0 };
-    state.toolCalls++;
+        : {
+            output: toolFailure(`tool "${call.name}" failed: ${errorMessage(outcome.reason)}`),
+            durationMs: 0,
+          };
     state.toolCallDetails.push({
       name: call.name,
       input: call.arguments,
@@ -199,14 +199,14 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
   });
   let executed: ExecutedCall;
   const handler = setup.handlers.get(call.name);
-  if (!handler) executed = { output: failed(`Unknown tool: "${call.name}"`) };
+  if (!handler) executed = { output: toolFailure(`Unknown tool: "${call.name}"`) };
   else if (call.argumentsError !== undefined) {
-    executed = { output: failed(`invalid arguments for tool "${call.name}": ${call.argumentsError}`) };
+    executed = { output: toolFailure(`invalid arguments for tool "${call.name}": ${call.argumentsError}`) };
   } else {
     try {
       executed = await handler(call, turn);
     } catch (error) {
-      executed = { output: failed(`tool "${call.name}" failed: ${messageOf(error)}`) };
+      executed = { output: toolFailure(`tool "${call.name}" failed: ${errorMessage(error)}`) };
     }
   }
   const durationMs = Date.now() - started;
@@ -220,12 +220,4 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
     durationMs,
   });
   return { ...executed, durationMs };
-}
-
-function failed(content: string): ToolOutput {
-  return { content, isError: true };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }

@@ -3,6 +3,7 @@ import path from 'node:path';
 import { parseModelRef } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { ConfigError } from '../errors.js';
+import { listedToolNames } from '../tools/listed.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill, skillPath } from './prompt.js';
 
@@ -61,12 +62,11 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   const atMaxDepth = depth >= (options.maxDepth ?? spec.subAgentsConfig.maxDepth);
   const callsAgents =
     !atMaxDepth && spec.subAgents.length > 0 && !spec.disallowedTools.includes(CALL_AGENT_TOOL_NAME);
-  const disallowed = new Set(spec.disallowedTools);
-  const tools = atMaxDepth ? [] : [...new Set(spec.tools.filter((name) => !disallowed.has(name)))];
+  const tools = atMaxDepth ? [] : listedToolNames(spec);
   if (callsAgents) tools.push(CALL_AGENT_TOOL_NAME);
   return {
     model,
-    modelName: `${model.provider}/${model.model}`,
+    modelName: qualifiedModelName(model),
     workdir,
     systemPrompt: buildSystemPrompt(spec.systemPrompt, skill?.content ?? '', files),
     ...(skill ? { skill } : {}),
@@ -75,6 +75,11 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     callsAgents,
     atMaxDepth,
   };
+}
+
+/** `provider/model`, as flags, events and results name a model. */
+export function qualifiedModelName(model: ModelRef): string {
+  return `${model.provider}/${model.model}`;
 }
 
 function resolveModel(spec: AgentSpec, options: ResolveOptions): ModelRef {

@@ -1,6 +1,15 @@
+import type { AxeError } from '../errors.js';
 import { emptyUsage } from '../provider/types.js';
+import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
 import type { AgentRunResult } from './types.js';
+
+/** How an agent run ended: never a throw, the error (if any) typed for its exit code. */
+export interface SettledRun {
+  result: AgentRunResult;
+  /** Why the run stopped early; `result.content` then holds the answer so far. */
+  error?: AxeError;
+}
 
 /** The result of an agent that failed before its first provider call. */
 export function failedBeforeStart(
@@ -38,4 +47,13 @@ export function detailOutput(output: string): string {
   let end = DETAIL_OUTPUT_BYTES;
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return `${bytes.subarray(0, end).toString('utf8')}... (truncated)`;
+}
+
+/** A tool call that failed, as the model sees it. */
+export function toolFailure(content: string): ToolOutput {
+  return { content, isError: true };
+}
+
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -8,13 +8,8 @@ import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from '
 import type { AgentStatus } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
+import { errorMessage, type SettledRun } from './result.js';
 import type { AgentRunResult } from './types.js';
-
-export interface SettledRun {
-  result: AgentRunResult;
-  /** Why the run stopped early, typed (exit code); `result.content` holds the answer so far. */
-  error?: AxeError;
-}
 
 /**
  * The one code path for the top-level agent and every sub-agent: resolve model, workdir and
@@ -22,7 +17,7 @@ export interface SettledRun {
  */
 export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunContext): Promise<SettledRun> {
   const started = Date.now();
-  const state: LoopState = newLoopState('');
+  const state: LoopState = newLoopState();
   let provider = '';
   let toolset: Toolset | undefined;
   try {
@@ -32,8 +27,6 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
     const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
     const tools = await buildTools(spec, ctx, resolved);
     toolset = tools.toolset;
-    const toolSpecs = tools.specs;
-    const handlers = tools.handlers;
     await runLoop(
       {
         ctx,
@@ -43,7 +36,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
           model: resolved.model.model,
           system: resolved.systemPrompt,
           messages: [{ role: 'user', content: input }],
-          ...(toolSpecs.length > 0 ? { tools: toolSpecs } : {}),
+          ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
           ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
           ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
           ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
@@ -51,7 +44,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
         },
         ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
         parallel: spec.subAgentsConfig.parallel,
-        handlers,
+        handlers: tools.handlers,
       },
       state,
     );
@@ -63,13 +56,6 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
   } finally {
     await toolset?.close();
   }
-}
-
-/** `runAgentSettled` for callers that want a throw: the error carries no partial answer. */
-export async function runAgent(spec: AgentSpec, input: string, ctx: RunContext): Promise<AgentRunResult> {
-  const { result, error } = await runAgentSettled(spec, input, ctx);
-  if (error) throw error;
-  return result;
 }
 
 /**
@@ -126,7 +112,7 @@ function typedError(thrown: unknown, ctx: RunContext, provider: string): AxeErro
     return deadlineError(ctx.deadlineSeconds ?? 0, provider);
   }
   if (thrown instanceof AxeError) return thrown;
-  return new RuntimeError(thrown instanceof Error ? thrown.message : String(thrown), { cause: thrown });
+  return new RuntimeError(errorMessage(thrown), { cause: thrown });
 }
 
 class DeadlineError extends ProviderError {}
@@ -164,7 +150,7 @@ function toResult(
     retries: state.retries,
     turns: state.turns,
     durationMs: Date.now() - started,
-    toolCalls: state.toolCalls,
+    toolCalls: state.toolCallDetails.length,
     toolCallDetails: state.toolCallDetails,
     children: state.children,
     ...(error !== undefined ? { error } : {}),

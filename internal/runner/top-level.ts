@@ -6,10 +6,9 @@ import { CassettePlayer, CassetteRecorder } from './cassette.js';
 import {
   agentLoader,
   agentResolver,
-  MAX_TIMER_MS,
+  deadlineScope,
   type ProviderSource,
   type RunContext,
-  RunDeadline,
 } from './context.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
 import { liveProviders, replayProviders } from './providers.js';
@@ -25,15 +24,8 @@ import type { RunOutcome, RunRequest } from './types.js';
 export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { spec } = request;
   const budget = new Budget(request.maxTokens);
-  const controller = new AbortController();
-  const cancel = (): void => controller.abort(request.signal.reason);
-  const timeoutMs = Math.min(request.timeoutSeconds * 1000, MAX_TIMER_MS);
-  const timer =
-    timeoutMs > 0
-      ? setTimeout(() => controller.abort(new RunDeadline(request.timeoutSeconds)), timeoutMs)
-      : undefined;
-  if (request.signal.aborted) cancel();
-  else request.signal.addEventListener('abort', cancel, { once: true });
+  const scope = deadlineScope(request.signal, request.timeoutSeconds);
+  const { controller } = scope;
 
   let opened: OpenedProviders | undefined;
   try {
@@ -43,8 +35,8 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       depth: 0,
       maxDepth: spec.subAgentsConfig.maxDepth,
       signal: controller.signal,
-      deadline: timeoutMs > 0 ? Date.now() + timeoutMs : undefined,
-      deadlineSeconds: timeoutMs > 0 ? request.timeoutSeconds : undefined,
+      deadline: scope.deadline,
+      deadlineSeconds: scope.deadline !== undefined ? request.timeoutSeconds : undefined,
       budget,
       limiter: createLimiter(effectiveMaxParallel(spec, request.env)),
       emit: request.emit,
@@ -70,8 +62,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
     const where = { agent: spec.name, path: spec.name, depth: 0 };
     return { result: failedBeforeStart(where, 'error', error.message, 0), budget: budgetOf(budget), error };
   } finally {
-    clearTimeout(timer);
-    request.signal.removeEventListener('abort', cancel);
+    scope.dispose();
     // Anything still in flight (a hung tool's request) is ended, not waited for.
     if (!controller.signal.aborted) controller.abort(new Error('run finished'));
     opened?.recorder?.save();

@@ -18,7 +18,7 @@ export function untrackChild(pid: number): void {
   live.delete(pid);
 }
 
-/** Sends SIGKILL to a child (its whole group for 'group'); an already-gone child is fine. */
+/** Signals a child (its whole group for 'group'), SIGKILL by default; an already-gone child is fine. */
 export function killChild(pid: number, kind: 'group' | 'process', signal: NodeJS.Signals = 'SIGKILL'): void {
   try {
     process.kill(kind === 'group' ? -pid : pid, signal);

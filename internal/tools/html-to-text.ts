@@ -44,7 +44,7 @@ function titleOf(head: string): string {
   return title?.[1] ? `\n${title[1]}\n` : ' ';
 }
 
-export function decodeEntities(text: string): string {
+function decodeEntities(text: string): string {
   return text.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (match, body: string) => {
     if (body[0] === '#') {
       const code =

@@ -1,3 +1,5 @@
+import { listedToolNames } from './listed.js';
+import type { McpConnection } from './mcp/index.js';
 import { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
 import { CALL_AGENT_TOOL_NAME, type Tool, type Toolset, type ToolsetOptions } from './types.js';
 
@@ -16,17 +18,10 @@ const PROVIDER_TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
   const { spec, context, report } = options;
   const disallowed = new Set(spec.disallowedTools);
-  const tools: Tool[] = spec.tools
-    .filter((name) => !disallowed.has(name))
-    .filter((name, index, all) => all.indexOf(name) === index)
-    .flatMap((name) => (isBuiltinToolName(name) ? [BUILTIN_TOOLS[name]] : []));
-  if (spec.mcpServers.length === 0) {
-    warnUnknown(spec.tools, tools, report);
-    return { tools, close: async () => {} };
-  }
-
-  const { connectMcpServers } = await import('./mcp/index.js');
-  const connections = await connectMcpServers(spec.mcpServers, context);
+  const tools: Tool[] = listedToolNames(spec).flatMap((name) =>
+    isBuiltinToolName(name) ? [BUILTIN_TOOLS[name]] : [],
+  );
+  const connections = spec.mcpServers.length > 0 ? await connectMcpServers(spec.mcpServers, context) : [];
   const taken = new Set([CALL_AGENT_TOOL_NAME, ...tools.map((t) => t.spec.name)]);
   for (const connection of connections) {
     let offered = 0;
@@ -39,13 +34,12 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
         });
         continue;
       }
-      if (taken.has(name) || disallowed.has(name)) {
-        if (!disallowed.has(name)) {
-          report({
-            type: 'warning',
-            message: `mcp server "${connection.server}": tool "${name}" clashes with a tool already offered; keeping the first one`,
-          });
-        }
+      if (disallowed.has(name)) continue;
+      if (taken.has(name)) {
+        report({
+          type: 'warning',
+          message: `mcp server "${connection.server}": tool "${name}" clashes with a tool already offered; keeping the first one`,
+        });
         continue;
       }
       taken.add(name);
@@ -63,6 +57,15 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
       return closing;
     },
   };
+}
+
+/** The MCP SDK is loaded only for an agent that declares servers. */
+async function connectMcpServers(
+  servers: ToolsetOptions['spec']['mcpServers'],
+  context: ToolsetOptions['context'],
+): Promise<McpConnection[]> {
+  const mcp = await import('./mcp/index.js');
+  return mcp.connectMcpServers(servers, context);
 }
 
 /** A name in `tools = [...]` that is neither a built-in nor offered by an MCP server is a typo. */

@@ -37,7 +37,7 @@ function inV4Range(value: number, [base, prefix]: V4Range): boolean {
 }
 
 /** The eight 16-bit groups of an IPv6 address (embedded dotted IPv4 tail included). */
-export function ipv6Groups(address: string): number[] {
+function ipv6Groups(address: string): number[] {
   let text = address.toLowerCase().replace(/^\[|\]$/g, '');
   const zone = text.indexOf('%');
   if (zone >= 0) text = text.slice(0, zone);

@@ -4,10 +4,10 @@ import { killChild, trackChild, untrackChild } from './child-reaper.js';
 import { checkCommand } from './command-guard.js';
 import { defineTool, objectSchema } from './define-tool.js';
 
-export const MAX_OUTPUT_BYTES = 100 * 1024;
-export const OUTPUT_TRUNCATED_MARKER = '\n... [output truncated, exceeded 100KB]';
+const MAX_OUTPUT_BYTES = 100 * 1024;
+const OUTPUT_TRUNCATED_MARKER = '\n... [output truncated, exceeded 100KB]';
 /** Per-command time limit (Go axe has only the run's): the default, and the most a call may ask for. */
-export const DEFAULT_COMMAND_TIMEOUT_S = 120;
+const DEFAULT_COMMAND_TIMEOUT_S = 120;
 export const MAX_COMMAND_TIMEOUT_S = 600;
 /** The only variables a command inherits: no API key, token or secret reaches it. */
 const INHERITED_ENV = ['PATH', 'LANG', 'LC_ALL', 'TERM', 'USER', 'LOGNAME'] as const;

@@ -1,3 +1,5 @@
+import { asRecord } from './record.js';
+
 /**
  * The `<summary>` of a `[tool] <name>: <summary> (success|error)` verbose line, as Go axe writes
  * it: what the call was about (quoted like Go's %q) plus the one number that tells how it went.
@@ -7,8 +9,11 @@ export function summarizeToolCall(
   input: unknown,
   output: { content: string; isError: boolean },
 ): string {
-  const args = typeof input === 'object' && input !== null ? (input as Record<string, unknown>) : {};
-  const arg = (key: string) => (typeof args[key] === 'string' ? (args[key] as string) : '');
+  const args = asRecord(input);
+  const arg = (key: string): string => {
+    const value = args[key];
+    return typeof value === 'string' ? value : '';
+  };
   const path = `path ${quote(arg('path'))}`;
   const failure = `: ${output.content}`;
   switch (name) {

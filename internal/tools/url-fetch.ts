@@ -5,8 +5,8 @@ import { htmlToText } from './html-to-text.js';
 import { addressRefusal, type CheckedTarget, checkUrl, type HostPolicy, NetGuardError } from './net-guard.js';
 import { readBodyCapped } from './read-body.js';
 
-export const URL_FETCH_MAX_CHARS = 10_000;
-export const URL_FETCH_TIMEOUT_MS = 15_000;
+const URL_FETCH_MAX_CHARS = 10_000;
+const URL_FETCH_TIMEOUT_MS = 15_000;
 const MAX_REDIRECTS = 10;
 /** Raw bytes read before conversion; enough for a large HTML page to yield 10 000 characters. */
 const MAX_BODY_BYTES = 2 * 1024 * 1024;
@@ -38,7 +38,7 @@ export const urlFetchTool = defineTool(
     } catch (error) {
       if (error instanceof NetGuardError) throw new Error(`url_fetch refused ${url.href}: ${error.message}`);
       if (signal.aborted && !context.signal.aborted)
-        throw new Error(`url_fetch timed out after 15s: ${url.href}`);
+        throw new Error(`url_fetch timed out after ${URL_FETCH_TIMEOUT_MS / 1000}s: ${url.href}`);
       throw new Error(`url_fetch failed for ${url.href}: ${(error as Error).message}`);
     }
   },

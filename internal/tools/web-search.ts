@@ -1,8 +1,9 @@
 import { optionalInteger, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { readBodyCapped } from './read-body.js';
+import { asRecord } from './record.js';
 
-export const TAVILY_DEFAULT_BASE_URL = 'https://api.tavily.com';
+const TAVILY_DEFAULT_BASE_URL = 'https://api.tavily.com';
 const SEARCH_TIMEOUT_MS = 15_000;
 /** Go axe's limits: 10 results, a 100 KB answer, 500 bytes of an error body. */
 const DEFAULT_MAX_RESULTS = 10;
@@ -72,7 +73,7 @@ export function formatTavily(json: string): string {
   } catch (error) {
     throw new Error(`failed to parse Tavily response: ${(error as Error).message}`);
   }
-  const body = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  const body = asRecord(parsed);
   const results = Array.isArray(body.results) ? body.results.map(toResult) : [];
   if (results.length === 0) return 'No results found.';
   return results
@@ -82,7 +83,10 @@ export function formatTavily(json: string): string {
 }
 
 function toResult(value: unknown): TavilyResult {
-  const item = typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
-  const text = (key: string) => (typeof item[key] === 'string' ? (item[key] as string) : '');
+  const item = asRecord(value);
+  const text = (key: string): string => {
+    const field = item[key];
+    return typeof field === 'string' ? field : '';
+  };
   return { title: text('title'), url: text('url'), content: text('content') };
 }

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../provider/types.js';
+import { asRecord } from '../record.js';
 import type { ToolOutput } from '../types.js';
 
 /**
@@ -16,7 +17,10 @@ export function mcpResultToOutput(result: unknown): ToolOutput {
 
 function describePart(part: unknown): string {
   const item = asRecord(part);
-  const text = (key: string) => (typeof item[key] === 'string' ? (item[key] as string) : undefined);
+  const text = (key: string): string | undefined => {
+    const field = item[key];
+    return typeof field === 'string' ? field : undefined;
+  };
   switch (item.type) {
     case 'text':
       return text('text') ?? '';
@@ -42,12 +46,6 @@ function base64Bytes(data: string | undefined): number {
   if (!data) return 0;
   const padding = data.endsWith('==') ? 2 : data.endsWith('=') ? 1 : 0;
   return Math.floor((data.length * 3) / 4) - padding;
-}
-
-function asRecord(value: unknown): Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value)
-    ? (value as Record<string, unknown>)
-    : {};
 }
 
 /** An MCP tool's input schema as plain JSON (an object schema even when the server sent none). */

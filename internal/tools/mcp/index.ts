@@ -1,5 +1,6 @@
 import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
+import { VERSION } from '../../version.js';
 import { defineTool } from '../define-tool.js';
 import type { Tool, ToolContext } from '../types.js';
 import { mcpResultToOutput, toInputSchema } from './content.js';
@@ -64,7 +65,7 @@ function prepare(server: McpServerSpec, env: NodeJS.ProcessEnv): McpServerSpec {
 }
 
 async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext): Promise<McpConnection> {
-  const client = new sdk.Client({ name: 'axe', version: '0.1.0' });
+  const client = new sdk.Client({ name: 'axe', version: VERSION });
   let stderrTail = '';
   const transport =
     server.transport === 'stdio'

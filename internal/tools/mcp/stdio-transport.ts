@@ -33,10 +33,6 @@ export class ProcessGroupStdioTransport implements Transport {
 
   constructor(private readonly params: StdioServerParams) {}
 
-  get pid(): number | undefined {
-    return this.child?.pid;
-  }
-
   start(): Promise<void> {
     if (this.child) throw new Error('stdio transport already started');
     const { command, args, env, cwd, onStderr } = this.params;

@@ -4,15 +4,17 @@ import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
 import { redactUrl } from '../internal/output/redact.js';
 
+type Line = [key: string, value: string];
+
 /** Every resolved field of an agent, one per line. Secrets (keys, literal header / env values) never appear. */
 export async function describeAgent(
   spec: AgentSpec,
   configDir: string,
   env: NodeJS.ProcessEnv,
 ): Promise<string> {
-  const lines: [string, string][] = [
+  const lines: Line[] = [
     ['name', spec.name],
-    ...(spec.declaredName ? ([['declared_name', spec.declaredName]] as [string, string][]) : []),
+    ...(spec.declaredName ? [['declared_name', spec.declaredName] satisfies Line] : []),
     ['file', spec.source],
     ['format', spec.format],
     ['description', spec.description],
@@ -63,8 +65,8 @@ export async function describeAgent(
     'artifacts',
     `enabled=${spec.artifacts.enabled}${spec.artifacts.dir ? ` dir=${spec.artifacts.dir}` : ''}`,
   ]);
-  lines.push(...spec.mcpServers.map((server): [string, string] => ['mcp_server', describeMcp(server)]));
-  lines.push(...spec.warnings.map((warning): [string, string] => ['warning', warning]));
+  lines.push(...spec.mcpServers.map((server): Line => ['mcp_server', describeMcp(server)]));
+  lines.push(...spec.warnings.map((warning): Line => ['warning', warning]));
   return lines
     .map(([key, value]) => `${`${key}:`.padEnd(19)}${value === '' ? '(none)' : indentContinuation(value)}\n`)
     .join('');
@@ -74,7 +76,7 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
   if (!spec.model) return "(the caller's)";
   try {
     const settings = resolveProviderSettings(await loadGlobalConfig(configDir), spec.model.provider, env);
-    const key = settings.apiKey ? `key set` : settings.apiKeyRequired ? `key NOT set` : 'no key needed';
+    const key = settings.apiKey ? 'key set' : settings.apiKeyRequired ? 'key NOT set' : 'no key needed';
     return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key}; ${settings.apiKeyEnv})`;
   } catch (error) {
     if (error instanceof ConfigError) return `error: ${error.message}`;

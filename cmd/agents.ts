@@ -1,13 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import {
-  AGENT_EXTENSIONS,
-  checkAgentName,
-  findAgentFile,
-  listAgents,
-  loadAgent,
-} from '../internal/agent/load.js';
+import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/agent/agent-files.js';
+import { listAgents, loadAgent } from '../internal/agent/load.js';
 import { agentLookup, dirsFromFlag, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 
@@ -56,9 +51,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
   const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
   await mkdir(dir, { recursive: true });
   const existing = (await readdir(dir)).find(
-    (file) =>
-      basename(file, extname(file)) === agent &&
-      (AGENT_EXTENSIONS as readonly string[]).includes(extname(file)),
+    (file) => basename(file, extname(file)) === agent && hasAgentExtension(file),
   );
   if (existing)
     throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);

@@ -1,4 +1,4 @@
-import { type AxeError, ExitCode, isAxeError } from '../internal/errors.js';
+import { ExitCode, isAxeError } from '../internal/errors.js';
 
 /**
  * The CLI entry. It only parses flags and dispatches; each command lives in its own module,
@@ -6,7 +6,7 @@ import { type AxeError, ExitCode, isAxeError } from '../internal/errors.js';
  */
 const argv = process.argv.slice(2);
 if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
-  await dispatch(async () => (await import('./version.js')).versionCommand());
+  await printVersion();
 } else {
   await parseAndRun();
 }
@@ -15,9 +15,7 @@ async function parseAndRun(): Promise<void> {
   const { cac } = await import('cac');
   const cli = cac('axe');
 
-  cli
-    .command('version', 'Print the version')
-    .action(() => dispatch(async () => (await import('./version.js')).versionCommand()));
+  cli.command('version', 'Print the version').action(printVersion);
 
   cli
     .command('config <action>', 'Config directory: `axe config path` | `axe config init`')
@@ -72,7 +70,7 @@ async function parseAndRun(): Promise<void> {
         process.stderr.write(`axe: unknown command "${cli.args[0]}" (see axe --help)\n`);
         process.exitCode = ExitCode.config;
       } else if (cli.options.version) {
-        await dispatch(async () => (await import('./version.js')).versionCommand());
+        await printVersion();
       } else if (!cli.options.help) {
         cli.outputHelp();
       }
@@ -90,6 +88,10 @@ async function parseAndRun(): Promise<void> {
   }
 }
 
+function printVersion(): Promise<void> {
+  return dispatch(async () => (await import('./version.js')).versionCommand());
+}
+
 async function dispatch(command: () => Promise<number | undefined>): Promise<void> {
   try {
     const code = await command();
@@ -99,16 +101,12 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
   }
 }
 
+/** One line on stderr whatever the error carries (a wrapped parser message may span lines). */
 function reportFatal(error: unknown): void {
-  const debug = process.env.AXE_DEBUG === '1';
-  if (isAxeError(error)) {
-    process.stderr.write(`axe: ${(error as AxeError).message}\n`);
-    if (debug && error.stack) process.stderr.write(`${error.stack}\n`);
-    process.exitCode = error.exitCode;
-    return;
-  }
   const message = error instanceof Error ? error.message : String(error);
-  process.stderr.write(`axe: ${message}\n`);
-  if (debug && error instanceof Error && error.stack) process.stderr.write(`${error.stack}\n`);
-  process.exitCode = ExitCode.runtime;
+  process.stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
+  if (process.env.AXE_DEBUG === '1' && error instanceof Error && error.stack) {
+    process.stderr.write(`${error.stack}\n`);
+  }
+  process.exitCode = isAxeError(error) ? error.exitCode : ExitCode.runtime;
 }

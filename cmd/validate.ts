@@ -1,5 +1,5 @@
 import { lintAgents } from '../internal/agent/lint.js';
-import { type Finding, formatFinding } from '../internal/agent/load.js';
+import { type Finding, formatFinding, problemFinding } from '../internal/agent/load.js';
 import { FileProblem } from '../internal/config/file-problem.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
@@ -14,7 +14,7 @@ export async function validateCommand(names: string[], options: Record<string, u
     globalConfig = await loadGlobalConfig(configDir);
   } catch (error) {
     if (!(error instanceof FileProblem)) throw error;
-    configFindings.push({ file: error.file, severity: 'error', message: error.reason, ...error.location });
+    configFindings.push(problemFinding(error));
   }
   const result = await lintAgents({ names, searchDirs, env: process.env, configDir, globalConfig });
   const findings = [...configFindings, ...result.findings];

@@ -2,12 +2,7 @@ import { own } from '../config/own.js';
 import { isObject } from '../provider/json.js';
 import type { JsonValue } from '../provider/types.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
-
-/** A finding of the mapping, on the front-matter field it came from. */
-export interface ToolWarning {
-  field: string;
-  message: string;
-}
+import type { FieldNote } from './parsed-file.js';
 
 /** Other tools' tool names (lower-cased) → axe built-ins; null = no axe equivalent yet. */
 const FOREIGN_TOOLS: Readonly<Record<string, string | null>> = {
@@ -47,7 +42,7 @@ const FOREIGN_TOOLS: Readonly<Record<string, string | null>> = {
 export function mapTools(
   value: JsonValue,
   field: string,
-  warnings: ToolWarning[],
+  warnings: FieldNote[],
   spawnable: string[] | undefined,
 ): JsonValue {
   let names: JsonValue[];
@@ -75,7 +70,7 @@ export function mapTools(
 function mapToolName(
   name: string,
   field: string,
-  warnings: ToolWarning[],
+  warnings: FieldNote[],
   spawnable: string[] | undefined,
 ): string | undefined {
   if ((BUILTIN_TOOL_NAMES as readonly string[]).includes(name)) return name;

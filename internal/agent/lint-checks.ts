@@ -1,10 +1,10 @@
 /** The checks `axe validate` runs on one loaded agent, each giving findings on its fields. */
 import { access } from 'node:fs/promises';
-import { isAbsolute, join } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
+import { skillPath } from '../runner/prompt.js';
 import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import type { Finding } from './load.js';
@@ -105,23 +105,21 @@ export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.Pr
   }
 }
 
+/** The skill file `axe run` would read (runner/prompt.ts decides where that is). */
 export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Finding[]> {
   if (spec.skill === undefined) return [];
-  const candidates = isAbsolute(spec.skill)
-    ? [spec.skill]
-    : [join(configDir, spec.skill), join(configDir, 'skills', spec.skill, 'SKILL.md')];
-  for (const candidate of candidates) {
-    try {
-      await access(candidate);
-      return [];
-    } catch {}
+  const file = skillPath(spec.skill, configDir);
+  try {
+    await access(file);
+    return [];
+  } catch {
+    return [
+      {
+        file: spec.source,
+        severity: 'warning',
+        field: 'skill',
+        message: `not found (looked for ${file}); --skill can give it at run time`,
+      },
+    ];
   }
-  return [
-    {
-      file: spec.source,
-      severity: 'warning',
-      field: 'skill',
-      message: `not found (looked for ${candidates.join(', ')}); --skill can give it at run time`,
-    },
-  ];
 }

@@ -1,19 +1,17 @@
 import { stat } from 'node:fs/promises';
-import { extname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
-import type { ConfigError } from '../errors.js';
-import { checkHosts, checkMcpServers, checkModel, checkSkill, checkTools } from './lint-checks.js';
+import { ConfigError } from '../errors.js';
 import {
-  AGENT_EXTENSIONS,
-  type AgentFileReport,
   agentFiles,
   checkAgentName,
   compareCodeUnits,
-  type Finding,
   findAgentFile,
-  inspectAgentFile,
-} from './load.js';
+  hasAgentExtension,
+} from './agent-files.js';
+import { checkHosts, checkMcpServers, checkModel, checkSkill, checkTools } from './lint-checks.js';
+import { type AgentFileReport, type Finding, inspectAgentFile } from './load.js';
 import type { AgentSpec } from './spec.js';
 
 export interface LintOptions {
@@ -76,7 +74,8 @@ export async function lintAgents(options: LintOptions): Promise<LintResult> {
       try {
         checkAgentName(name);
       } catch (error) {
-        findings.push({ file: name, severity: 'error', message: (error as ConfigError).message });
+        if (!(error instanceof ConfigError)) throw error;
+        findings.push({ file: name, severity: 'error', message: error.message });
         continue;
       }
       const report = await byName(name);
@@ -193,7 +192,7 @@ function sortFindings(findings: Finding[]): Finding[] {
 
 /** `axe validate path/to/agent.toml`: an argument naming an existing agent file is checked as that file. */
 async function agentFileArgument(argument: string): Promise<string | undefined> {
-  if (!(AGENT_EXTENSIONS as readonly string[]).includes(extname(argument))) return undefined;
+  if (!hasAgentExtension(argument)) return undefined;
   try {
     return (await stat(argument)).isFile() ? resolve(argument) : undefined;
   } catch {

@@ -1,20 +1,20 @@
-import type { Dirent } from 'node:fs';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
-import { FileProblem, formatProblem } from '../config/file-problem.js';
+import { readFile } from 'node:fs/promises';
+import { basename, extname } from 'node:path';
+import { FileProblem, formatProblem, unreadableFile } from '../config/file-problem.js';
 import { own } from '../config/own.js';
 import { describeSchemaErrors, parseField } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
 import type { JsonValue } from '../provider/types.js';
+import { agentFiles, findAgentFile } from './agent-files.js';
 import type { AgentFileData } from './file-data.js';
 import { validate } from './generated/agent-validator.js';
-import type { ParsedAgentFile } from './parsed-file.js';
+import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
 import type { AgentSpec } from './spec.js';
 import { toSpec } from './to-spec.js';
 
-/** File extensions of agent files, in the order they win when one directory has several. */
-export const AGENT_EXTENSIONS = ['.toml', '.md', '.yaml', '.yml'] as const;
+// internal/runner/context.ts still imports findAgentFile from here.
+export { findAgentFile } from './agent-files.js';
 
 /** Go axe's own words for its validation rules (reference §3.5), kept so its users recognise them. */
 const GO_AXE_WORDS: Readonly<Record<string, string>> = {
@@ -49,27 +49,6 @@ export function formatFinding(finding: Finding): string {
   return formatProblem(finding.file, finding.message, finding);
 }
 
-/** The agent's CLI name is its file's base name; these would escape the agents directory. */
-export function checkAgentName(name: string): void {
-  if (name.trim() === '' || /[/\\]/.test(name) || name.includes('..')) {
-    throw new ConfigError(
-      `invalid agent name "${name}": use the file's base name, without "/", "\\" or ".."`,
-    );
-  }
-}
-
-/** The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order. */
-export async function findAgentFile(name: string, searchDirs: string[]): Promise<string | undefined> {
-  checkAgentName(name);
-  for (const dir of searchDirs) {
-    for (const extension of AGENT_EXTENSIONS) {
-      const file = join(dir, `${name}${extension}`);
-      if (await isFile(file)) return file;
-    }
-  }
-  return undefined;
-}
-
 export async function loadAgent(
   name: string,
   options: { searchDirs: string[]; env: NodeJS.ProcessEnv },
@@ -86,41 +65,6 @@ export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promi
   const errors = report.findings.filter((finding) => finding.severity === 'error');
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more: run axe validate ${report.name})` : '';
   throw new ConfigError(`${formatFinding(errors[0]!)}${more}`);
-}
-
-/**
- * Code-unit order, as Go axe's sort.Strings. Not localeCompare: its first call loads ICU collation
- * data, measured at ~15 ms of `axe agents list`'s startup.
- */
-export function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
-/** Every agent file of every search directory, sorted by name: the first one of each name wins. */
-export async function agentFiles(
-  searchDirs: string[],
-): Promise<{ name: string; file: string; shadows: string[] }[]> {
-  const byName = new Map<string, { name: string; file: string; shadows: string[] }>();
-  for (const dir of searchDirs) {
-    let entries: Dirent[];
-    try {
-      entries = await readdir(dir, { withFileTypes: true });
-    } catch {
-      continue;
-    }
-    const files = entries
-      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isAgentFileName(entry.name))
-      .map((entry) => entry.name)
-      .sort((a, b) => extensionRank(a) - extensionRank(b));
-    for (const fileName of files) {
-      const name = basename(fileName, extname(fileName));
-      const file = join(dir, fileName);
-      const seen = byName.get(name);
-      if (seen) seen.shadows.push(file);
-      else byName.set(name, { name, file, shadows: [] });
-    }
-  }
-  return [...byName.values()].sort((a, b) => compareCodeUnits(a.name, b.name));
 }
 
 /** Loads every agent of the search directories; a broken file is a problem, never a failure. */
@@ -151,38 +95,38 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     parsed && finding.line === undefined ? located(finding, parsed) : finding;
   const report: AgentFileReport = { file: path, name, findings: [], locate };
   try {
-    parsed = await parseAgentFile(path, name);
-    const warnings = parsed.warnings.map((warning) =>
-      located({ ...warning, severity: 'warning' as const, file: path }, parsed!),
-    );
-    report.findings.push(...warnings);
-    if (!validate(parsed.data)) {
+    const file = await parseAgentFile(path, name);
+    parsed = file;
+    const warningOf = (warning: FieldNote): Finding =>
+      located({ ...warning, severity: 'warning', file: path }, file);
+    report.findings.push(...file.warnings.map(warningOf));
+    if (!validate(file.data)) {
       // Taken before the await: the validator's `errors` is shared, and a concurrent load of
       // another file would overwrite it.
       const errors = [...(validate.errors ?? [])];
       // The schema itself (for did-you-mean) is only needed to explain errors.
       const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } })).default;
-      const problems = describeSchemaErrors(errors, parsed.data, schema as unknown as JsonValue);
+      const problems = describeSchemaErrors(errors, file.data, schema as unknown as JsonValue);
       for (const problem of problems) {
-        const field = renameTopField(problem.field, parsed.writtenAs);
+        const field = renameTopField(problem.field, file.writtenAs);
         const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);
         const message = goWords ? `${problem.message}; ${goWords}` : problem.message;
         report.findings.push(
-          located({ file: path, severity: 'error', field, message }, parsed, problem.segments),
+          located({ file: path, severity: 'error', field, message }, file, problem.segments),
         );
       }
       return report;
     }
-    for (const unused of unusedFeatures(parsed.data as unknown as AgentFileData)) {
-      warnings.push(located({ ...unused, severity: 'warning', file: path }, parsed));
-    }
-    report.findings.push(...warnings.slice(parsed.warnings.length));
-    report.spec = toSpec(parsed.data as unknown as AgentFileData, {
+    // The schema guarantees this shape (file-data.ts).
+    const data = file.data as unknown as AgentFileData;
+    report.findings.push(...unusedFeatures(data).map(warningOf));
+    // A valid file has only warnings so far.
+    report.spec = toSpec(data, {
       file: path,
       name,
       format: formatOf(path),
       env,
-      warnings: warnings.map(formatFinding),
+      warnings: report.findings.map(formatFinding),
     });
   } catch (error) {
     report.findings.push(locate(findingOf(error, path)));
@@ -191,8 +135,8 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
 }
 
 /** Go axe features a file may turn on that `axe run` does not implement yet: said, never dropped. */
-function unusedFeatures(data: AgentFileData): { field: string; message: string }[] {
-  const unused: { field: string; message: string }[] = [];
+function unusedFeatures(data: AgentFileData): FieldNote[] {
+  const unused: FieldNote[] = [];
   if (data.memory?.enabled) {
     unused.push({ field: 'memory.enabled', message: 'memory is not supported by axe run yet; ignored' });
   }
@@ -210,10 +154,7 @@ async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFi
   try {
     bytes = await readFile(path);
   } catch (error) {
-    throw new FileProblem(
-      path,
-      `cannot read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
-    );
+    throw unreadableFile(path, error);
   }
   const text = decodeUtf8Strict(bytes, path).replace(/^\uFEFF/, '');
   switch (formatOf(path)) {
@@ -242,10 +183,13 @@ function renameTopField(field: string, writtenAs: Record<string, string>): strin
   return top && written ? written + field.slice(top.length) : field;
 }
 
+/** A FileProblem as an error finding, its file, reason and place kept apart. */
+export function problemFinding(problem: FileProblem): Finding {
+  return { file: problem.file, severity: 'error', message: problem.reason, ...problem.location };
+}
+
 function findingOf(error: unknown, file: string): Finding {
-  if (error instanceof FileProblem) {
-    return { file: error.file, severity: 'error', message: error.reason, ...error.location };
-  }
+  if (error instanceof FileProblem) return problemFinding(error);
   if (error instanceof ConfigError) return { file, severity: 'error', message: error.message };
   throw error;
 }
@@ -253,22 +197,4 @@ function findingOf(error: unknown, file: string): Finding {
 function formatOf(path: string): AgentSpec['format'] {
   const extension = extname(path).toLowerCase();
   return extension === '.toml' ? 'toml' : extension === '.md' ? 'markdown' : 'yaml';
-}
-
-function isAgentFileName(fileName: string): boolean {
-  return (
-    (AGENT_EXTENSIONS as readonly string[]).includes(extname(fileName)) && !/^readme\.md$/i.test(fileName)
-  );
-}
-
-function extensionRank(fileName: string): number {
-  return (AGENT_EXTENSIONS as readonly string[]).indexOf(extname(fileName));
-}
-
-async function isFile(path: string): Promise<boolean> {
-  try {
-    return (await stat(path)).isFile();
-  } catch {
-    return false;
-  }
 }

@@ -4,6 +4,7 @@ import type { JsonObject, JsonValue } from '../provider/types.js';
 import { mapForeignMcpServers } from './foreign-mcp.js';
 import { mapTools } from './foreign-tools.js';
 import { impliedProvider, MODEL_ALIASES } from './model.js';
+import type { FieldNote } from './parsed-file.js';
 
 /**
  * Maps the front-matter of Claude Code (`.claude/agents`), Gemini CLI (`.gemini/agents`) and
@@ -49,14 +50,14 @@ const RENAMED: Readonly<Record<string, string>> = {
 
 export interface MappedFrontMatter {
   data: JsonObject;
-  warnings: { field: string; message: string }[];
-  errors: { field: string; message: string }[];
+  warnings: FieldNote[];
+  errors: FieldNote[];
   writtenAs: Record<string, string>;
 }
 
 export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: string): MappedFrontMatter {
   const result: MappedFrontMatter = { data: {}, warnings: [], errors: [], writtenAs: {} };
-  if (frontMatter === null || typeof frontMatter !== 'object' || Array.isArray(frontMatter)) {
+  if (!isObject(frontMatter)) {
     result.errors.push({ field: '', message: 'front-matter must be a YAML mapping of fields' });
     return result;
   }
@@ -149,7 +150,7 @@ function mapModel(model: string): string {
 }
 
 /** Claude Code's `skills` (a list or comma-separated names): axe loads one skill, the first. */
-function mapSkills(value: JsonValue, warnings: MappedFrontMatter['warnings']): JsonValue | undefined {
+function mapSkills(value: JsonValue, warnings: FieldNote[]): JsonValue | undefined {
   const names =
     typeof value === 'string'
       ? value

@@ -39,16 +39,16 @@ function parseFrontMatterYaml(yaml: string, file: string, lineOffset: number): P
   try {
     return parseYamlAgent(yaml, file, lineOffset);
   } catch (error) {
-    const quoted = error instanceof FileProblem ? quoteColonValues(yaml) : undefined;
+    if (!(error instanceof FileProblem)) throw error;
+    const quoted = quoteColonValues(yaml);
     if (!quoted) throw error;
     try {
       return parseYamlAgent(quoted, file, lineOffset);
     } catch {
-      const problem = error as FileProblem;
       throw new FileProblem(
         file,
-        `${problem.reason}; if a value contains ": ", put it in quotes (description: "…")`,
-        problem.location,
+        `${error.reason}; if a value contains ": ", put it in quotes (description: "…")`,
+        error.location,
       );
     }
   }

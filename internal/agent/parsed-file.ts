@@ -1,5 +1,11 @@
 import type { JsonValue } from '../provider/types.js';
 
+/** Something said about one field of an agent file (`field` as written, dotted for nested ones). */
+export interface FieldNote {
+  field: string;
+  message: string;
+}
+
 /** An agent file after parsing, before schema validation. */
 export interface ParsedAgentFile {
   data: JsonValue;
@@ -7,7 +13,7 @@ export interface ParsedAgentFile {
    * source text shows it (TOML). */
   locate?: (segments: (string | number)[]) => { line: number; column: number } | undefined;
   /** Findings of the format mapping (unsupported Claude / Gemini / opencode fields, …). */
-  warnings: { field: string; message: string }[];
+  warnings: FieldNote[];
   /** Canonical top-level key → the key as written in the file, when they differ (`max_turns` ← `maxTurns`). */
   writtenAs: Record<string, string>;
 }

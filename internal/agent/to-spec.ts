@@ -1,4 +1,5 @@
 import { FileProblem } from '../config/file-problem.js';
+import { ConfigError } from '../errors.js';
 import { DEFAULT_RETRY, type JsonObject, type ResponseFormat } from '../provider/types.js';
 import { expandPath } from './expand.js';
 import type { AgentFileData, McpServerData } from './file-data.js';
@@ -27,7 +28,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
   try {
     model = parseModelRef(data.model);
   } catch (error) {
-    throw new FileProblem(source.file, (error as Error).message, { field: 'model' });
+    if (!(error instanceof ConfigError)) throw error;
+    throw new FileProblem(source.file, error.message, { field: 'model' });
   }
   const subAgents = data.sub_agents_config ?? {};
   const memory = data.memory ?? {};

@@ -1,5 +1,5 @@
 /** The closest candidate to a misspelt name, or undefined when none is close enough. */
-export function didYouMean(input: string, candidates: readonly string[]): string | undefined {
+function didYouMean(input: string, candidates: readonly string[]): string | undefined {
   const squash = (text: string): string => text.toLowerCase().replace(/[-_\s]/g, '');
   const wanted = squash(input);
   let best: string | undefined;

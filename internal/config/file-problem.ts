@@ -16,7 +16,7 @@ export function formatProblem(file: string, message: string, location: ProblemLo
 }
 
 /** A path relative to the current directory when it is inside it, else as given. */
-export function displayPath(file: string): string {
+function displayPath(file: string): string {
   const rel = relative(process.cwd(), file);
   return rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : file;
 }
@@ -32,4 +32,13 @@ export class FileProblem extends ConfigError {
     this.reason = reason;
     this.location = location;
   }
+}
+
+/** A file that is there but cannot be read (permissions, a directory): the error code says why. */
+export function unreadableFile(file: string, error: unknown): FileProblem {
+  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
+  return new FileProblem(
+    file,
+    `cannot read: ${code ?? (error instanceof Error ? error.message : String(error))}`,
+  );
 }

@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import type { JsonValue } from '../provider/types.js';
-import { FileProblem } from './file-problem.js';
+import { FileProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
 import { describeSchemaErrors } from './schema-messages.js';
 import { parseTomlFile } from './toml.js';
@@ -33,7 +33,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     bytes = await readFile(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { providers: {} };
-    throw new FileProblem(file, `cannot read: ${(error as Error).message}`);
+    throw unreadableFile(file, error);
   }
   const text = decodeUtf8Strict(bytes, file);
   const { data: parsed, locate } = parseTomlFile(text, file);
@@ -49,4 +49,3 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   const data = parsed as { providers?: Record<string, ProviderConfig> };
   return { source: file, providers: data.providers ?? {} };
 }
-export { resolveProviderSettings } from './providers.js';

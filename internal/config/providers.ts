@@ -1,5 +1,6 @@
 import { ConfigError } from '../errors.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
+import { trimSlash } from '../provider/wire.js';
 import type { GlobalConfig, ProviderConfig } from './global.js';
 import { own } from './own.js';
 
@@ -11,7 +12,7 @@ interface BuiltinProvider {
 }
 
 /** The providers axe knows without any config. `gemini` is an alias of `google`. */
-export const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
+const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
   anthropic: {
     api: 'anthropic',
     baseUrl: 'https://api.anthropic.com',
@@ -47,7 +48,7 @@ export const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
 const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };
 
 /** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
-export function envName(providerName: string): string {
+function envName(providerName: string): string {
   return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
 }
 
@@ -82,7 +83,7 @@ export function resolveProviderSettings(
   return {
     name: providerName,
     api,
-    baseUrl: baseUrl.replace(/\/+$/, ''),
+    baseUrl: trimSlash(baseUrl),
     ...(apiKey ? { apiKey } : {}),
     apiKeyEnv: keyEnv,
     baseUrlEnv,

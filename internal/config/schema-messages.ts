@@ -107,7 +107,7 @@ export function parseField(field: string): (string | number)[] {
   );
 }
 
-export function formatField(segments: (string | number)[]): string {
+function formatField(segments: (string | number)[]): string {
   let out = '';
   for (const segment of segments) {
     out += typeof segment === 'number' ? `[${segment}]` : out ? `.${segment}` : segment;
@@ -236,7 +236,6 @@ function article(type: string): string {
     .join(' or ');
 }
 
-/** A short rendering of a found value for `(got …)`. */
 /** What a value is, without the value: `a number`, `a list`. */
 function kindOf(value: JsonValue | undefined): string {
   if (value === undefined || value === null) return String(value ?? 'nothing');
@@ -244,7 +243,8 @@ function kindOf(value: JsonValue | undefined): string {
   return isObject(value) ? 'a table' : `a ${typeof value}`;
 }
 
-export function show(value: JsonValue | undefined): string {
+/** A short rendering of a found value for `(got …)`. */
+function show(value: JsonValue | undefined): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (isObject(value)) return 'a table';

@@ -28,7 +28,7 @@ function firstInvalidOffset(bytes: Uint8Array): number {
   while (low < high) {
     const mid = Math.ceil((low + high) / 2);
     try {
-      new TextDecoder('utf-8', { fatal: true }).decode(bytes.subarray(0, mid));
+      decoder.decode(bytes.subarray(0, mid));
       low = mid;
     } catch {
       high = mid - 1;

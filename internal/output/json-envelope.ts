@@ -1,3 +1,4 @@
+import { BudgetError } from '../errors.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
 import { detectRefusal } from './refusal.js';
 
@@ -82,7 +83,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
   if (budget.limit !== undefined) {
     envelope.budget_max_tokens = budget.limit;
     envelope.budget_used_tokens = budget.used;
-    envelope.budget_exceeded = budget.used > budget.limit;
+    envelope.budget_exceeded = error instanceof BudgetError;
   }
   if (error) {
     envelope.error = error.message;

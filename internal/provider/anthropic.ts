@@ -22,9 +22,10 @@ import {
 } from './types.js';
 import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
-/** Anthropic Messages API: `POST {base}/v1/messages`. */
-export const DEFAULT_MAX_TOKENS = 4096;
+/** Anthropic requires `max_tokens`; this stands in when the agent sets none. */
+const DEFAULT_MAX_TOKENS = 4096;
 
+/** Anthropic Messages API: `POST {base}/v1/messages`. */
 export function toWire(request: ChatRequest): JsonObject {
   const body: JsonObject = {
     model: request.model,
@@ -70,7 +71,7 @@ function messageToWire(message: Message): JsonObject[] {
   return content.length === 0 ? [] : [{ role: 'assistant', content }];
 }
 
-export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
+function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   if (usage === undefined) return {};
   const out: Partial<Usage> = {};
   const input = optNumber(usage.input_tokens);
@@ -111,12 +112,12 @@ export function fromWire(json: JsonValue): WireResponse {
   };
 }
 
-export function errorInfo(json: JsonValue): ErrorInfo {
+function errorInfo(json: JsonValue): ErrorInfo {
   return nestedErrorInfo(json, ['type']) ?? {};
 }
 
 /** Named SSE events: message_start, content_block_*, message_delta, message_stop, ping, error. */
-export function createStream(builder: ResponseBuilder): StreamTranslator {
+function createStream(builder: ResponseBuilder): StreamTranslator {
   let complete = false;
   return {
     get complete() {

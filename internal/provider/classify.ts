@@ -5,7 +5,7 @@ import {
   type ProviderErrorDetails,
 } from '../errors.js';
 import { BodyTooLargeError } from './http.js';
-import { WireError } from './json.js';
+import { oneLine, WireError } from './json.js';
 import type { ProviderApi } from './types.js';
 
 /**
@@ -20,7 +20,7 @@ export interface CallContext {
   apiKeyEnv: string;
 }
 
-export function categoryForStatus(status: number): ProviderErrorCategory {
+function categoryForStatus(status: number): ProviderErrorCategory {
   if (status === 401 || status === 403) return 'auth';
   if (status === 429) return 'rate_limit';
   if (status === 529) return 'overloaded';
@@ -85,10 +85,6 @@ function hint(details: Omit<ProviderErrorDetails, 'provider'>, context: CallCont
 /** A server-requested wait as a person reads it: `250 ms`, `30 s`. */
 function formatWait(ms: number): string {
   return ms < 1000 ? `${Math.round(ms)} ms` : `${Math.ceil(ms / 1000)} s`;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 function build(

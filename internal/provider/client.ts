@@ -1,7 +1,8 @@
 import { ConfigError } from '../errors.js';
+import { redactUrl } from '../output/redact.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
-import { isObject, parseJson } from './json.js';
+import { isObject, oneLine, parseJson } from './json.js';
 import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
 import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';
 import { createStreamReader } from './stream.js';
@@ -50,7 +51,8 @@ async function chat(
   const context: CallContext = {
     provider: settings.name,
     api: settings.api,
-    baseUrl: settings.baseUrl,
+    // Only shown in messages: credentials in the URL's user info or query are masked.
+    baseUrl: redactUrl(settings.baseUrl),
     model: request.model,
     apiKeyEnv: settings.apiKeyEnv,
   };
@@ -137,17 +139,13 @@ function checkBaseUrl({ name, baseUrl, baseUrlEnv }: ProviderSettings): void {
   if (protocol === 'http:' || protocol === 'https:') return;
   const where = baseUrlEnv === undefined ? 'its base URL' : `${baseUrlEnv} or base_url in config.toml`;
   throw new ConfigError(
-    `invalid base URL for provider "${name}": ${JSON.stringify(baseUrl)} is not an http:// or https:// URL (check ${where})`,
+    `invalid base URL for provider "${name}": ${JSON.stringify(redactUrl(baseUrl))} is not an http:// or https:// URL (check ${where})`,
   );
 }
 
 /** A non-JSON error body (a proxy's HTML page, plain text): its text, without tags, kept short. */
 function plainText(body: string): string | undefined {
-  const text = body
-    .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
+  const text = oneLine(body.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '));
   if (text === '') return undefined;
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

@@ -130,12 +130,12 @@ export function fromWire(json: JsonValue): WireResponse {
   return builder.finish();
 }
 
-export function errorInfo(json: JsonValue): ErrorInfo {
+function errorInfo(json: JsonValue): ErrorInfo {
   return nestedErrorInfo(json, ['status']) ?? {};
 }
 
 /** Data-only SSE, each event a partial GenerateContentResponse; the last one carries `finishReason`. */
-export function createStream(builder: ResponseBuilder): StreamTranslator {
+function createStream(builder: ResponseBuilder): StreamTranslator {
   let toolIndex = 0;
   return {
     get complete() {

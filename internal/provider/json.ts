@@ -56,11 +56,16 @@ export function wireErrorFrom(info: ErrorInfo): WireError {
   });
 }
 
+/** Text on one line, runs of white space folded: for messages built from a server's text. */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 export function parseJson(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
-    const flat = text.replace(/\s+/g, ' ').trim();
+    const flat = oneLine(text);
     if (flat === '') throw new WireError(`${what} is empty`);
     const preview = flat.length > 80 ? `${flat.slice(0, 80)}…` : flat;
     throw new WireError(`${what} is not valid JSON: ${preview}`);
@@ -96,13 +101,13 @@ export function optNumber(value: JsonValue | undefined): number | undefined {
 /** Tool arguments sent as a JSON string (OpenAI, and every stream): parsed, or an error to report. */
 export function parseToolArguments(raw: string): { arguments: JsonObject; argumentsError?: string } {
   if (raw.trim() === '') return { arguments: {} };
-  let parsed: unknown;
+  let parsed: JsonValue;
   try {
-    parsed = JSON.parse(raw);
+    parsed = JSON.parse(raw) as JsonValue;
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     return { arguments: {}, argumentsError: `tool arguments are not valid JSON (${reason}): ${raw}` };
   }
-  if (isObject(parsed as JsonValue)) return { arguments: parsed as JsonObject };
+  if (isObject(parsed)) return { arguments: parsed };
   return { arguments: {}, argumentsError: `tool arguments must be a JSON object, got: ${raw}` };
 }

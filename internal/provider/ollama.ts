@@ -19,7 +19,7 @@ import {
   type Message,
   type Usage,
 } from './types.js';
-import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+import { bearerAuth, type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
 /** Ollama: `POST {base}/api/chat`. Streams NDJSON by default, so `stream` is always sent. */
 export function toWire(request: ChatRequest): JsonObject {
@@ -96,13 +96,13 @@ export function fromWire(json: JsonValue): WireResponse {
   };
 }
 
-export function errorInfo(json: JsonValue): ErrorInfo {
+function errorInfo(json: JsonValue): ErrorInfo {
   const message = isObject(json) ? optString(json.error) : undefined;
   return message === undefined ? {} : { message };
 }
 
 /** NDJSON: content deltas, whole tool calls, then a `done: true` line with the counts. */
-export function createStream(builder: ResponseBuilder): StreamTranslator {
+function createStream(builder: ResponseBuilder): StreamTranslator {
   let complete = false;
   let toolIndex = 0;
   return {
@@ -131,8 +131,7 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
 export const ollamaWire: Wire = {
   streamFormat: 'ndjson',
   url: (baseUrl) => `${trimSlash(baseUrl)}/api/chat`,
-  authHeaders: (apiKey): Record<string, string> =>
-    apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+  authHeaders: bearerAuth,
   toWire,
   fromWire,
   createStream,

@@ -23,7 +23,7 @@ import {
   type ToolCall,
   type Usage,
 } from './types.js';
-import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+import { bearerAuth, type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
 /** OpenAI Chat Completions (also OpenRouter and every OpenAI-compatible server): `POST {base}/chat/completions`. */
 export function toWire(request: ChatRequest): JsonObject {
@@ -78,7 +78,7 @@ function messageToWire(message: Message): JsonObject[] {
 }
 
 /** `prompt_tokens` includes cached tokens; `inputTokens` counts the uncached ones, as Anthropic does. */
-export function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
+function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   if (usage === undefined) return {};
   const prompt = optNumber(usage.prompt_tokens) ?? 0;
   const cached = optNumber(optObject(usage.prompt_tokens_details)?.cached_tokens) ?? 0;
@@ -122,12 +122,12 @@ export function fromWire(json: JsonValue): WireResponse {
   return response;
 }
 
-export function errorInfo(json: JsonValue): ErrorInfo {
+function errorInfo(json: JsonValue): ErrorInfo {
   return nestedErrorInfo(json, ERROR_TYPE_FIELDS) ?? {};
 }
 
 /** Data-only SSE ending in `[DONE]`; tool calls are assembled by their `index`. */
-export function createStream(builder: ResponseBuilder): StreamTranslator {
+function createStream(builder: ResponseBuilder): StreamTranslator {
   let complete = false;
   let usageSeen = false;
   const idByIndex = new Map<number, string>();
@@ -181,8 +181,7 @@ export function createStream(builder: ResponseBuilder): StreamTranslator {
 export const openaiWire: Wire = {
   streamFormat: 'sse',
   url: (baseUrl) => `${trimSlash(baseUrl)}/chat/completions`,
-  authHeaders: (apiKey): Record<string, string> =>
-    apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` },
+  authHeaders: bearerAuth,
   toWire,
   fromWire,
   createStream,

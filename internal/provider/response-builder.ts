@@ -30,17 +30,15 @@ export class ResponseBuilder {
   private readonly calls = new Map<number, PendingCall>();
   private readonly usage: Usage = emptyUsage();
   private stopReason: string | undefined;
-  private served = '';
   private cost: number | undefined;
-  /** True once any event reached `onEvent` (a failed stream can then no longer be retried). */
+  /** True once any event was emitted, listener or not (a failed stream is then not retried). */
   delivered = false;
 
+  /** `served` starts as the requested model; the wire's own model name replaces it when sent. */
   constructor(
-    model: string,
+    private served: string,
     private readonly onEvent?: (event: StreamEvent) => void,
-  ) {
-    this.served = model;
-  }
+  ) {}
 
   addText(delta: string): void {
     if (delta === '') return;

@@ -26,7 +26,7 @@ export function backoffDelay(policy: RetryPolicy, retry: number, random: () => n
 
 const RETRYABLE = new Set(['rate_limit', 'overloaded', 'server']);
 
-export function isRetryable(error: ProviderError): boolean {
+function isRetryable(error: ProviderError): boolean {
   return error.details.shouldRetry !== false && RETRYABLE.has(error.category);
 }
 

@@ -29,3 +29,8 @@ export interface Wire {
 export function trimSlash(baseUrl: string): string {
   return baseUrl.replace(/\/+$/, '');
 }
+
+/** `Authorization: Bearer <key>` (OpenAI and Ollama); no header without a key. */
+export function bearerAuth(apiKey: string | undefined): Record<string, string> {
+  return apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
+}

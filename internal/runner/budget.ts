@@ -19,6 +19,13 @@ export class Budget {
     this.spent += usage.inputTokens + usage.outputTokens;
   }
 
+  /** After the run: the error for a tree that used more than its budget, if it did. */
+  overrun(): BudgetError | undefined {
+    return this.limit !== undefined && this.spent > this.limit
+      ? new BudgetError(this.spent, this.limit)
+      : undefined;
+  }
+
   /** Called before every provider call: no call starts once the budget is spent. */
   check(): void {
     if (this.limit !== undefined && this.spent >= this.limit) throw new BudgetError(this.spent, this.limit);

@@ -55,7 +55,10 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       },
     };
     const { result, error } = await runAgentSettled(spec, request.input, ctx);
-    return { result, budget: budgetOf(budget), ...(error ? { error } : {}) };
+    // A last call that went over the budget ends the run with its answer, but still as exit 4.
+    const overBudget = error === undefined ? budget.overrun() : undefined;
+    const failure = error ?? overBudget;
+    return { result, budget: budgetOf(budget), ...(failure ? { error: failure } : {}) };
   } catch (error) {
     // Setup failed (cassette, config.toml, AXE_MAX_PARALLEL): no agent ran.
     if (!(error instanceof AxeError)) throw error;

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { findAgentFile, listAgents, loadAgent } from '../../internal/agent/load.js';
+import { findAgentFile } from '../../internal/agent/agent-files.js';
+import { listAgents, loadAgent } from '../../internal/agent/load.js';
 import { parseModelRef } from '../../internal/agent/model.js';
 import { ConfigError } from '../../internal/errors.js';
 import { tempDir } from './helpers.js';

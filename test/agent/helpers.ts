@@ -13,7 +13,7 @@ export function tempDir(files: Record<string, string | Uint8Array> = {}): string
   return dir;
 }
 
-export function writeFiles(dir: string, files: Record<string, string | Uint8Array>): void {
+function writeFiles(dir: string, files: Record<string, string | Uint8Array>): void {
   for (const [name, content] of Object.entries(files)) {
     const file = join(dir, name);
     mkdirSync(dirname(file), { recursive: true });

@@ -116,6 +116,16 @@ describe('lintAgents', () => {
     ]);
   });
 
+  it('looks for a skill where axe run reads it, not in other places', async () => {
+    // A bare name is `<config>/skills/<name>/SKILL.md`; `<config>/skills` itself exists but is not it.
+    const result = await lint({ 'a.toml': toml('a', 'skill = "skills"\n') });
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^warning .*a\.toml:3:1: skill: not found \(looked for .*\/skills\/skills\/SKILL\.md\)/,
+      ),
+    ]);
+  });
+
   it('reports unknown providers and agents that are asked for but missing', async () => {
     const result = await lint({ 'a.toml': 'name = "a"\nmodel = "nowhere/m"\n' }, ['a', 'ghost', '../x']);
     expect(result.lines).toEqual([

@@ -5,17 +5,14 @@ import { parse as parseToml } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
 import { loadAgentFile } from '../../internal/agent/load.js';
 import { scaffoldAgent } from '../../internal/agent/scaffold.js';
-import type { JsonObject, JsonValue } from '../../internal/provider/types.js';
+import { isObject } from '../../internal/provider/json.js';
+import type { JsonObject } from '../../internal/provider/types.js';
 import { tempDir } from './helpers.js';
 
 const repo = join(import.meta.dirname, '..', '..');
 const read = (path: string): string => readFileSync(join(repo, path), 'utf8');
 const agentSchema = JSON.parse(read('schemas/agent.schema.json')) as JsonObject;
 const configSchema = JSON.parse(read('schemas/config.schema.json')) as JsonObject;
-
-function isObject(value: JsonValue | undefined): value is JsonObject {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 /** Every field path of a schema with its description: `params.temperature`, `mcp_servers[].url`, … */
 function schemaFields(schema: JsonObject, prefix = ''): Map<string, string> {

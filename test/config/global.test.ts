@@ -68,6 +68,8 @@ describe('loadGlobalConfig', () => {
     const locked = tempDir({ 'config.toml': 'x = 1' });
     chmodSync(`${locked}/config.toml`, 0);
     if (process.getuid?.() !== 0) await expect(loadGlobalConfig(locked)).rejects.toBeInstanceOf(ConfigError);
+    const directory = tempDir({ 'config.toml/x': '' });
+    await expect(loadGlobalConfig(directory)).rejects.toThrow(/config\.toml: cannot read: EISDIR$/);
   });
 });
 

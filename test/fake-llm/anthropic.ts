@@ -1,6 +1,6 @@
 import { validateAnthropic } from './anthropic-validate.js';
 import { type Frame, splitDeltas } from './frames.js';
-import { asArray, asString, isRecord, type JsonRecord } from './json.js';
+import { asArray, asString, isRecord, type JsonRecord, textOf } from './json.js';
 import { argumentsText, argumentsValue, servedModel, toolCallId, usageOf } from './reply.js';
 import type { RecordedRequest, ScriptedReply } from './types.js';
 import type { IncomingRequest, RequestSummary, StreamRendering, WireFormat } from './wire.js';
@@ -25,14 +25,6 @@ function errorType(status: number): string {
 
 function errorBody(type: string, message: string, requestId: string): JsonRecord {
   return { type: 'error', error: { type, message }, request_id: requestId };
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return asArray(content)
-    .filter((b): b is JsonRecord => isRecord(b) && b.type === 'text')
-    .map((b) => asString(b.text))
-    .join('\n');
 }
 
 function summarize(request: IncomingRequest): RequestSummary {

@@ -13,6 +13,15 @@ export function asString(value: unknown): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** A message's text: a string, or the `{type: "text", text}` blocks of Anthropic and OpenAI joined. */
+export function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  return asArray(content)
+    .filter((block): block is JsonRecord => isRecord(block) && block.type === 'text')
+    .map((block) => asString(block.text))
+    .join('\n');
+}
+
 export function parseJson(text: string): unknown {
   try {
     return JSON.parse(text);

@@ -11,7 +11,7 @@ import type { Refusal } from './wire.js';
  * `../shared/reference/openai/`. Compiled once per process, on the first OpenAI request.
  */
 const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-export const OPENAI_SCHEMA_FILE = path.resolve(
+const OPENAI_SCHEMA_FILE = path.resolve(
   repoRoot,
   '../shared/reference/openai/openai-chat-completions.schema.json',
 );

@@ -1,6 +1,6 @@
 import type { Frame } from './frames.js';
 import { splitDeltas } from './frames.js';
-import { asArray, asString, isRecord, type JsonRecord } from './json.js';
+import { asArray, asString, isRecord, type JsonRecord, textOf } from './json.js';
 import { validateOpenAi } from './openai-validate.js';
 import { argumentsText, servedModel, toolCallId, usageOf } from './reply.js';
 import type { RecordedRequest, ScriptedReply } from './types.js';
@@ -27,14 +27,6 @@ function errorJson(refusal: Refusal): JsonRecord {
       code: refusal.code ?? defaultCode(refusal.status),
     },
   };
-}
-
-function textOf(content: unknown): string {
-  if (typeof content === 'string') return content;
-  return asArray(content)
-    .filter((p): p is JsonRecord => isRecord(p) && p.type === 'text')
-    .map((p) => asString(p.text))
-    .join('\n');
 }
 
 function summarize(request: IncomingRequest): RequestSummary {

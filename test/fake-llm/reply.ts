@@ -2,7 +2,7 @@ import { parseJson } from './json.js';
 import type { RecordedRequest, ScriptedReply, ScriptedToolCall } from './types.js';
 
 /** Token counts used when a reply scripts no usage. */
-export const DEFAULT_USAGE = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 } as const;
+const DEFAULT_USAGE = { input: 10, output: 5, cacheRead: 0, cacheWrite: 0 } as const;
 
 export interface ReplyUsage {
   input: number;

@@ -172,6 +172,18 @@ describe.each(APIS)('%s fault matrix', (api) => {
   }
 });
 
+it('never shows credentials carried in the base URL', async () => {
+  fake.reset();
+  fake.respond(() => ({ fault: { kind: 'status', status: 404 } }));
+  const settings = settingsFor('anthropic', fake.url.replace('http://', 'http://user:url-secret@'));
+  const { error } = await chatFailure(
+    createProvider(settings, { retry: FAST_RETRY, pool }),
+    conversation(false),
+  );
+  expect(error.message).toMatch(/the base URL http:\/\/\*\*\*@127\.0\.0\.1:\d+\/$/);
+  expect(error.message).not.toContain('url-secret');
+});
+
 describe('retries', () => {
   it('a 429 with retry-after-ms is retried after that wait and the retry is counted', async () => {
     fake.reset();

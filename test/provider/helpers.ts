@@ -95,7 +95,7 @@ export function cut(bytes: Uint8Array, offsets: number[]): Uint8Array[] {
   return chunks;
 }
 
-export const WEATHER_TOOL: ToolSpec = {
+const WEATHER_TOOL: ToolSpec = {
   name: 'get_weather',
   description: 'Weather forecast for a city',
   parameters: {
@@ -105,7 +105,7 @@ export const WEATHER_TOOL: ToolSpec = {
   },
 };
 
-export const TIME_TOOL: ToolSpec = {
+const TIME_TOOL: ToolSpec = {
   name: 'get_time',
   description: 'Current time in a time zone',
   parameters: { type: 'object', properties: { zone: { type: 'string' } }, required: ['zone'] },

@@ -342,6 +342,23 @@ describe.concurrent('axe run', () => {
     expect(fake.requests.filter((r) => r.lastUserText === 'x' && r.toolResults.length > 0)).toEqual([]);
   });
 
+  it('a last call that goes over the budget prints the full answer and still exits 4', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    fake.respond(() => ({ text: 'the whole answer', usage: { input: 90, output: 30 } }));
+    const env = home.env(fake.url);
+    const args = ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--max-tokens', '100'];
+    const [plain, json, roomy] = await Promise.all([
+      runAxe(args, { env }),
+      runAxe([...args, '--json'], { env }),
+      runAxe([...args.slice(0, -1), '120'], { env }),
+    ]);
+    expect(plain).toMatchObject({ code: 4, stdout: 'the whole answer' });
+    expect(lines(plain.stderr)).toEqual(['axe: budget exceeded: used 120 of 100 tokens']);
+    expect(JSON.parse(json.stdout)).toMatchObject({ content: 'the whole answer', budget_exceeded: true });
+    expect(roomy).toMatchObject({ code: 0, stdout: 'the whole answer', stderr: '' });
+  });
+
   it('takes the user message from -p, else piped stdin, else the default instruction', async () => {
     const { home, fake } = await setup();
     home.agent('echo', agentToml('echo'));

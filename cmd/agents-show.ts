@@ -2,7 +2,7 @@ import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
-import { redactUrl } from '../internal/output/redact.js';
+import { redactArgs, redactUrl, redactValue } from '../internal/redact.js';
 
 type Line = [key: string, value: string];
 
@@ -86,7 +86,7 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
 
 function describeMcp(server: McpServerSpec): string {
   if (server.transport === 'stdio') {
-    const envText = Object.entries(server.env).map(([key, value]) => `${key}=${redact(value)}`);
+    const envText = Object.entries(server.env).map(([key, value]) => `${key}=${redactValue(value)}`);
     return [
       server.name,
       'stdio',
@@ -95,38 +95,13 @@ function describeMcp(server: McpServerSpec): string {
       ...(envText.length ? ['env', ...envText] : []),
     ].join(' ');
   }
-  const headers = Object.entries(server.headers).map(([key, value]) => `${key}: ${redact(value)}`);
+  const headers = Object.entries(server.headers).map(([key, value]) => `${key}: ${redactValue(value)}`);
   return [
     server.name,
     server.transport,
     redactUrl(server.url),
     ...(headers.length ? [`headers ${headers.join('; ')}`] : []),
   ].join(' ');
-}
-
-const MASK = '***';
-
-const ONLY_VARIABLES = /^(?:(?:Bearer|Basic|Token|Bot) +)?(?:\$\{[A-Za-z_][A-Za-z0-9_]*\})+$/i;
-const SECRET_FLAG = /^--?[\w-]*(?:token|key|secret|passw(?:or)?d|auth)[\w-]*$/i;
-
-/**
- * A header or env value is shown only when its secret lives in the environment (`Bearer ${TOKEN}`);
- * any literal text beyond an auth scheme may be the secret itself.
- */
-function redact(value: string): string {
-  return ONLY_VARIABLES.test(value.trim()) ? value : MASK;
-}
-
-/** `--api-key sk-…` and `--token=…`: the value of a secret-looking flag is masked. */
-function redactArgs(args: string[]): string[] {
-  return args.map((arg, index) => {
-    const equals = arg.indexOf('=');
-    if (equals > 0 && SECRET_FLAG.test(arg.slice(0, equals))) {
-      return `${arg.slice(0, equals)}=${redact(arg.slice(equals + 1))}`;
-    }
-    const previous = args[index - 1];
-    return previous !== undefined && SECRET_FLAG.test(previous) && !arg.startsWith('-') ? redact(arg) : arg;
-  });
 }
 
 function indentContinuation(value: string): string {

@@ -1,5 +1,5 @@
 import type { McpServerSpec, SubAgentsConfig } from '../agent/spec.js';
-import { redactUrl } from './redact.js';
+import { redactArgs, redactUrl } from '../redact.js';
 
 /** Everything `--dry-run` shows, resolved by the caller (no network, no API key). */
 export interface DryRunView {
@@ -70,7 +70,7 @@ function orNone(text: string | undefined): string {
 
 function describeMcpServer(server: McpServerSpec): string {
   if (server.transport === 'stdio') {
-    return `${server.name}: ${[server.command, ...server.args].join(' ')} (stdio)`;
+    return `${server.name}: ${[server.command, ...redactArgs(server.args)].join(' ')} (stdio)`;
   }
   return `${server.name}: ${redactUrl(server.url)} (${server.transport})`;
 }

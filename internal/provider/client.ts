@@ -1,5 +1,5 @@
 import { ConfigError } from '../errors.js';
-import { redactUrl } from '../output/redact.js';
+import { redactUrl } from '../redact.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
 import { isObject, oneLine, parseJson } from './json.js';

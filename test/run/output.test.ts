@@ -102,7 +102,13 @@ describe('dry-run layout', () => {
       subAgents: ['basic', 'with_skill'],
       subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60 },
       mcpServers: [
-        { name: 'fs', transport: 'stdio', command: 'npx', args: ['srv', '/tmp'], env: { TOKEN: 'secret-1' } },
+        {
+          name: 'fs',
+          transport: 'stdio',
+          command: 'npx',
+          args: ['srv', '/tmp', '--api-key', 'secret-6'],
+          env: { TOKEN: 'secret-1' },
+        },
         {
           name: 'web',
           transport: 'sse',
@@ -124,7 +130,7 @@ describe('dry-run layout', () => {
       '--- Sub-Agents ---\nbasic, with_skill\nMax Depth: 2\nParallel:  no\nTimeout:   60s\n',
     );
     expect(text).toContain(
-      '--- MCP Servers ---\nfs: npx srv /tmp (stdio)\nweb: http://127.0.0.1:9/sse (sse)\n' +
+      '--- MCP Servers ---\nfs: npx srv /tmp --api-key *** (stdio)\nweb: http://127.0.0.1:9/sse (sse)\n' +
         'keyed: https://***@example.test/mcp?key=***&mode=*** (streamable-http)\n',
     );
     expect(text).not.toContain('secret');

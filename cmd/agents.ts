@@ -3,8 +3,9 @@ import { mkdir, readdir, writeFile } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/agent/agent-files.js';
 import { listAgents, loadAgent } from '../internal/agent/load.js';
-import { agentLookup, dirsFromFlag, resolvePaths } from '../internal/config/paths.js';
+import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
+import { agentsDirFlags } from './argv.js';
 
 /** `axe agents list | show <agent> | init <agent> | edit <agent>`. */
 export async function agentsCommand(
@@ -25,7 +26,7 @@ export async function agentsCommand(
 }
 
 async function list(options: Record<string, unknown>): Promise<number> {
-  const { searchDirs } = agentLookup(options.agentsDir, process.env, process.cwd());
+  const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const { agents, problems } = await listAgents(searchDirs, process.env);
   for (const problem of problems) process.stderr.write(`axe: warning: skipped ${problem.message}\n`);
   // listAgents returns them sorted by name.
@@ -37,7 +38,7 @@ async function list(options: Record<string, unknown>): Promise<number> {
 }
 
 async function show(agent: string, options: Record<string, unknown>): Promise<number> {
-  const { searchDirs, configDir } = agentLookup(options.agentsDir, process.env, process.cwd());
+  const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const spec = await loadAgent(agent, { searchDirs, env: process.env });
   const { describeAgent } = await import('./agents-show.js');
   process.stdout.write(await describeAgent(spec, configDir, process.env));
@@ -47,7 +48,7 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
 async function init(agent: string, options: Record<string, unknown>): Promise<number> {
   const { configDir } = resolvePaths(process.env);
   const local = join(process.cwd(), 'axe', 'agents');
-  const first = dirsFromFlag(options.agentsDir)[0];
+  const first = agentsDirFlags(options)[0];
   const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
   await mkdir(dir, { recursive: true });
   const existing = (await readdir(dir)).find(
@@ -63,7 +64,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
 }
 
 async function edit(agent: string, options: Record<string, unknown>): Promise<number> {
-  const { searchDirs } = agentLookup(options.agentsDir, process.env, process.cwd());
+  const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const file = await findAgentFile(agent, searchDirs);
   if (!file) throw new ConfigError(`agent config not found: ${agent}`);
   const editor = process.env.VISUAL || process.env.EDITOR;

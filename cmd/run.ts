@@ -7,6 +7,7 @@ import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
+import { agentsDirFlags, lastValue } from './argv.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
@@ -28,7 +29,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
-  const agentsDirs = rawValues(argv, options.agentsDir, ['--agents-dir']);
+  const agentsDirs = agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
   const spec = await loadAgent(agentName, { searchDirs, env });
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
@@ -159,29 +160,6 @@ async function readPipedStdin(): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
   return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * The values of a string option as typed. cac turns numeric-looking values into numbers
- * (`-p 1e3` → 1000, `--agents-dir 007` → 7), so they are read from argv; cac's parse is the
- * fallback for forms this scan does not know (combined short flags).
- */
-function rawValues(argv: string[], parsed: unknown, names: string[]): string[] {
-  if (parsed === undefined) return [];
-  const values: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] ?? '';
-    const inline = names.find((name) => name.startsWith('--') && arg.startsWith(`${name}=`));
-    if (inline) values.push(arg.slice(inline.length + 1));
-    else if (names.includes(arg) && i + 1 < argv.length) values.push(argv[++i] ?? '');
-  }
-  if (values.length > 0) return values;
-  const list: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  return list.filter((v) => typeof v !== 'boolean').map(String);
-}
-
-function lastValue(argv: string[], parsed: unknown, names: string[]): string | undefined {
-  return rawValues(argv, parsed, names).at(-1);
 }
 
 /** `-p`: a blank prompt counts as none; the flag without a message is an error. */

@@ -4,10 +4,11 @@ import { FileProblem } from '../internal/config/file-problem.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
+import { agentsDirFlags } from './argv.js';
 
 /** `axe validate [agent...]`: lint agent files; exit 0 when clean, 2 with errors (or warnings under --strict). */
 export async function validateCommand(names: string[], options: Record<string, unknown>): Promise<number> {
-  const { searchDirs, configDir } = agentLookup(options.agentsDir, process.env, process.cwd());
+  const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const configFindings: Finding[] = [];
   let globalConfig: GlobalConfig = { providers: {} };
   try {

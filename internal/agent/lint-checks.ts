@@ -2,9 +2,9 @@
 import { access } from 'node:fs/promises';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
+import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
-import { skillPath } from '../runner/prompt.js';
 import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import type { Finding } from './load.js';

@@ -13,9 +13,6 @@ import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
 import type { AgentSpec } from './spec.js';
 import { toSpec } from './to-spec.js';
 
-// internal/runner/context.ts still imports findAgentFile from here.
-export { findAgentFile } from './agent-files.js';
-
 /** Go axe's own words for its validation rules (reference §3.5), kept so its users recognise them. */
 const GO_AXE_WORDS: Readonly<Record<string, string>> = {
   'sub_agents_config.max_depth must be <= 5': 'sub_agents_config.max_depth cannot exceed 5',

@@ -26,20 +26,15 @@ export function resolvePaths(env: NodeJS.ProcessEnv): AxePaths {
 }
 
 /** A repeatable directory flag as the CLI parser gives it: absent, once (a string) or repeated (a list). */
-export function dirsFromFlag(value: unknown): string[] {
-  if (value === undefined || value === false) return [];
-  return (Array.isArray(value) ? value : [value]).map(String);
-}
-
 /** The agent search directories and the config directory, for the CLI's `--agents-dir` value. */
 export function agentLookup(
-  agentsDirFlag: unknown,
+  flagDirs: string[],
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): { searchDirs: string[]; configDir: string } {
   const { configDir } = resolvePaths(env);
   return {
-    searchDirs: agentSearchDirs({ flagDirs: dirsFromFlag(agentsDirFlag), cwd, configDir }),
+    searchDirs: agentSearchDirs({ flagDirs, cwd, configDir }),
     configDir,
   };
 }
@@ -52,4 +47,15 @@ export function agentSearchDirs(options: { flagDirs: string[]; cwd: string; conf
     join(options.configDir, 'agents'),
   ];
   return [...new Set(dirs)];
+}
+
+/**
+ * Where a skill lives: an absolute path as is; a bare name (no `/`, no `.md`) is
+ * `<config>/skills/<name>/SKILL.md`; anything else is relative to the config dir.
+ */
+export function skillPath(skill: string, configDir: string): string {
+  if (isAbsolute(skill)) return skill;
+  const bareName = !skill.includes('/') && !skill.includes('\\') && !skill.toLowerCase().endsWith('.md');
+  if (bareName) return join(configDir, 'skills', skill, 'SKILL.md');
+  return join(configDir, skill);
 }

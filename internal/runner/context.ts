@@ -1,4 +1,5 @@
-import { findAgentFile, inspectAgentFile, loadAgent } from '../agent/load.js';
+import { findAgentFile } from '../agent/agent-files.js';
+import { inspectAgentFile, loadAgent } from '../agent/load.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { ConfigError } from '../errors.js';
 import type { Provider } from '../provider/types.js';

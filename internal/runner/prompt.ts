@@ -1,5 +1,6 @@
 import { lstat, open, readFile, realpath } from 'node:fs/promises';
 import path from 'node:path';
+import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { GlobError, globFiles } from './glob.js';
 
@@ -29,17 +30,6 @@ export function buildSystemPrompt(
     prompt += `\n\n---\n\n## Context Files\n\n${blocks.join('\n\n')}`;
   }
   return prompt;
-}
-
-/**
- * Where a skill lives: an absolute path as is; a bare name (no `/`, no `.md`) is
- * `<config>/skills/<name>/SKILL.md`; anything else is relative to the config dir.
- */
-export function skillPath(skill: string, configDir: string): string {
-  if (path.isAbsolute(skill)) return skill;
-  const bareName = !skill.includes('/') && !skill.includes('\\') && !skill.toLowerCase().endsWith('.md');
-  if (bareName) return path.join(configDir, 'skills', skill, 'SKILL.md');
-  return path.join(configDir, skill);
 }
 
 /** `label` names where the skill was given (the agent file, or `--skill`) in the error. */

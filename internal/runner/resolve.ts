@@ -2,10 +2,11 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseModelRef } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { listedToolNames } from '../tools/listed.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill, skillPath } from './prompt.js';
+import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
 
 export interface ResolveOptions {
   configDir: string;

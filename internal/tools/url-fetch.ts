@@ -36,13 +36,19 @@ export const urlFetchTool = defineTool(
     try {
       return await fetchFollowingRedirects(url, policy, signal);
     } catch (error) {
-      if (error instanceof NetGuardError) throw new Error(`url_fetch refused ${url.href}: ${error.message}`);
+      if (error instanceof NetGuardError)
+        throw new Error(`url_fetch refused ${shownUrl(url)}: ${error.message}`);
       if (signal.aborted && !context.signal.aborted)
-        throw new Error(`url_fetch timed out after ${URL_FETCH_TIMEOUT_MS / 1000}s: ${url.href}`);
-      throw new Error(`url_fetch failed for ${url.href}: ${(error as Error).message}`);
+        throw new Error(`url_fetch timed out after ${URL_FETCH_TIMEOUT_MS / 1000}s: ${shownUrl(url)}`);
+      throw new Error(`url_fetch failed for ${shownUrl(url)}: ${(error as Error).message}`);
     }
   },
 );
+
+/** A URL as error messages show it: a query may carry a token, so it is left out. */
+function shownUrl(url: URL): string {
+  return `${url.origin}${url.pathname}${url.search === '' ? '' : '?…'}`;
+}
 
 async function fetchFollowingRedirects(start: URL, policy: HostPolicy, signal: AbortSignal) {
   let url = start;

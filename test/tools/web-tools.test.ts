@@ -61,6 +61,13 @@ describe('url_fetch', () => {
     });
   });
 
+  it('never echoes a query (it may carry a token) in its error messages', async () => {
+    const out = await call(url_fetch, { url: 'http://169.254.169.254/latest?token=sk-secret' }, ctx());
+    expect(out.isError).toBe(true);
+    expect(out.content).toMatch(/^url_fetch refused http:\/\/169\.254\.169\.254\/latest\?…: /);
+    expect(out.content).not.toContain('sk-secret');
+  });
+
   it('reports HTTP errors and describes binary bodies', async () => {
     expect(await call(url_fetch, { url: `${server.url}/missing` }, ctx())).toEqual({
       content: 'HTTP 404: no such page',

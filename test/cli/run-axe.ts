@@ -2,8 +2,9 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { AXE_BIN } from '../run/cli.js';
 
-export const CLI = join(import.meta.dirname, '..', '..', 'dist', 'main.js');
+export { AXE_BIN as CLI } from '../run/cli.js';
 
 export interface AxeResult {
   code: number | null;
@@ -28,7 +29,7 @@ export function tempHome(): { home: string; cwd: string; configDir: string; env:
 
 /** Runs the built `axe` binary (npm run build) with a clean environment. */
 export function axe(args: string[], options: { cwd: string; env: NodeJS.ProcessEnv }): AxeResult {
-  const result = spawnSync(process.execPath, [CLI, ...args], {
+  const result = spawnSync(process.execPath, [AXE_BIN, ...args], {
     cwd: options.cwd,
     env: options.env,
     encoding: 'utf8',

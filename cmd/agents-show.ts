@@ -1,3 +1,4 @@
+import { qualifiedModelName } from '../internal/agent/model.js';
 import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolveProviderSettings } from '../internal/config/providers.js';
@@ -18,7 +19,7 @@ export async function describeAgent(
     ['file', spec.source],
     ['format', spec.format],
     ['description', spec.description],
-    ['model', spec.model ? `${spec.model.provider}/${spec.model.model}` : 'inherit'],
+    ['model', spec.model ? qualifiedModelName(spec.model) : 'inherit'],
     ['provider', await describeProvider(spec, configDir, env)],
     ['system_prompt', spec.systemPrompt],
     ['skill', spec.skill ?? ''],

@@ -1,4 +1,4 @@
-import { ExitCode, isAxeError } from '../internal/errors.js';
+import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 
 /**
  * The CLI entry. It only parses flags and dispatches; each command lives in its own module,
@@ -103,7 +103,7 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
 
 /** One line on stderr whatever the error carries (a wrapped parser message may span lines). */
 function reportFatal(error: unknown): void {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   process.stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
   if (process.env.AXE_DEBUG === '1' && error instanceof Error && error.stack) {
     process.stderr.write(`${error.stack}\n`);

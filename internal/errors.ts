@@ -106,3 +106,8 @@ function exitCodeFor(category: ProviderErrorCategory): ExitCode {
 export function isAxeError(error: unknown): error is AxeError {
   return error instanceof AxeError;
 }
+
+/** The message of anything thrown (`Error` or not). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

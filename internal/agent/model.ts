@@ -39,3 +39,8 @@ export function impliedProvider(model: string): string | undefined {
   if (/^(gpt-|o[1-9](-|$)|chatgpt-)/.test(model)) return 'openai';
   return undefined;
 }
+
+/** `provider/model`, as flags, events and results name a model. */
+export function qualifiedModelName(model: ModelRef): string {
+  return `${model.provider}/${model.model}`;
+}

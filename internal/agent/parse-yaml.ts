@@ -1,6 +1,7 @@
 import { isNode, LineCounter, parseDocument, type YAMLError } from 'yaml';
 import { FileProblem } from '../config/file-problem.js';
 import { toJsonValue } from '../config/json-value.js';
+import { errorMessage } from '../errors.js';
 import type { ParsedAgentFile } from './parsed-file.js';
 
 /**
@@ -16,7 +17,7 @@ export function parseYamlAgent(text: string, file: string, lineOffset = 0): Pars
   try {
     value = doc.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    throw new FileProblem(file, `invalid YAML: ${error instanceof Error ? error.message : String(error)}`);
+    throw new FileProblem(file, `invalid YAML: ${errorMessage(error)}`);
   }
   const locate = (segments: (string | number)[]): { line: number; column: number } | undefined => {
     for (let length = segments.length; length > 0; length--) {

@@ -98,7 +98,6 @@ export type McpServerSpec =
     };
 
 export const DEFAULT_MAX_DEPTH = 3;
-export const HARD_MAX_DEPTH = 5;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TURNS = 50;
 export const DEFAULT_MAX_PARALLEL = 16;

@@ -1,5 +1,5 @@
 import { isAbsolute, relative } from 'node:path';
-import { ConfigError } from '../errors.js';
+import { ConfigError, errorMessage } from '../errors.js';
 
 /** Where in a file a problem is: the field path and, when the parser knows it, line and column. */
 export interface ProblemLocation {
@@ -37,8 +37,5 @@ export class FileProblem extends ConfigError {
 /** A file that is there but cannot be read (permissions, a directory): the error code says why. */
 export function unreadableFile(file: string, error: unknown): FileProblem {
   const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
-  return new FileProblem(
-    file,
-    `cannot read: ${code ?? (error instanceof Error ? error.message : String(error))}`,
-  );
+  return new FileProblem(file, `cannot read: ${code ?? errorMessage(error)}`);
 }

@@ -1,5 +1,6 @@
 import {
   CancelledError,
+  errorMessage,
   ProviderError,
   type ProviderErrorCategory,
   type ProviderErrorDetails,
@@ -210,6 +211,6 @@ function networkFailure(context: CallContext, error: unknown): { what: string; t
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE') {
     return { what: 'the connection was closed before the response was complete' };
   }
-  const reason = error instanceof Error ? error.message : String(error);
+  const reason = errorMessage(error);
   return { what: `network error${code === undefined ? '' : ` ${code}`}: ${reason}` };
 }

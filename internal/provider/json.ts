@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 /**
@@ -105,7 +106,7 @@ export function parseToolArguments(raw: string): { arguments: JsonObject; argume
   try {
     parsed = JSON.parse(raw) as JsonValue;
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { arguments: {}, argumentsError: `tool arguments are not valid JSON (${reason}): ${raw}` };
   }
   if (isObject(parsed)) return { arguments: parsed };

@@ -1,4 +1,6 @@
+import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { errorMessage } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -10,8 +12,7 @@ import {
   type RunContext,
 } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { qualifiedModelName } from './resolve.js';
-import { errorMessage, failedBeforeStart, type SettledRun, toolFailure } from './result.js';
+import { failedBeforeStart, type SettledRun, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /** The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it. */

@@ -1,12 +1,13 @@
 import { findAgentFile } from '../agent/agent-files.js';
 import { inspectAgentFile, loadAgent } from '../agent/load.js';
+import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { ConfigError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
-import { qualifiedModelName, type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
+import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {

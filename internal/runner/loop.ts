@@ -1,5 +1,5 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import { ProviderError, RuntimeError } from '../errors.js';
+import { errorMessage, ProviderError, RuntimeError } from '../errors.js';
 import {
   type ChatRequest,
   type ChatResponse,
@@ -14,7 +14,7 @@ import {
 import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
-import { detailOutput, errorMessage, toolFailure } from './result.js';
+import { detailOutput, toolFailure } from './result.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced; `child` is set for a sub-agent call. */

@@ -1,6 +1,6 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { parseModelRef } from '../agent/model.js';
+import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
@@ -76,11 +76,6 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     callsAgents,
     atMaxDepth,
   };
-}
-
-/** `provider/model`, as flags, events and results name a model. */
-export function qualifiedModelName(model: ModelRef): string {
-  return `${model.provider}/${model.model}`;
 }
 
 function resolveModel(spec: AgentSpec, options: ResolveOptions): ModelRef {

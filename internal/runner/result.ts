@@ -53,7 +53,3 @@ export function detailOutput(output: string): string {
 export function toolFailure(content: string): ToolOutput {
   return { content, isError: true };
 }
-
-export function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

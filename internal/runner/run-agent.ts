@@ -1,5 +1,12 @@
 import type { AgentSpec } from '../agent/spec.js';
-import { AxeError, BudgetError, CancelledError, ProviderError, RuntimeError } from '../errors.js';
+import {
+  AxeError,
+  BudgetError,
+  CancelledError,
+  errorMessage,
+  ProviderError,
+  RuntimeError,
+} from '../errors.js';
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -8,7 +15,7 @@ import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from '
 import type { AgentStatus } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
-import { errorMessage, type SettledRun } from './result.js';
+import type { SettledRun } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /**

@@ -1,3 +1,4 @@
+import { errorMessage } from '../errors.js';
 import type { JsonObject, ToolSpec } from '../provider/types.js';
 import type { Tool, ToolContext, ToolOutput } from './types.js';
 
@@ -14,7 +15,7 @@ export function defineTool(spec: ToolSpec, body: ToolBody): Tool {
         return typeof result === 'string' ? { content: result, isError: false } : result;
       } catch (error) {
         if (context.signal.aborted) return { content: `${spec.name}: cancelled`, isError: true };
-        return { content: error instanceof Error ? error.message : String(error), isError: true };
+        return { content: errorMessage(error), isError: true };
       }
     },
   };

@@ -30,7 +30,7 @@ interface UndiciParts {
 let undiciParts: UndiciParts | undefined;
 
 /**
- * The two undici modules we use, loaded on the first request. `import 'undici'` would load the
+ * The two undici modules we use, loaded when a live run makes its pool. `import 'undici'` would load the
  * whole package (fetch, WebSocket, caches, mocks: ~100 ms of CPU) at the start of every run.
  * Deep paths work because undici has no `exports` map; test/provider/undici-loading.test.ts
  * fails if a version bump moves them.
@@ -46,20 +46,23 @@ function undici(): UndiciParts {
   return undiciParts;
 }
 
+/**
+ * A live run's pool, made when the run is set up — so the HTTP client is loaded then, not inside
+ * the first model turn. A replayed run makes none and never loads undici.
+ */
 export function createHttpPool(): HttpPool {
-  let agent: Agent | undefined;
+  // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
+  const agent = new (undici().Agent)({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
   let closed = false;
   return {
     get dispatcher() {
       if (closed) throw new Error('the HTTP pool is closed: the run is over');
-      // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
-      agent ??= new (undici().Agent)({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
       return agent;
     },
     async close() {
       closed = true;
       // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
-      await agent?.destroy();
+      await agent.destroy();
     },
   };
 }

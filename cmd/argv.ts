@@ -5,7 +5,7 @@
  * (`-p 1e3` → 1000, `--agents-dir 007` → 7), so they are read from argv; cac's parse is the
  * fallback for forms this scan does not know (combined short flags).
  */
-export function rawValues(argv: string[], parsed: unknown, names: string[]): string[] {
+function rawValues(argv: string[], parsed: unknown, names: string[]): string[] {
   if (parsed === undefined) return [];
   const values: string[] = [];
   for (let i = 0; i < argv.length; i++) {

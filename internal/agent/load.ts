@@ -55,13 +55,24 @@ export async function loadAgent(
   return loadAgentFile(file, options.env);
 }
 
-/** Loads one agent file; the first error becomes the ConfigError's one-line message. */
+/** An agent file that does not load; `field` names the field of its first error, when there is one. */
+export class AgentFileError extends ConfigError {
+  constructor(
+    message: string,
+    readonly field: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Loads one agent file; the first error becomes the AgentFileError's one-line message. */
 export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
   const report = await inspectAgentFile(path, env);
   if (report.spec) return report.spec;
   const errors = report.findings.filter((finding) => finding.severity === 'error');
+  const first = errors[0]!;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more: run axe validate ${report.name})` : '';
-  throw new ConfigError(`${formatFinding(errors[0]!)}${more}`);
+  throw new AgentFileError(`${formatFinding(first)}${more}`, first.field);
 }
 
 /** Loads every agent of the search directories; a broken file is a problem, never a failure. */

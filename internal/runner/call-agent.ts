@@ -1,16 +1,11 @@
+import { AgentFileError } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import {
-  AgentLoadError,
-  childContext,
-  effectiveAllowedHosts,
-  emitEvent,
-  type RunContext,
-} from './context.js';
+import { childContext, effectiveAllowedHosts, emitEvent, type RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failedBeforeStart, type SettledRun, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -158,7 +153,7 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
     return { spec: await ctx.loadAgent(name) };
   } catch (error) {
     const what =
-      error instanceof AgentLoadError && error.field === 'model' ? 'invalid model for' : 'failed to load';
+      error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
     return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
   }
 }

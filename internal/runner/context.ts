@@ -1,8 +1,6 @@
-import { findAgentFile } from '../agent/agent-files.js';
-import { inspectAgentFile, loadAgent } from '../agent/load.js';
+import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
-import { ConfigError } from '../errors.js';
 import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
@@ -131,19 +129,9 @@ export function deadlineScope(parent: AbortSignal, seconds: number): DeadlineSco
   };
 }
 
-/** A sub-agent file that failed to load; `field` names the field of its first error, if any. */
-export class AgentLoadError extends ConfigError {
-  constructor(
-    message: string,
-    readonly field: string | undefined,
-  ) {
-    super(message);
-  }
-}
-
 /**
  * The run's sub-agent loader. A fan-out to 32 calls of the same agent reads and validates its
- * file once; a failed load fails the same way for every call, as an AgentLoadError.
+ * file once; a failed load fails the same way for every call.
  */
 export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEnv): RunContext['loadAgent'] {
   const dirs = [...searchDirs];
@@ -151,25 +139,11 @@ export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEn
   return (name) => {
     let spec = loaded.get(name);
     if (!spec) {
-      spec = loadAgent(name, { searchDirs: dirs, env }).catch(async (error: unknown) => {
-        throw error instanceof ConfigError ? await withField(error, name) : error;
-      });
+      spec = loadAgent(name, { searchDirs: dirs, env });
       loaded.set(name, spec);
     }
     return spec;
   };
-
-  /** Which field the failure is about (the spec words an invalid model differently). */
-  async function withField(error: ConfigError, name: string): Promise<AgentLoadError> {
-    try {
-      const file = await findAgentFile(name, dirs);
-      const report = file !== undefined ? await inspectAgentFile(file, env) : undefined;
-      const first = report?.findings.find((finding) => finding.severity === 'error');
-      return new AgentLoadError(error.message, first?.field);
-    } catch {
-      return new AgentLoadError(error.message, undefined);
-    }
-  }
 }
 
 /**

@@ -163,10 +163,7 @@ async function runCalls(
     const executed: TimedCall =
       outcome.status === 'fulfilled'
         ? outcome.value
-        : {
-            output: toolFailure(`tool "${call.name}" failed: ${errorMessage(outcome.reason)}`),
-            durationMs: 0,
-          };
+        : { output: toolThrew(call, outcome.reason), durationMs: 0 };
     state.toolCallDetails.push({
       name: call.name,
       input: call.arguments,
@@ -206,7 +203,7 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
     try {
       executed = await handler(call, turn);
     } catch (error) {
-      executed = { output: toolFailure(`tool "${call.name}" failed: ${errorMessage(error)}`) };
+      executed = { output: toolThrew(call, error) };
     }
   }
   const durationMs = Date.now() - started;
@@ -220,4 +217,9 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
     durationMs,
   });
   return { ...executed, durationMs };
+}
+
+/** A tool that threw instead of returning a result: an error result, and the run carries on. */
+function toolThrew(call: ToolCall, error: unknown): ToolOutput {
+  return toolFailure(`tool "${call.name}" failed: ${errorMessage(error)}`);
 }

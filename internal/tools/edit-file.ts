@@ -40,7 +40,7 @@ export const editFileTool = defineTool(
 );
 
 /** Pure: the edited text, or an error saying how many matches there were. */
-export function replaceExact(
+function replaceExact(
   path: string,
   text: string,
   oldString: string,

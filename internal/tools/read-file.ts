@@ -52,7 +52,7 @@ export const readFileTool = defineTool(
 );
 
 /** `N: text` lines of a text file from `offset` (1-based), at most `limit` of them. */
-export function formatLines(path: string, content: Buffer, offset: number, limit: number): string {
+function formatLines(path: string, content: Buffer, offset: number, limit: number): string {
   if (content.subarray(0, 8000).includes(0)) {
     throw new Error(`path "${path}" is a binary file (NUL byte found): not shown`);
   }

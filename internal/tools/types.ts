@@ -55,6 +55,3 @@ export interface ToolsetOptions {
     event: { type: 'mcp'; server: string; message: string } | { type: 'warning'; message: string },
   ) => void;
 }
-
-/** Implemented by internal/tools/index.ts. */
-export type CreateToolset = (options: ToolsetOptions) => Promise<Toolset>;

@@ -66,7 +66,7 @@ interface TavilyResult {
 }
 
 /** Pure: Tavily's JSON answer as Go axe shows it: `Title:` / `URL:` / `Snippet:` blocks. */
-export function formatTavily(json: string): string {
+function formatTavily(json: string): string {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);

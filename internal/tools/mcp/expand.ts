@@ -4,7 +4,7 @@ import { ConfigError } from '../../errors.js';
  * `${VAR}` expansion for MCP header values and stdio env. A variable that is not set is a config
  * error naming it and where it was used (`$$` is not special; only the braced form expands).
  */
-export function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): string {
+function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): string {
   return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_match, name: string) => {
     const found = env[name];
     if (found === undefined) {

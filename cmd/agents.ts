@@ -5,6 +5,7 @@ import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/ag
 import { listAgents, loadAgent } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
+import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
 
 /** `axe agents list | show <agent> | init <agent> | edit <agent>`. */
@@ -76,8 +77,4 @@ async function edit(agent: string, options: Record<string, unknown>): Promise<nu
   if (result.status !== 0)
     throw new RuntimeError(`$EDITOR (${editor}) exited with status ${result.status ?? result.signal}`);
   return 0;
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }

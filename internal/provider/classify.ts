@@ -5,8 +5,9 @@ import {
   type ProviderErrorCategory,
   type ProviderErrorDetails,
 } from '../errors.js';
+import { oneLine } from '../text.js';
 import { BodyTooLargeError } from './http.js';
-import { oneLine, WireError } from './json.js';
+import { WireError } from './json.js';
 import type { ProviderApi } from './types.js';
 
 /**

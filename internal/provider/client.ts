@@ -1,8 +1,9 @@
 import { ConfigError } from '../errors.js';
 import { redactUrl } from '../redact.js';
+import { oneLine } from '../text.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
-import { isObject, oneLine, parseJson } from './json.js';
+import { isObject, parseJson } from './json.js';
 import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
 import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';
 import { createStreamReader } from './stream.js';

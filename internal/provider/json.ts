@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { oneLine } from '../text.js';
 import type { JsonObject, JsonValue } from './types.js';
 
 /**
@@ -55,11 +56,6 @@ export function wireErrorFrom(info: ErrorInfo): WireError {
     providerType: info.type,
     providerStatus: info.code,
   });
-}
-
-/** Text on one line, runs of white space folded: for messages built from a server's text. */
-export function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 export function parseJson(text: string, what: string): JsonValue {

@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -7,13 +6,11 @@ import { jsonTypeName } from './json.js';
 import type { Refusal } from './wire.js';
 
 /**
- * The official OpenAI Chat Completions request schema, kept beside the clone in
- * `../shared/reference/openai/`. Compiled once per process, on the first OpenAI request.
+ * The official OpenAI Chat Completions request schema, vendored with its licence in
+ * `vendor/openai/`. Compiled once per process, on the first OpenAI request.
  */
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
-const OPENAI_SCHEMA_FILE = path.resolve(
-  repoRoot,
-  '../shared/reference/openai/openai-chat-completions.schema.json',
+const OPENAI_SCHEMA_FILE = fileURLToPath(
+  new URL('./vendor/openai/openai-chat-completions.schema.json', import.meta.url),
 );
 
 let compiled: { validate: ValidateFunction; topLevelKeys: Set<string> } | undefined;

@@ -1,0 +1,38 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+
+/**
+ * A user's clone has nothing beside it: no test, bench or script may reach outside the
+ * repository (`../shared`, an absolute path into /work, …).
+ */
+describe('the repository stands alone', () => {
+  it('no tracked test, bench or script file names a path outside the repository', () => {
+    const files = execFileSync('git', ['ls-files', 'test', 'bench', 'scripts', '.ci'], {
+      cwd: repoRoot,
+      encoding: 'utf8',
+    })
+      .split('\n')
+      .filter((file) => /\.(ts|mjs|js|json|sh)$|^\.ci\//.test(file));
+    expect(files.length).toBeGreaterThan(20);
+    const outside = /\.\.\/(\.\.\/)*shared\b|\/work\/shared/;
+    const offenders = files.filter(
+      (file) =>
+        file !== 'test/repo/self-contained.test.ts' &&
+        outside.test(readFileSync(`${repoRoot}/${file}`, 'utf8')),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  it('the vendored OpenAI schema carries its licence', () => {
+    const license = readFileSync(`${repoRoot}/test/fake-llm/vendor/openai/LICENSE`, 'utf8');
+    expect(license).toMatch(/MIT License/);
+    const schema = JSON.parse(
+      readFileSync(`${repoRoot}/test/fake-llm/vendor/openai/openai-chat-completions.schema.json`, 'utf8'),
+    ) as { components: { schemas: Record<string, unknown> } };
+    expect(schema.components.schemas.CreateChatCompletionRequest).toBeDefined();
+  });
+});

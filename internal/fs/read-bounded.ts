@@ -1,0 +1,83 @@
+import type { Stats } from 'node:fs';
+import { constants } from 'node:fs';
+import { open, stat } from 'node:fs/promises';
+
+/**
+ * Reading a file a user named (an agent file, config.toml, a skill, a context file, a cassette)
+ * must never hang and never take unbounded memory: a FIFO blocks `open`, `/dev/zero` never ends,
+ * a 2 GB log fills the heap. So only regular files are read, and at most `maxBytes` of them.
+ */
+export class UnreadableFileError extends Error {
+  constructor(
+    readonly path: string,
+    readonly reason: 'not-regular' | 'too-large',
+    message: string,
+  ) {
+    super(message);
+    this.name = 'UnreadableFileError';
+  }
+}
+
+/** 'a directory', 'a FIFO', 'a character device', … for an error message. */
+export function describeFileType(stats: Stats): string {
+  if (stats.isDirectory()) return 'a directory';
+  if (stats.isFIFO()) return 'a FIFO';
+  if (stats.isCharacterDevice()) return 'a character device';
+  if (stats.isBlockDevice()) return 'a block device';
+  if (stats.isSocket()) return 'a socket';
+  if (stats.isSymbolicLink()) return 'a symbolic link';
+  return stats.isFile() ? 'a regular file' : 'not a regular file';
+}
+
+/** `1048576` → `1 MiB`, for the size caps in messages. */
+export function formatBytes(bytes: number): string {
+  for (const [unit, size] of [
+    ['GiB', 2 ** 30],
+    ['MiB', 2 ** 20],
+    ['KiB', 2 ** 10],
+  ] as const) {
+    if (bytes >= size && bytes % size === 0) return `${bytes / size} ${unit}`;
+  }
+  return `${bytes} bytes`;
+}
+
+/**
+ * The bytes of a regular file (symlinks followed), at most `maxBytes`. Throws UnreadableFileError
+ * for anything else (a directory, FIFO, device, socket) or a larger file; errors of the file
+ * system (ENOENT, EACCES, …) are thrown as they are, for the caller to word.
+ *
+ * The type is checked before opening, and the file is opened non-blocking and checked again, so a
+ * FIFO swapped in between never blocks; the read stops at `maxBytes + 1` bytes whatever the size
+ * the file claims (a file that grows while it is read, /proc files).
+ */
+export async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> {
+  checkRegular(path, await stat(path), maxBytes);
+  const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    checkRegular(path, await handle.stat(), maxBytes);
+    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
+    const chunks: Buffer[] = [];
+    let total = 0;
+    for (;;) {
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
+      if (bytesRead === 0) break;
+      total += bytesRead;
+      if (total > maxBytes) throw tooLarge(path, maxBytes);
+      chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
+    }
+    return Buffer.concat(chunks, total);
+  } finally {
+    await handle.close();
+  }
+}
+
+function checkRegular(path: string, stats: Stats, maxBytes: number): void {
+  if (!stats.isFile()) {
+    throw new UnreadableFileError(path, 'not-regular', `is ${describeFileType(stats)}, not a regular file`);
+  }
+  if (stats.size > maxBytes) throw tooLarge(path, maxBytes);
+}
+
+function tooLarge(path: string, maxBytes: number): UnreadableFileError {
+  return new UnreadableFileError(path, 'too-large', `is larger than ${formatBytes(maxBytes)}`);
+}

@@ -1,0 +1,75 @@
+import { randomBytes } from 'node:crypto';
+import { constants } from 'node:fs';
+import { link, open, rename, stat, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+export interface AtomicWriteOptions {
+  /** Mode of a new file (default 0o644, less the umask). An existing file keeps its own mode. */
+  mode?: number;
+  /** Refuse (EEXIST) when the target exists, instead of replacing it. */
+  exclusive?: boolean;
+}
+
+/**
+ * Writes a whole file or nothing: the data goes to a temp file in the same directory, is flushed
+ * to disk (fsync), then renamed over the target (or hard-linked to it with `exclusive`, which
+ * never replaces an existing file). A full disk, a crash or a concurrent writer leaves either the
+ * old content or the new one, never a cut or empty file; a failed write throws and leaves the
+ * target untouched. Two concurrent writers: the last rename wins, and each file is complete.
+ */
+export async function writeFileAtomic(
+  target: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): Promise<void> {
+  const dir = dirname(target);
+  const existingMode = options.exclusive ? undefined : await modeOf(target);
+  const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await open(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,
+    options.mode ?? 0o644,
+  );
+  let placed = false;
+  try {
+    try {
+      // writeFile loops until every byte is written, and throws on a short write (ENOSPC, EDQUOT).
+      await handle.writeFile(data);
+      if (existingMode !== undefined) await handle.chmod(existingMode);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    if (options.exclusive) {
+      await link(temp, target);
+    } else {
+      await rename(temp, target);
+      placed = true;
+    }
+  } finally {
+    if (!placed) await unlink(temp).catch(() => {});
+  }
+  await syncDirectory(dir);
+}
+
+async function modeOf(path: string): Promise<number | undefined> {
+  try {
+    return (await stat(path)).mode & 0o7777;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Makes the rename itself durable. Best effort: not every file system lets a directory be synced. */
+async function syncDirectory(dir: string): Promise<void> {
+  try {
+    const handle = await open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // EINVAL / EISDIR / EPERM on some file systems: the data itself is already synced.
+  }
+}

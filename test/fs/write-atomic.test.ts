@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { writeFileAtomic } from '../../internal/fs/write-atomic.js';
+import { smallDisk } from './small-disk.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'axe-write-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('writeFileAtomic', () => {
+  it('writes a new file and replaces an existing one, keeping its mode', async () => {
+    const file = path.join(dir, 'a.txt');
+    await writeFileAtomic(file, 'first');
+    expect(readFileSync(file, 'utf8')).toBe('first');
+    chmodSync(file, 0o600);
+    await writeFileAtomic(file, 'second');
+    expect(readFileSync(file, 'utf8')).toBe('second');
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('gives a new file the requested mode', async () => {
+    const file = path.join(dir, 'secret.toml');
+    await writeFileAtomic(file, 'key', { mode: 0o600 });
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('exclusive: never replaces an existing file', async () => {
+    const file = path.join(dir, 'once.txt');
+    await writeFileAtomic(file, 'mine', { exclusive: true });
+    await expect(writeFileAtomic(file, 'theirs', { exclusive: true })).rejects.toMatchObject({
+      code: 'EEXIST',
+    });
+    expect(readFileSync(file, 'utf8')).toBe('mine');
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
+  it('concurrent writers: the file is always one whole version', async () => {
+    const file = path.join(dir, 'race.txt');
+    const versions = Array.from({ length: 20 }, (_, i) => String(i).repeat(50_000));
+    await Promise.all(versions.map((v) => writeFileAtomic(file, v)));
+    expect(versions).toContain(readFileSync(file, 'utf8'));
+  });
+
+  it('a full disk throws ENOSPC and leaves the old file whole, with no temp file behind', async () => {
+    const disk = smallDisk('64k');
+    if (!disk) return;
+    try {
+      const file = path.join(disk.root, 'kept.txt');
+      writeFileSync(file, 'old content');
+      await expect(writeFileAtomic(file, Buffer.alloc(1024 * 1024, 1))).rejects.toMatchObject({
+        code: 'ENOSPC',
+      });
+      expect(readFileSync(file, 'utf8')).toBe('old content');
+      expect(readdirSync(disk.root)).toEqual(['kept.txt']);
+    } finally {
+      disk.unmount();
+    }
+  });
+
+  it('fails when the directory is missing, creating nothing', async () => {
+    const file = path.join(dir, 'no', 'such', 'dir.txt');
+    await expect(writeFileAtomic(file, 'x')).rejects.toMatchObject({ code: 'ENOENT' });
+    mkdirSync(path.dirname(file), { recursive: true });
+    await writeFileAtomic(file, 'x');
+    expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+});

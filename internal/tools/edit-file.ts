@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
-import { openInSandbox, resolveInSandbox } from './sandbox.js';
+import { openInSandbox, resolveInSandbox, writeInSandbox } from './sandbox.js';
 
 export const editFileTool = defineTool(
   {
@@ -24,20 +24,22 @@ export const editFileTool = defineTool(
     const newString = optionalString(args, 'new_string', '');
     const replaceAll = optionalBoolean(args, 'replace_all', false);
     const checked = await resolveInSandbox(context.workdir, path);
-    const handle = await openInSandbox(context.workdir, checked, constants.O_RDWR, path);
-    try {
-      if ((await handle.stat()).isDirectory()) throw new Error(`path "${path}" is a directory, not a file`);
-      const original = (await handle.readFile()).toString('utf8');
-      const { text, count } = replaceExact(path, original, oldString, newString, replaceAll);
-      const data = Buffer.from(text, 'utf8');
-      await handle.truncate(0);
-      await handle.write(data, 0, data.length, 0);
-      return `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${path}`;
-    } finally {
-      await handle.close();
-    }
+    const original = await readWholeFile(context.workdir, checked, path);
+    const { text, count } = replaceExact(path, original, oldString, newString, replaceAll);
+    await writeInSandbox(context.workdir, checked, Buffer.from(text, 'utf8'), path);
+    return `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${path}`;
   },
 );
+
+async function readWholeFile(workdir: string, checked: string, shown: string): Promise<string> {
+  const handle = await openInSandbox(workdir, checked, constants.O_RDONLY, shown);
+  try {
+    if ((await handle.stat()).isDirectory()) throw new Error(`path "${shown}" is a directory, not a file`);
+    return (await handle.readFile()).toString('utf8');
+  } finally {
+    await handle.close();
+  }
+}
 
 /** Pure: the edited text, or an error saying how many matches there were. */
 function replaceExact(

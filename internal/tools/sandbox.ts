@@ -1,6 +1,7 @@
 import { constants, existsSync } from 'node:fs';
-import { type FileHandle, lstat, open, readlink, realpath, stat, unlink } from 'node:fs/promises';
+import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { writeFileAtomic } from '../fs/write-atomic.js';
 
 /**
  * The workdir sandbox of the file tools. A path is checked in two steps:
@@ -8,7 +9,8 @@ import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'nod
  *      symlink, and refuses absolute paths and anything that ends up outside (`..`, symlinked
  *      directories or leaves).
  *   2. `openInSandbox` opens the checked real path with O_NOFOLLOW and verifies that the file it
- *      actually opened is the checked one, so a link swapped in between check and use is refused.
+ *      actually opened is the checked one, so a link swapped in between check and use is refused;
+ *      `writeInSandbox` writes through the checked, pinned parent directory.
  */
 export class SandboxError extends Error {}
 
@@ -62,7 +64,7 @@ async function longestExistingPrefix(
   return { existing: root, rest: relative(root, path) };
 }
 
-/** Opens a checked path without following a symlink and verifies the opened file is that path. */
+/** Opens a checked existing path without following a symlink and verifies the opened file is that path. */
 export async function openInSandbox(
   workdir: string,
   checked: string,
@@ -71,28 +73,15 @@ export async function openInSandbox(
 ): Promise<FileHandle> {
   const root = await realpath(workdir);
   let handle: FileHandle;
-  let created = false;
-  // O_NONBLOCK: opening a FIFO planted in the workdir must not hang the tool (it is refused below).
-  flags |= constants.O_NONBLOCK;
   try {
-    if (flags & constants.O_CREAT) {
-      try {
-        handle = await createExclusive(checked, flags, root, shown);
-        created = true;
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-        handle = await open(checked, (flags & ~constants.O_CREAT) | constants.O_NOFOLLOW);
-      }
-    } else {
-      handle = await open(checked, flags | constants.O_NOFOLLOW);
-    }
+    // O_NONBLOCK: opening a FIFO planted in the workdir must not hang the tool (it is refused below).
+    handle = await open(checked, flags | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
-    throw error instanceof SandboxError ? error : describeOpenError(error, shown);
+    throw describeOpenError(error, shown);
   }
   const opened = await openedPath(handle, checked);
   if (opened !== checked || !isWithin(opened, root)) {
     await handle.close();
-    if (created && opened !== undefined) await unlink(opened).catch(() => {});
     throw new SandboxError(
       `path "${shown}" changed between check and use (now ${opened ?? 'unknown'}): refused`,
     );
@@ -106,33 +95,74 @@ export async function openInSandbox(
 }
 
 /**
- * Creates a new file (O_EXCL, O_NOFOLLOW). On Linux the parent directory is opened first, checked
- * to be the expected one, and the file is created through that open directory
- * (`/proc/self/fd/<dir>/<name>`, like openat): a parent swapped for a symlink can then not make
- * the file appear outside, not even for a moment.
+ * Replaces (or creates) the file at a checked path with `data`, whole or not at all: a temp file
+ * in the same directory, fsync, rename over the target, the target's mode kept. On Linux the
+ * parent directory is opened first, checked to be the expected one, and both the temp file and
+ * the rename go through that open directory (`/proc/self/fd/<dir>/<name>`, like openat): a
+ * parent swapped for a symlink cannot make the file land outside, not even for a moment. A full
+ * disk or a short write throws and leaves the old file untouched.
  */
-async function createExclusive(checked: string, flags: number, root: string, shown: string) {
-  const exclusive = flags | constants.O_EXCL | constants.O_NOFOLLOW;
-  if (!hasProcFd) return open(checked, exclusive, 0o644);
+export async function writeInSandbox(
+  workdir: string,
+  checked: string,
+  data: Uint8Array,
+  shown: string,
+): Promise<void> {
+  const root = await realpath(workdir);
   const parent = dirname(checked);
+  const dir = hasProcFd ? await pinDirectory(parent, root, shown) : undefined;
+  try {
+    const target = dir === undefined ? checked : join(PROC_FD, String(dir.fd), basename(checked));
+    await refuseNonRegularTarget(target, shown);
+    await writeFileAtomic(target, data);
+  } catch (error) {
+    throw error instanceof SandboxError ? error : describeWriteError(error, shown);
+  } finally {
+    await dir?.close();
+  }
+}
+
+async function pinDirectory(parent: string, root: string, shown: string): Promise<FileHandle> {
   const dir = await open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
     (error: NodeJS.ErrnoException) => {
-      if (error.code !== 'ELOOP' && error.code !== 'ENOTDIR') throw error;
+      if (error.code !== 'ELOOP' && error.code !== 'ENOTDIR') throw describeOpenError(error, shown);
       throw new SandboxError(
         `path "${shown}" changed between check and use (its directory is now a symlink): refused`,
       );
     },
   );
-  try {
-    const pinned = join(PROC_FD, String(dir.fd));
-    const real = await readlink(pinned);
-    if (real !== parent || !isWithin(real, root)) {
-      throw new SandboxError(`path "${shown}" changed between check and use (now ${real}): refused`);
-    }
-    return await open(join(pinned, basename(checked)), exclusive, 0o644);
-  } finally {
+  const real = await readlink(join(PROC_FD, String(dir.fd))).catch(() => undefined);
+  if (real !== parent || !isWithin(real, root)) {
     await dir.close();
+    throw new SandboxError(`path "${shown}" changed between check and use (now ${real}): refused`);
   }
+  return dir;
+}
+
+/** The target may be missing or a regular file; a symlink, directory, FIFO or device is refused. */
+async function refuseNonRegularTarget(target: string, shown: string): Promise<void> {
+  let info: Awaited<ReturnType<typeof lstat>>;
+  try {
+    info = await lstat(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  if (info.isSymbolicLink()) {
+    throw new SandboxError(`path "${shown}" is a symlink (changed between check and use?): refused`);
+  }
+  if (info.isDirectory()) throw new SandboxError(`path "${shown}" is a directory, not a file`);
+  if (!info.isFile()) throw new SandboxError(`path "${shown}" is not a regular file`);
+}
+
+function describeWriteError(error: unknown, shown: string): Error {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') {
+    const why = code === 'ENOSPC' ? 'no space left on the device' : 'disk quota exceeded';
+    return new SandboxError(`could not write "${shown}": ${why}; the file was not changed`);
+  }
+  const described = describeOpenError(error, shown);
+  return new SandboxError(`${described.message}; the file was not changed`);
 }
 
 /** The real path of an open file: the kernel's own answer on Linux, an inode comparison elsewhere. */

@@ -1,9 +1,8 @@
-import { constants } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
-import { openInSandbox, resolveInSandbox } from './sandbox.js';
+import { resolveInSandbox, writeInSandbox } from './sandbox.js';
 
 export const writeFileTool = defineTool(
   {
@@ -23,20 +22,8 @@ export const writeFileTool = defineTool(
     const content = optionalString(args, 'content', '');
     const checked = await resolveInSandbox(context.workdir, path);
     await mkdir(dirname(checked), { recursive: true });
-    const handle = await openInSandbox(
-      context.workdir,
-      checked,
-      constants.O_WRONLY | constants.O_CREAT,
-      path,
-    );
     const data = Buffer.from(content, 'utf8');
-    try {
-      if ((await handle.stat()).isDirectory()) throw new Error(`path "${path}" is a directory, not a file`);
-      await handle.truncate(0);
-      await handle.write(data, 0, data.length, 0);
-    } finally {
-      await handle.close();
-    }
+    await writeInSandbox(context.workdir, checked, data, path);
     return `wrote ${data.length} bytes to ${path}`;
   },
 );

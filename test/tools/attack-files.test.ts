@@ -12,7 +12,7 @@ import { dirname, join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { JsonObject } from '../../internal/provider/types.js';
 import { BUILTIN_TOOLS } from '../../internal/tools/index.js';
-import { openInSandbox, resolveInSandbox } from '../../internal/tools/sandbox.js';
+import { openInSandbox, resolveInSandbox, writeInSandbox } from '../../internal/tools/sandbox.js';
 import type { Tool } from '../../internal/tools/types.js';
 import {
   type AttackBox,
@@ -126,11 +126,21 @@ describe('links swapped in between check and use', () => {
     symlinkSync(box.outside, join(box.workdir, 'sub'));
     // A file created and removed again would still change the directory's modification time.
     const outsideMtime = statSync(box.outside).mtimeMs;
-    const flags = constants.O_WRONLY | constants.O_CREAT;
-    await expect(openInSandbox(box.workdir, checked, flags, 'sub/new.txt')).rejects.toThrow(
+    await expect(writeInSandbox(box.workdir, checked, Buffer.from('x'), 'sub/new.txt')).rejects.toThrow(
       /changed between check|is a symlink/,
     );
     expect(statSync(box.outside).mtimeMs).toBe(outsideMtime);
+  });
+
+  it('a leaf swapped for a symlink is refused (write): the link target keeps its content', async () => {
+    const box = currentBox();
+    const checked = await resolveInSandbox(box.workdir, 'sub/inner.txt');
+    renameSync(join(box.workdir, 'sub', 'inner.txt'), join(box.workdir, 'sub', 'old.txt'));
+    symlinkSync(box.secretPath, join(box.workdir, 'sub', 'inner.txt'));
+    await expect(writeInSandbox(box.workdir, checked, Buffer.from('x'), 'sub/inner.txt')).rejects.toThrow(
+      /"sub\/inner\.txt" is a symlink/,
+    );
+    expect(readFileSync(box.secretPath, 'utf8')).toBe(SECRET);
   });
 
   it('a leaf swapped for a symlink is refused', async () => {

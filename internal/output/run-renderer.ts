@@ -70,7 +70,14 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   return { emit, finish, inFlight: () => inFlight.paths() };
 }
 
-/** A run that failed prints no answer, except when the budget stopped it: then the answer so far. */
+/**
+ * A run that failed prints no answer, except when the budget stopped it (the answer so far) or
+ * the agent itself finished and something after it failed (writing the cassette).
+ */
 function showsAnswer(outcome: RunOutcome): boolean {
-  return outcome.error === undefined || outcome.error.exitCode === ExitCode.budget;
+  return (
+    outcome.error === undefined ||
+    outcome.error.exitCode === ExitCode.budget ||
+    outcome.result.status === 'ok'
+  );
 }

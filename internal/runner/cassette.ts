@@ -1,6 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
 import { AxeError, ConfigError, ExitCode, ProviderError, type ProviderErrorDetails } from '../errors.js';
+import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
+import { writeFileAtomic } from '../fs/write-atomic.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
 
 /**
@@ -9,7 +13,14 @@ import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from
  * keys; never keys, headers or the stream flag). Replay serves identical requests in recorded
  * order, preferring the entry recorded for the same agent path, so parallel fan-out replays
  * identically whatever order the requests arrive in.
+ *
+ * A recording is kept in memory and published only when the run succeeds, in one atomic rename:
+ * an interrupted or failed run, or a full disk, leaves the previous cassette as it was, and of two
+ * concurrent recorders to one file the last to finish wins, each cassette complete.
  */
+
+/** Largest cassette `--replay` reads (documented in the README). */
+export const MAX_CASSETTE_BYTES = 256 * 2 ** 20;
 interface CassetteEntry {
   key: string;
   /** The agent path that made the request, e.g. `reviewer/call_agent#2:tester`. */
@@ -50,13 +61,22 @@ function sortKeys(value: JsonValue): JsonValue {
 export class CassetteRecorder {
   private readonly entries: CassetteEntry[] = [];
 
-  /** Fails early (exit 2) when the file cannot be written. */
-  constructor(private readonly file: string) {
-    try {
-      writeFileSync(file, '');
-    } catch (error) {
-      throw new ConfigError(`--record: cannot write ${file}: ${(error as Error).message}`);
+  private constructor(private readonly file: string) {}
+
+  /** Fails early (exit 2) when the file could not be written at the end: nothing is written yet. */
+  static async open(file: string): Promise<CassetteRecorder> {
+    const existing = await stat(file).catch(() => undefined);
+    if (existing !== undefined && !existing.isFile()) {
+      throw new ConfigError(`--record: ${file} is ${describeFileType(existing)}, not a regular file`);
     }
+    try {
+      await access(dirname(file), constants.W_OK);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'ENOENT' ? 'its directory does not exist' : 'its directory is not writable';
+      throw new ConfigError(`--record: cannot write ${file}: ${why}`);
+    }
+    return new CassetteRecorder(file);
   }
 
   wrap(inner: Provider, agentPath: string): Provider {
@@ -90,29 +110,36 @@ export class CassetteRecorder {
     };
   }
 
-  save(): void {
-    writeFileSync(this.file, this.entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+  /** Replaces the cassette with this run's exchanges, whole or not at all. */
+  async publish(): Promise<void> {
+    await writeFileAtomic(this.file, this.entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
   }
 }
 
 export class CassettePlayer {
   private readonly byKey = new Map<string, CassetteEntry[]>();
 
-  constructor(private readonly file: string) {
+  private constructor(private readonly file: string) {}
+
+  /** Reads and checks the whole cassette (exit 2 naming the file, and the line when one is bad). */
+  static async open(file: string): Promise<CassettePlayer> {
     let text: string;
     try {
-      text = readFileSync(file, 'utf8');
+      text = (await readRegularFile(file, MAX_CASSETTE_BYTES)).toString('utf8');
     } catch (error) {
-      throw new ConfigError(`--replay: cannot read ${file}: ${(error as Error).message}`);
+      if (error instanceof UnreadableFileError) throw new ConfigError(`--replay: ${file} ${error.message}`);
+      throw new ConfigError(`--replay: cannot read ${file}: ${fileSystemReason(error)}`);
     }
+    const player = new CassettePlayer(file);
     for (const [index, line] of text.split('\n').entries()) {
       if (line.trim() === '') continue;
       const entry = parseEntry(line);
       if (!entry) throw new ConfigError(`--replay: ${file}:${index + 1}: not a cassette entry`);
-      const list = this.byKey.get(entry.key) ?? [];
+      const list = player.byKey.get(entry.key) ?? [];
       list.push(entry);
-      this.byKey.set(entry.key, list);
+      player.byKey.set(entry.key, list);
     }
+    return player;
   }
 
   /** A provider that answers from the cassette only: no network, no key. */
@@ -147,6 +174,13 @@ export class CassettePlayer {
     }
     return entry;
   }
+}
+
+function fileSystemReason(error: unknown): string {
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code === 'ENOENT') return 'no such file';
+  if (code === 'EACCES') return 'permission denied';
+  return code ?? message;
 }
 
 /** A line of a cassette, checked field by field: replay hands its response to the loop as is. */

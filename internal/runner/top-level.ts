@@ -1,5 +1,5 @@
 import { loadGlobalConfig } from '../config/global.js';
-import { AxeError } from '../errors.js';
+import { AxeError, errorMessage, RuntimeError } from '../errors.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
 import { CassettePlayer, CassetteRecorder } from './cassette.js';
@@ -28,6 +28,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { controller } = scope;
 
   let opened: OpenedProviders | undefined;
+  let outcome: RunOutcome;
   try {
     opened = await openProviders(request);
     const ctx: RunContext = {
@@ -58,18 +59,57 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
     // A last call that went over the budget ends the run with its answer, but still as exit 4.
     const overBudget = error === undefined ? budget.overrun() : undefined;
     const failure = error ?? overBudget;
-    return { result, budget: budgetOf(budget), ...(failure ? { error: failure } : {}) };
+    outcome = { result, budget: budgetOf(budget), ...(failure ? { error: failure } : {}) };
   } catch (error) {
     // Setup failed (cassette, config.toml, AXE_MAX_PARALLEL): no agent ran.
     if (!(error instanceof AxeError)) throw error;
     const where = { agent: spec.name, path: spec.name, depth: 0 };
-    return { result: failedBeforeStart(where, 'error', error.message, 0), budget: budgetOf(budget), error };
+    outcome = {
+      result: failedBeforeStart(where, 'error', error.message, 0),
+      budget: budgetOf(budget),
+      error,
+    };
   } finally {
     scope.dispose();
     // Anything still in flight (a hung tool's request) is ended, not waited for.
     if (!controller.signal.aborted) controller.abort(new Error('run finished'));
-    opened?.recorder?.save();
     await opened?.pool?.close();
+  }
+  return opened?.recorder ? publishRecording(opened.recorder, request, outcome) : outcome;
+}
+
+/**
+ * `--record` publishes the cassette of a successful run only; a failed run leaves the previous
+ * cassette as it was, and says so. A cassette that cannot be written (a full disk) fails the run
+ * (exit 1) after its answer.
+ */
+async function publishRecording(
+  recorder: CassetteRecorder,
+  request: RunRequest,
+  outcome: RunOutcome,
+): Promise<RunOutcome> {
+  const file = request.record ?? '';
+  if (outcome.error) {
+    request.emit({
+      type: 'warning',
+      message: `--record: nothing recorded because the run failed; ${file} is unchanged`,
+      path: request.spec.name,
+      agent: request.spec.name,
+      depth: 0,
+      time: Date.now(),
+    });
+    return outcome;
+  }
+  try {
+    await recorder.publish();
+    return outcome;
+  } catch (error) {
+    const why =
+      (error as NodeJS.ErrnoException).code === 'ENOSPC'
+        ? 'no space left on the device'
+        : errorMessage(error);
+    const message = `--record: could not write ${file} (${why}): nothing recorded, the previous cassette is unchanged`;
+    return { ...outcome, error: new RuntimeError(message) };
   }
 }
 
@@ -81,8 +121,10 @@ interface OpenedProviders {
 
 /** Replay: the cassette alone (no pool, no config, no key). Else live providers, maybe recorded. */
 async function openProviders(request: RunRequest): Promise<OpenedProviders> {
-  if (request.replay !== undefined) return { providers: replayProviders(new CassettePlayer(request.replay)) };
-  const recorder = request.record !== undefined ? new CassetteRecorder(request.record) : undefined;
+  if (request.replay !== undefined) {
+    return { providers: replayProviders(await CassettePlayer.open(request.replay)) };
+  }
+  const recorder = request.record !== undefined ? await CassetteRecorder.open(request.record) : undefined;
   const globalConfig = await loadGlobalConfig(request.configDir);
   const pool = createHttpPool();
   const providers = liveProviders({

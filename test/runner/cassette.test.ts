@@ -18,30 +18,24 @@ function cassette(name: string, ...entries: unknown[]): string {
 }
 
 describe('CassettePlayer', () => {
-  it('loads well-formed answers and errors', () => {
+  it('loads well-formed answers and errors', async () => {
     const error = { message: 'overloaded', details: { category: 'overloaded', provider: 'anthropic' } };
     const file = cassette(
       'good.jsonl',
       { key: 'a', agent: 'lead', provider: 'anthropic', request: {}, response, deltas: ['h', 'i'] },
       { key: 'b', agent: 'lead', provider: 'anthropic', request: {}, error },
     );
-    expect(() => new CassettePlayer(file)).not.toThrow();
+    await expect(CassettePlayer.open(file)).resolves.toBeInstanceOf(CassettePlayer);
   });
 
   it.each([
     ['a response without tool calls', { ...response, toolCalls: undefined }],
     ['a response with a malformed tool call', { ...response, toolCalls: [{ id: 'c1', name: 'x' }] }],
     ['a response without usage counts', { ...response, usage: { inputTokens: 1 } }],
-  ])('refuses %s, naming the file and line (exit 2)', (_what, bad) => {
+  ])('refuses %s, naming the file and line (exit 2)', async (_what, bad) => {
     const entry = { key: 'a', agent: 'lead', provider: 'anthropic', request: {} };
     const file = cassette('bad.jsonl', { ...entry, response }, { ...entry, response: bad });
-    const thrown = (() => {
-      try {
-        new CassettePlayer(file);
-      } catch (error) {
-        return error;
-      }
-    })();
+    const thrown = await CassettePlayer.open(file).catch((error: unknown) => error);
     expect(thrown).toBeInstanceOf(ConfigError);
     expect((thrown as ConfigError).message).toBe(`--replay: ${file}:2: not a cassette entry`);
   });

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/agent/agent-files.js';
 import { listAgents, loadAgent } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
+import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
 
@@ -47,19 +49,32 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
 }
 
 async function init(agent: string, options: Record<string, unknown>): Promise<number> {
-  const { configDir } = resolvePaths(process.env);
   const local = join(process.cwd(), 'axe', 'agents');
   const first = agentsDirFlags(options)[0];
-  const dir = first !== undefined ? resolve(first) : existsSync(local) ? local : join(configDir, 'agents');
-  await mkdir(dir, { recursive: true });
-  const existing = (await readdir(dir)).find(
-    (file) => basename(file, extname(file)) === agent && hasAgentExtension(file),
-  );
-  if (existing)
-    throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
+  const dir =
+    first !== undefined
+      ? resolve(first)
+      : existsSync(local)
+        ? local
+        : join(resolvePaths(process.env).configDir, 'agents');
   const file = join(dir, `${agent}.toml`);
-  const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
-  await writeFile(file, scaffoldAgent(agent), { flag: 'wx' });
+  try {
+    await mkdir(dir, { recursive: true });
+    const existing = (await readdir(dir)).find(
+      (name) => basename(name, extname(name)) === agent && hasAgentExtension(name),
+    );
+    if (existing)
+      throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
+    const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
+    // Exclusive: of two concurrent inits of one name, the second is told the file exists.
+    await writeFileAtomic(file, scaffoldAgent(agent), { exclusive: true });
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
+      throw new ConfigError(`agent config already exists: ${file} (not overwritten)`);
+    }
+    throw new ConfigError(`agents init: cannot create ${file}: ${fsErrorReason(error)}`);
+  }
   process.stdout.write(`${file}\n`);
   return 0;
 }

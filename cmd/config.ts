@@ -1,7 +1,9 @@
-import { chmod, mkdir, writeFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError } from '../internal/errors.js';
+import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 
 const CONFIG_TOML = `# axe global configuration: API keys and base URLs of LLM providers.
 # Environment variables win over this file:
@@ -54,18 +56,21 @@ export async function configCommand(action: string): Promise<number> {
   if (action !== 'init') {
     throw new ConfigError(`unknown config action "${action}": expected "path" or "init"`);
   }
-  await mkdir(join(configDir, 'agents'), { recursive: true });
-  await mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
-  await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
-  await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
+  try {
+    await mkdir(join(configDir, 'agents'), { recursive: true });
+    await mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
+    await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
+    await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
+  } catch (error) {
+    throw new ConfigError(`config init: cannot create ${configDir}: ${fsErrorReason(error)}`);
+  }
   process.stdout.write(`${configDir}\n`);
   return 0;
 }
 
 async function writeIfMissing(file: string, content: string, mode: number): Promise<void> {
   try {
-    await writeFile(file, content, { flag: 'wx', mode });
-    await chmod(file, mode); // the umask may have taken bits away from `mode`
+    await writeFileAtomic(file, content, { mode, exclusive: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }

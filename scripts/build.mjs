@@ -7,6 +7,8 @@ import { build } from 'esbuild';
 
 const staging = mkdtempSync('dist-build-');
 try {
+  // mkdtemp makes the folder 0700: dist/ must be readable by every user of a shared install.
+  chmodSync(staging, 0o755);
   await build({
     entryPoints: { main: 'cmd/main.ts' },
     outdir: staging,

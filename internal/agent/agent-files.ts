@@ -1,6 +1,6 @@
 /** Where agent files are: names, extensions, search directories. Reading them is load.ts's job. */
 import type { Dirent } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, join } from 'node:path';
 import { ConfigError } from '../errors.js';
 
@@ -16,13 +16,17 @@ export function checkAgentName(name: string): void {
   }
 }
 
-/** The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order. */
+/**
+ * The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order. A
+ * name that exists but is not a regular file (a directory, a FIFO, a dangling link) is returned
+ * too, so that reading it says what it is instead of "not found".
+ */
 export async function findAgentFile(name: string, searchDirs: string[]): Promise<string | undefined> {
   checkAgentName(name);
   for (const dir of searchDirs) {
     for (const extension of AGENT_EXTENSIONS) {
       const file = join(dir, `${name}${extension}`);
-      if (await isFile(file)) return file;
+      if (await exists(file)) return file;
     }
   }
   return undefined;
@@ -49,7 +53,7 @@ export async function agentFiles(
       continue;
     }
     const files = entries
-      .filter((entry) => (entry.isFile() || entry.isSymbolicLink()) && isAgentFileName(entry.name))
+      .filter((entry) => isAgentFileName(entry.name))
       .map((entry) => entry.name)
       .sort((a, b) => extensionRank(a) - extensionRank(b));
     for (const fileName of files) {
@@ -76,9 +80,10 @@ function extensionRank(fileName: string): number {
   return (AGENT_EXTENSIONS as readonly string[]).indexOf(extname(fileName));
 }
 
-async function isFile(path: string): Promise<boolean> {
+async function exists(path: string): Promise<boolean> {
   try {
-    return (await stat(path)).isFile();
+    await lstat(path);
+    return true;
   } catch {
     return false;
   }

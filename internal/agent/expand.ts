@@ -1,4 +1,4 @@
-import { homedir } from 'node:os';
+import { homeDir } from '../config/paths.js';
 
 /**
  * Expands a leading `~` and every `$VAR` / `${VAR}` from `env`. Returns the names of variables
@@ -6,8 +6,12 @@ import { homedir } from 'node:os';
  */
 export function expandPath(text: string, env: NodeJS.ProcessEnv): { value: string; unset: string[] } {
   const unset: string[] = [];
-  const home = env.HOME || homedir();
-  const withHome = text === '~' ? home : text.startsWith('~/') ? `${home}${text.slice(1)}` : text;
+  let withHome = text;
+  if (text === '~' || text.startsWith('~/')) {
+    const home = homeDir(env);
+    if (home === undefined) unset.push('HOME');
+    else withHome = home + text.slice(1);
+  }
   const value = withHome.replace(
     /\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))/g,
     (_, braced, bare) => {

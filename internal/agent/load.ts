@@ -1,10 +1,11 @@
-import { readFile } from 'node:fs/promises';
 import { basename, extname } from 'node:path';
 import { FileProblem, formatProblem, unreadableFile } from '../config/file-problem.js';
 import { own } from '../config/own.js';
 import { describeSchemaErrors, parseField } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
+import { readRegularFile } from '../fs/read-bounded.js';
+import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
 import type { AgentFileData } from './file-data.js';
@@ -160,7 +161,7 @@ function unusedFeatures(data: AgentFileData): FieldNote[] {
 async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {
   let bytes: Buffer;
   try {
-    bytes = await readFile(path);
+    bytes = await readRegularFile(path, READ_LIMITS.agentFile);
   } catch (error) {
     throw unreadableFile(path, error);
   }

@@ -4,13 +4,21 @@ import { toJsonValue } from '../config/json-value.js';
 import { errorMessage } from '../errors.js';
 import type { ParsedAgentFile } from './parsed-file.js';
 
+const TOO_DEEP = 'nested too deeply to parse';
+
 /**
  * Parses YAML (an agent file, or front-matter starting `lineOffset` lines into its file) with the
  * `yaml` package's core schema: no custom tags, duplicate keys rejected, aliases capped.
  */
 export function parseYamlAgent(text: string, file: string, lineOffset = 0): ParsedAgentFile {
   const lineCounter = new LineCounter();
-  const doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, schema: 'core' });
+  let doc: ReturnType<typeof parseDocument>;
+  try {
+    doc = parseDocument(text, { lineCounter, uniqueKeys: true, prettyErrors: false, schema: 'core' });
+  } catch (error) {
+    if (error instanceof RangeError) throw new FileProblem(file, `invalid YAML: ${TOO_DEEP}`);
+    throw error;
+  }
   const problem = doc.errors[0] ?? doc.warnings[0];
   if (problem) throw yamlProblem(problem, file, lineCounter, lineOffset);
   let value: unknown;
@@ -38,7 +46,8 @@ function yamlProblem(
   lineCounter: LineCounter,
   lineOffset: number,
 ): FileProblem {
-  const reason = `invalid YAML: ${(error.message.split('\n')[0] ?? 'syntax error').replace(/ at line \d+, column \d+:?$/, '')}`;
+  const first = (error.message.split('\n')[0] ?? 'syntax error').replace(/ at line \d+, column \d+:?$/, '');
+  const reason = `invalid YAML: ${/call stack/i.test(first) ? TOO_DEEP : first}`;
   const position = error.linePos?.[0] ?? lineCounter.linePos(error.pos[0]);
   return new FileProblem(file, reason, { line: position.line + lineOffset, column: position.col });
 }

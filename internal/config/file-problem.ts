@@ -1,5 +1,8 @@
+import { lstatSync } from 'node:fs';
 import { isAbsolute, relative } from 'node:path';
-import { ConfigError, errorMessage } from '../errors.js';
+import { ConfigError } from '../errors.js';
+import { fsErrorReason } from '../fs/fs-error.js';
+import { UnreadableFileError } from '../fs/read-bounded.js';
 
 /** Where in a file a problem is: the field path and, when the parser knows it, line and column. */
 export interface ProblemLocation {
@@ -34,8 +37,20 @@ export class FileProblem extends ConfigError {
   }
 }
 
-/** A file that is there but cannot be read (permissions, a directory): the error code says why. */
+/** A file that cannot be read: missing, a dangling link, permissions, not a regular file, too large. */
 export function unreadableFile(file: string, error: unknown): FileProblem {
-  const code = error instanceof Error ? (error as NodeJS.ErrnoException).code : undefined;
-  return new FileProblem(file, `cannot read: ${code ?? errorMessage(error)}`);
+  if (error instanceof UnreadableFileError) return new FileProblem(file, error.message);
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOENT') {
+    return new FileProblem(file, isSymlink(file) ? 'is a symbolic link to a missing file' : 'does not exist');
+  }
+  return new FileProblem(file, `cannot read: ${fsErrorReason(error)}`);
+}
+
+function isSymlink(file: string): boolean {
+  try {
+    return lstatSync(file).isSymbolicLink();
+  } catch {
+    return false;
+  }
 }

@@ -1,6 +1,7 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
+import { readRegularFile } from '../fs/read-bounded.js';
+import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { FileProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
@@ -30,7 +31,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   const file = join(configDir, 'config.toml');
   let bytes: Buffer;
   try {
-    bytes = await readFile(file);
+    bytes = await readRegularFile(file, READ_LIMITS.configFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { providers: {} };
     throw unreadableFile(file, error);

@@ -1,5 +1,6 @@
-import { homedir } from 'node:os';
+import { userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
+import { ConfigError } from '../errors.js';
 
 export interface AxePaths {
   configDir: string;
@@ -10,19 +11,45 @@ export interface AxePaths {
 /**
  * XDG base directories: `$XDG_CONFIG_HOME/axe` (else `~/.config/axe`), `$XDG_DATA_HOME/axe`
  * (else `~/.local/share/axe`), `$XDG_CACHE_HOME/axe` (else `~/.cache/axe`). Relative XDG values
- * are ignored, as the XDG spec says.
+ * are ignored, as the XDG spec says. Each is worked out when first asked for, so a machine with
+ * no home directory (a container user without a passwd entry) works as long as the directories
+ * it needs are set; one that is needed and cannot be found is a config error naming the variable.
  */
 export function resolvePaths(env: NodeJS.ProcessEnv): AxePaths {
-  const home = env.HOME || homedir();
-  const base = (variable: string, fallback: string[]): string => {
-    const value = env[variable];
-    return join(value && isAbsolute(value) ? value : join(home, ...fallback), 'axe');
-  };
   return {
-    configDir: base('XDG_CONFIG_HOME', ['.config']),
-    dataDir: base('XDG_DATA_HOME', ['.local', 'share']),
-    cacheDir: base('XDG_CACHE_HOME', ['.cache']),
+    get configDir() {
+      return xdgDir(env, 'XDG_CONFIG_HOME', ['.config']);
+    },
+    get dataDir() {
+      return xdgDir(env, 'XDG_DATA_HOME', ['.local', 'share']);
+    },
+    get cacheDir() {
+      return xdgDir(env, 'XDG_CACHE_HOME', ['.cache']);
+    },
   };
+}
+
+function xdgDir(env: NodeJS.ProcessEnv, variable: string, fallback: string[]): string {
+  const value = env[variable];
+  if (value && isAbsolute(value)) return join(value, 'axe');
+  const home = homeDir(env);
+  if (home === undefined) {
+    throw new ConfigError(
+      `cannot find axe's directories: there is no home directory; set ${variable} (or HOME) to an absolute path`,
+    );
+  }
+  return join(home, ...fallback, 'axe');
+}
+
+/** `$HOME` when it is an absolute path, else the user's passwd entry; undefined when neither exists. */
+export function homeDir(env: NodeJS.ProcessEnv): string | undefined {
+  if (env.HOME && isAbsolute(env.HOME)) return env.HOME;
+  try {
+    const home = userInfo().homedir;
+    return home && isAbsolute(home) ? home : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A repeatable directory flag as the CLI parser gives it: absent, once (a string) or repeated (a list). */

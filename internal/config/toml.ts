@@ -16,6 +16,7 @@ export function parseTomlFile(text: string, file: string): ParsedToml {
   try {
     parsed = parse(text);
   } catch (error) {
+    if (error instanceof RangeError) throw new FileProblem(file, 'invalid TOML: nested too deeply to parse');
     if (!(error instanceof TomlError)) throw error;
     const reason = error.message.split('\n')[0]?.replace(/^Invalid TOML document: /, '') || 'syntax error';
     throw new FileProblem(file, `invalid TOML: ${reason}`, { line: error.line, column: error.column });

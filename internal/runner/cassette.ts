@@ -3,7 +3,9 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AxeError, ConfigError, ExitCode, ProviderError, type ProviderErrorDetails } from '../errors.js';
+import { fsErrorReason } from '../fs/fs-error.js';
 import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
+import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
 
@@ -19,8 +21,6 @@ import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from
  * concurrent recorders to one file the last to finish wins, each cassette complete.
  */
 
-/** Largest cassette `--replay` reads (documented in the README). */
-export const MAX_CASSETTE_BYTES = 256 * 2 ** 20;
 interface CassetteEntry {
   key: string;
   /** The agent path that made the request, e.g. `reviewer/call_agent#2:tester`. */
@@ -125,10 +125,10 @@ export class CassettePlayer {
   static async open(file: string): Promise<CassettePlayer> {
     let text: string;
     try {
-      text = (await readRegularFile(file, MAX_CASSETTE_BYTES)).toString('utf8');
+      text = (await readRegularFile(file, READ_LIMITS.cassette)).toString('utf8');
     } catch (error) {
       if (error instanceof UnreadableFileError) throw new ConfigError(`--replay: ${file} ${error.message}`);
-      throw new ConfigError(`--replay: cannot read ${file}: ${fileSystemReason(error)}`);
+      throw new ConfigError(`--replay: cannot read ${file}: ${fsErrorReason(error)}`);
     }
     const player = new CassettePlayer(file);
     for (const [index, line] of text.split('\n').entries()) {
@@ -174,13 +174,6 @@ export class CassettePlayer {
     }
     return entry;
   }
-}
-
-function fileSystemReason(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
-  if (code === 'ENOENT') return 'no such file';
-  if (code === 'EACCES') return 'permission denied';
-  return code ?? message;
 }
 
 /** A line of a cassette, checked field by field: replay hands its response to the loop as is. */

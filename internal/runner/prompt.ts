@@ -1,7 +1,9 @@
-import { lstat, open, readFile, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
+import { formatBytes, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
+import { READ_LIMITS } from '../fs/read-limits.js';
 import { GlobError, globFiles } from './glob.js';
 
 /** A context file: its path relative to the workdir (with `/`) and its text. */
@@ -36,17 +38,23 @@ export function buildSystemPrompt(
 export async function readSkill(skill: string, configDir: string, label: string): Promise<string> {
   const resolved = skillPath(skill, configDir);
   try {
-    return await readFile(resolved, 'utf8');
+    return (await readRegularFile(resolved, READ_LIMITS.skill)).toString('utf8');
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'not found' : 'not readable';
+    const reason =
+      error instanceof UnreadableFileError
+        ? error.message
+        : (error as NodeJS.ErrnoException).code === 'ENOENT'
+          ? 'not found'
+          : 'not readable';
     throw new ConfigError(`${label}: skill "${skill}" ${reason}: ${resolved}`);
   }
 }
 
 /**
  * The files matching `patterns` under `workdir` (an absolute, real path), sorted by path. Binary
- * files (a NUL byte in the first 512), unreadable files and symlinks resolving outside the workdir
- * are skipped.
+ * files (a NUL byte in the first 512), unreadable files, anything that is not a regular file (a
+ * FIFO, a device, a socket) and symlinks resolving outside the workdir are skipped. A file larger
+ * than READ_LIMITS.contextFile, or more than READ_LIMITS.contextTotal in all, is a config error.
  */
 export async function readContextFiles(
   patterns: readonly string[],
@@ -62,28 +70,38 @@ export async function readContextFiles(
     throw error;
   }
   const files: ContextFile[] = [];
+  let total = 0;
   for (const relative of matches) {
-    const content = await readTextInside(path.join(workdir, relative), workdir);
-    if (content !== undefined) files.push({ path: relative, content });
+    const content = await readTextInside(
+      path.join(workdir, relative),
+      workdir,
+      `${agentSource}: files: ${relative}`,
+    );
+    if (content === undefined) continue;
+    total += content.length;
+    if (total > READ_LIMITS.contextTotal) {
+      throw new ConfigError(
+        `${agentSource}: files: the matched files are larger than ${formatBytes(READ_LIMITS.contextTotal)} in all`,
+      );
+    }
+    files.push({ path: relative, content });
   }
   return files;
 }
 
-async function readTextInside(file: string, workdir: string): Promise<string | undefined> {
+async function readTextInside(file: string, workdir: string, label: string): Promise<string | undefined> {
+  let data: Buffer;
   try {
     if ((await lstat(file)).isSymbolicLink()) {
       const target = await realpath(file);
       if (target !== workdir && !target.startsWith(workdir + path.sep)) return undefined;
     }
-    const handle = await open(file, 'r');
-    try {
-      const data = await handle.readFile();
-      if (data.subarray(0, 512).includes(0)) return undefined;
-      return data.toString('utf8');
-    } finally {
-      await handle.close();
+    data = await readRegularFile(file, READ_LIMITS.contextFile);
+  } catch (error) {
+    if (error instanceof UnreadableFileError && error.reason === 'too-large') {
+      throw new ConfigError(`${label} ${error.message}`);
     }
-  } catch {
     return undefined;
   }
+  return data.subarray(0, 512).includes(0) ? undefined : data.toString('utf8');
 }

@@ -1,5 +1,6 @@
 import { loadGlobalConfig } from '../config/global.js';
-import { AxeError, errorMessage, RuntimeError } from '../errors.js';
+import { AxeError, RuntimeError } from '../errors.js';
+import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
 import { CassettePlayer, CassetteRecorder } from './cassette.js';
@@ -104,11 +105,7 @@ async function publishRecording(
     await recorder.publish();
     return outcome;
   } catch (error) {
-    const why =
-      (error as NodeJS.ErrnoException).code === 'ENOSPC'
-        ? 'no space left on the device'
-        : errorMessage(error);
-    const message = `--record: could not write ${file} (${why}): nothing recorded, the previous cassette is unchanged`;
+    const message = `--record: could not write ${file} (${fsErrorReason(error)}): nothing recorded, the previous cassette is unchanged`;
     return { ...outcome, error: new RuntimeError(message) };
   }
 }

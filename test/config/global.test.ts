@@ -69,7 +69,9 @@ describe('loadGlobalConfig', () => {
     chmodSync(`${locked}/config.toml`, 0);
     if (process.getuid?.() !== 0) await expect(loadGlobalConfig(locked)).rejects.toBeInstanceOf(ConfigError);
     const directory = tempDir({ 'config.toml/x': '' });
-    await expect(loadGlobalConfig(directory)).rejects.toThrow(/config\.toml: cannot read: EISDIR$/);
+    await expect(loadGlobalConfig(directory)).rejects.toThrow(
+      /config\.toml: is a directory, not a regular file$/,
+    );
   });
 });
 

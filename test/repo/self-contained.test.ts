@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
@@ -34,5 +34,14 @@ describe('the repository stands alone', () => {
       readFileSync(`${repoRoot}/test/fake-llm/vendor/openai/openai-chat-completions.schema.json`, 'utf8'),
     ) as { components: { schemas: Record<string, unknown> } };
     expect(schema.components.schemas.CreateChatCompletionRequest).toBeDefined();
+  });
+});
+
+describe('the build', () => {
+  it('dist/ is readable by every user (a shared install), main.js executable', () => {
+    const dist = `${repoRoot}/dist`;
+    expect(statSync(dist).mode & 0o755).toBe(0o755);
+    for (const file of readdirSync(dist)) expect(statSync(`${dist}/${file}`).mode & 0o444).toBe(0o444);
+    expect(statSync(`${dist}/main.js`).mode & 0o111).toBe(0o111);
   });
 });

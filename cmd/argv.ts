@@ -27,3 +27,50 @@ export function lastValue(argv: string[], parsed: unknown, names: string[]): str
 export function agentsDirFlags(options: Record<string, unknown>): string[] {
   return rawValues(process.argv.slice(2), options.agentsDir, ['--agents-dir']);
 }
+
+/** Options that may be given several times, every value kept (in order). */
+const REPEATABLE = new Set(['agentsDir', '--']);
+
+/**
+ * One meaning for a repeated flag, whatever its kind: the last one wins, as in Go axe (cac gives
+ * `[true, true]` for `--dry-run --dry-run` and `['a', 'b']` for `--model a --model b`), except the
+ * repeatable ones.
+ */
+export function lastWins(options: Record<string, unknown>): Record<string, unknown> {
+  const normalized: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(options)) {
+    normalized[key] = Array.isArray(value) && !REPEATABLE.has(key) ? value.at(-1) : value;
+  }
+  return normalized;
+}
+
+/**
+ * `--timeout -1`: a value flag takes the next word as its value even when it looks like a negative
+ * number (cac would read `-1` as a flag), so the value is checked and reported as a bad value.
+ */
+export function joinNegativeValues(argv: string[], valueFlags: ReadonlySet<string>): string[] {
+  const joined: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    const next = argv[i + 1];
+    if (arg === '--') return [...joined, ...argv.slice(i)];
+    if (valueFlags.has(arg) && arg.startsWith('--') && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+      joined.push(`${arg}=${next}`);
+      i++;
+    } else {
+      joined.push(arg);
+    }
+  }
+  return joined;
+}
+
+/** cac reports `--bogusFlag` for `--bogus-flag`: find the flag as the user typed it. */
+export function flagAsTyped(reported: string, argv: string[]): string {
+  const key = reported.replace(/^-+/, '');
+  const camel = (name: string) =>
+    name.replace(/([a-z])-([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase());
+  const typed = argv.find(
+    (arg) => arg.startsWith('-') && camel(arg.replace(/^-+/, '').split('=')[0] ?? '') === key,
+  );
+  return typed?.split('=')[0] ?? reported;
+}

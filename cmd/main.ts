@@ -1,11 +1,15 @@
+import { readFileSync, readlinkSync } from 'node:fs';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
+import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
 
 /**
  * The CLI entry. It only parses flags and dispatches; each command lives in its own module,
  * imported when that command runs, so `axe version` loads neither cac, ajv, undici nor the MCP SDK.
  */
 const argv = process.argv.slice(2);
-if (argv.length === 1 && (argv[0] === 'version' || argv[0] === '--version')) {
+handleOutputErrors();
+if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? '')) {
   await printVersion();
 } else {
   await parseAndRun();
@@ -28,7 +32,7 @@ async function parseAndRun(): Promise<void> {
     .example('axe agents list')
     .example('axe agents init reviewer')
     .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./agents.js')).agentsCommand(action, agent, options)),
+      dispatch(async () => (await import('./agents.js')).agentsCommand(action, agent, lastWins(options))),
     );
 
   cli
@@ -37,12 +41,13 @@ async function parseAndRun(): Promise<void> {
     .option('--strict', 'Treat warnings as errors')
     .option('--json', 'Print the findings as JSON')
     .action((agents: string[], options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./validate.js')).validateCommand(agents, options)),
+      dispatch(async () => (await import('./validate.js')).validateCommand(agents, lastWins(options))),
     );
 
   cli
     .command('run <agent>', 'Run an agent')
     .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
+    .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
     .option('--model <provider/model>', "Override the agent's model")
     .option('--skill <path>', "Override the agent's skill")
     .option('--workdir <dir>', "Override the agent's working directory")
@@ -57,35 +62,56 @@ async function parseAndRun(): Promise<void> {
     .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
     .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
     .action((agent: string, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./run.js')).runCommand(agent, options)),
+      dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options))),
     );
 
-  cli.option('--version', 'Print the version');
+  cli.option('-V, --version', 'Print the version');
   cli.help();
 
+  const valueFlags = new Set(
+    [cli.globalCommand, ...cli.commands].flatMap((command) =>
+      command.options
+        .filter((option) => option.required)
+        .flatMap((option) => option.rawName.match(/--?[\w-]+/g) ?? []),
+    ),
+  );
   try {
-    cli.parse(process.argv, { run: false });
-    if (!cli.matchedCommand) {
-      if (cli.args.length > 0) {
-        process.stderr.write(`axe: unknown command "${cli.args[0]}" (see axe --help)\n`);
-        process.exitCode = ExitCode.config;
-      } else if (cli.options.version) {
-        await printVersion();
-      } else if (!cli.options.help) {
-        cli.outputHelp();
-      }
-    } else {
+    cli.parse([...process.argv.slice(0, 2), ...joinNegativeValues(argv, valueFlags)], { run: false });
+    if (cli.matchedCommand) {
       await cli.runMatchedCommand();
+      return;
+    }
+    const unknown = Object.keys(cli.options).find(
+      (key) => !['--', 'help', 'h', 'version', 'V'].includes(key),
+    );
+    const [first, topic] = cli.args;
+    if (unknown !== undefined) {
+      usageError(`unknown option ${flagAsTyped(unknown.length > 1 ? `--${unknown}` : `-${unknown}`, argv)}`);
+    } else if (first === 'help') {
+      const command = cli.commands.find((c) => c.name === topic);
+      if (topic !== undefined && !command) usageError(`unknown command "${topic}"`);
+      else (command ?? cli.globalCommand).outputHelp();
+    } else if (first !== undefined) {
+      usageError(`unknown command "${first}"`);
+    } else if (cli.options.version) {
+      await printVersion();
+    } else if (!cli.options.help) {
+      cli.outputHelp();
     }
   } catch (error) {
     // cac throws CACError for unknown options and missing arguments: a usage error.
     if (error instanceof Error && error.name === 'CACError') {
-      process.stderr.write(`axe: ${error.message} (see axe --help)\n`);
-      process.exitCode = ExitCode.config;
+      const unknown = /^Unknown option `(.+)`$/.exec(error.message)?.[1];
+      usageError(unknown !== undefined ? `unknown option ${flagAsTyped(unknown, argv)}` : error.message);
     } else {
       reportFatal(error);
     }
   }
+}
+
+function usageError(message: string): void {
+  process.stderr.write(`axe: ${message} (see axe --help)\n`);
+  process.exitCode = ExitCode.config;
 }
 
 function printVersion(): Promise<void> {
@@ -109,4 +135,42 @@ function reportFatal(error: unknown): void {
     process.stderr.write(`${error.stack}\n`);
   }
   process.exitCode = isAxeError(error) ? error.exitCode : ExitCode.runtime;
+}
+
+/**
+ * stdout and stderr as a Unix tool treats them: a reader that went away (`axe run x | head -c 1`)
+ * ends axe quietly with 141, as git does (128 + SIGPIPE); a stdout that cannot take the answer (a
+ * full disk, a closed descriptor) is one line on stderr and exit 1, never a stack trace or a
+ * silent success.
+ */
+function handleOutputErrors(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(ExitCode.sigpipe);
+    process.stderr.write(`axe: cannot write to stdout: ${fsErrorReason(error)}\n`);
+    process.exit(ExitCode.runtime);
+  });
+  // Nobody is left to tell about a broken stderr.
+  process.stderr.on('error', () => {});
+  if (stdoutClosed()) {
+    process.stderr.write(
+      'axe: stdout is closed: nothing could be printed (redirect it to /dev/null to discard it)\n',
+    );
+    process.exit(ExitCode.runtime);
+  }
+}
+
+/**
+ * Node reopens a closed stdout as /dev/null read-write, where a shell's `>/dev/null` opens it
+ * write-only; daemon(3) points 0, 1 and 2 at one read-write /dev/null, which is a discarded
+ * stdout, not a closed one. Linux only; elsewhere a closed stdout goes unnoticed.
+ */
+function stdoutClosed(): boolean {
+  try {
+    if (readlinkSync('/proc/self/fd/1') !== '/dev/null') return false;
+    const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync('/proc/self/fdinfo/1', 'utf8'))?.[1] ?? '0';
+    const readWrite = (Number.parseInt(flags, 8) & 0o3) === 0o2;
+    return readWrite && readlinkSync('/proc/self/fd/2') !== '/dev/null';
+  } catch {
+    return false;
+  }
 }

@@ -2,22 +2,30 @@ import { loadAgent } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
 import { agentLookup } from '../internal/config/paths.js';
-import { CancelledError, ConfigError, ExitCode } from '../internal/errors.js';
+import {
+  CancelledError,
+  ConfigError,
+  ExitCode,
+  type StopSignal,
+  signalExitCode,
+} from '../internal/errors.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 import { agentsDirFlags, lastValue } from './argv.js';
+import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
 /** After a signal the run has this long to wind down before the process exits regardless. */
 const SIGNAL_EXIT_GRACE_MS = 500;
 
-type Signal = 'SIGINT' | 'SIGTERM';
+const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
 export async function runCommand(agentName: string, options: Record<string, unknown>): Promise<number> {
+  const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
   const timeoutFlag = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
@@ -33,10 +41,6 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
   const spec = await loadAgent(agentName, { searchDirs, env });
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
-
-  const prompt = promptFlag(argv, options.prompt);
-  const stdin = prompt === undefined ? await readPipedStdin() : undefined;
-  const input = prompt ?? (stdin !== undefined && stdin.trim() !== '' ? stdin : DEFAULT_USER_MESSAGE);
   const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
   const overrides = {
@@ -45,28 +49,36 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     workdirOverride: lastValue(argv, options.workdir, ['--workdir']),
   };
 
-  if (options.dryRun === true) {
-    const view = await dryRunView(spec, configDir, overrides);
-    process.stdout.write(
-      renderDryRun({ ...view, timeoutSeconds, budgetMaxTokens: maxTokens, stdin, userMessage: input }),
-    );
-    return ExitCode.ok;
-  }
-
-  const stream = streamFlag(argv) ?? spec.stream ?? false;
-  const renderer = createRunRenderer({
-    json: options.json === true,
-    verbose: options.verbose === true,
-    stream,
-    stdout: process.stdout,
-    stderr: process.stderr,
-  });
   const controller = new AbortController();
+  let running: () => string[] = () => [];
   const stopSignals = onTerminationSignals((signal) => {
-    process.stderr.write(interruptedLine(signal, [spec.name, ...renderer.inFlight()]));
+    process.stderr.write(interruptedLine(signal, [spec.name, ...running()]));
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
   try {
+    const { input, stdin } = await userMessage(argv, options, {
+      signal: controller.signal,
+      deadlineAt: startedAt + timeoutSeconds * 1000,
+      timeoutSeconds,
+    });
+
+    if (options.dryRun === true) {
+      const view = await dryRunView(spec, configDir, overrides);
+      process.stdout.write(
+        renderDryRun({ ...view, timeoutSeconds, budgetMaxTokens: maxTokens, stdin, userMessage: input }),
+      );
+      return ExitCode.ok;
+    }
+
+    const stream = streamFlag(argv) ?? spec.stream ?? false;
+    const renderer = createRunRenderer({
+      json: options.json === true,
+      verbose: options.verbose === true,
+      stream,
+      stdout: process.stdout,
+      stderr: process.stderr,
+    });
+    running = () => renderer.inFlight();
     const outcome = await runTopLevel({
       spec,
       input,
@@ -75,6 +87,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       configDir,
       ...overrides,
       timeoutSeconds,
+      startedAt,
       maxTokens,
       stream,
       record: lastValue(argv, options.record, ['--record']),
@@ -83,15 +96,44 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       emit: renderer.emit,
     });
     renderer.finish(outcome);
-    const signal = stopSignals.received();
-    // Stopped by the user: everything is aborted and reported, so exit now rather than wait for
-    // sockets to finish closing. (stdout/stderr writes are synchronous on pipes and files.)
-    if (signal) process.exit(signalExitCode(signal));
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
+  } catch (error) {
+    throw stopSignals.received() ? (controller.signal.reason as Error) : error;
   } finally {
+    // Stopped by the user: everything is aborted and reported, so exit now rather than wait for
+    // sockets to finish closing. (stdout/stderr writes are synchronous on pipes and files.)
+    const signal = stopSignals.received();
+    if (signal) process.exit(signalExitCode(signal));
     stopSignals.remove();
   }
+}
+
+/**
+ * The user message, Go axe's rule: `-p` wins, else piped stdin, else the default message. Says on
+ * stderr when that rule drops something: an empty stdin, or a stdin that `-p` made axe ignore
+ * (`--stdin-append` sends both: the `-p` text, a blank line, then stdin).
+ */
+async function userMessage(
+  argv: string[],
+  options: Record<string, unknown>,
+  wait: { signal: AbortSignal; deadlineAt: number; timeoutSeconds: number },
+): Promise<{ input: string; stdin?: string }> {
+  const prompt = promptFlag(argv, options.prompt);
+  const append = options.stdinAppend === true;
+  if (prompt !== undefined && !append) {
+    if (stdinHasData()) {
+      process.stderr.write('Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n');
+    }
+    return { input: prompt };
+  }
+  const stdin = await readPipedStdin(wait.signal, wait.deadlineAt, wait.timeoutSeconds);
+  const piped = stdin !== undefined && stdin.trim() !== '' ? stdin : undefined;
+  if (prompt !== undefined) return { input: piped === undefined ? prompt : `${prompt}\n\n${piped}`, stdin };
+  if (stdin !== undefined && piped === undefined && stdinIsPiped()) {
+    process.stderr.write('Warning: piped stdin is empty: sending the default message\n');
+  }
+  return { input: piped ?? DEFAULT_USER_MESSAGE, ...(stdin !== undefined ? { stdin } : {}) };
 }
 
 /** What `--dry-run` shows: the agent as the runner would resolve it, without network or key. */
@@ -124,42 +166,28 @@ async function dryRunView(
 }
 
 /**
- * SIGINT / SIGTERM: the first one aborts the run (the handler reports what was running); a hard
- * timer then makes sure the process exits within a second even if something hangs. A second
- * signal exits at once.
+ * SIGINT / SIGTERM / SIGHUP: the first one aborts the run (the handler reports what was running);
+ * a hard timer then makes sure the process exits within a second even if something hangs, and
+ * the exit ends every process group a tool started. A second signal exits at once.
  */
-function onTerminationSignals(onFirst: (signal: Signal) => void): {
-  received(): Signal | undefined;
+function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
+  received(): StopSignal | undefined;
   remove(): void;
 } {
-  let received: Signal | undefined;
-  const handle = (signal: Signal): void => {
+  let received: StopSignal | undefined;
+  const handle = (signal: StopSignal): void => {
     if (received) process.exit(signalExitCode(signal));
     received = signal;
     onFirst(signal);
     setTimeout(() => process.exit(signalExitCode(signal)), SIGNAL_EXIT_GRACE_MS).unref();
   };
-  process.on('SIGINT', handle);
-  process.on('SIGTERM', handle);
+  for (const signal of STOP_SIGNALS) process.on(signal, handle);
   return {
     received: () => received,
     remove: () => {
-      process.off('SIGINT', handle);
-      process.off('SIGTERM', handle);
+      for (const signal of STOP_SIGNALS) process.off(signal, handle);
     },
   };
-}
-
-function signalExitCode(signal: Signal): number {
-  return signal === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint;
-}
-
-/** Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). */
-async function readPipedStdin(): Promise<string | undefined> {
-  if (process.stdin.isTTY) return undefined;
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
 }
 
 /** `-p`: a blank prompt counts as none; the flag without a message is an error. */
@@ -193,6 +221,5 @@ function positiveIntegerFlag(value: unknown, flag: string, expected: string): nu
 }
 
 function badFlag(flag: string, expected: string, value: unknown): ConfigError {
-  const shown = Array.isArray(value) ? `given ${value.length} times` : `got "${String(value)}"`;
-  return new ConfigError(`${flag}: expected ${expected}, ${shown}`);
+  return new ConfigError(`${flag}: expected ${expected}, got "${String(value)}"`);
 }

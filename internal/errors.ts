@@ -2,7 +2,8 @@
  * Typed errors. Every error that reaches the CLI carries the exit code it stands for, so `cmd/`
  * only has to print `message` and exit with `exitCode`.
  *
- *   0 ok · 1 runtime · 2 config · 3 provider / network · 4 budget · 130 SIGINT · 143 SIGTERM
+ *   0 ok · 1 runtime · 2 config · 3 provider / network · 4 budget · 129 SIGHUP · 130 SIGINT ·
+ *   141 stdout's reader went away (EPIPE, as for SIGPIPE) · 143 SIGTERM
  */
 export const ExitCode = {
   ok: 0,
@@ -10,7 +11,9 @@ export const ExitCode = {
   config: 2,
   provider: 3,
   budget: 4,
+  sighup: 129,
   sigint: 130,
+  sigpipe: 141,
   sigterm: 143,
 } as const;
 export type ExitCode = (typeof ExitCode)[keyof typeof ExitCode];
@@ -38,6 +41,9 @@ export class RuntimeError extends AxeError {
   }
 }
 
+/** The run itself succeeded, but its `--record` cassette could not be written (exit 1, after the answer). */
+export class RecordingError extends RuntimeError {}
+
 /** The tree-wide token budget ran out (exit 4). */
 export class BudgetError extends AxeError {
   readonly used: number;
@@ -49,11 +55,18 @@ export class BudgetError extends AxeError {
   }
 }
 
-/** The user stopped the run (SIGINT → 130, SIGTERM → 143). */
+export type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
+
+/** The exit code of a run a signal stopped: 128 + the signal's number, as a shell reports it. */
+export function signalExitCode(signal: StopSignal): ExitCode {
+  return signal === 'SIGTERM' ? ExitCode.sigterm : signal === 'SIGHUP' ? ExitCode.sighup : ExitCode.sigint;
+}
+
+/** The user stopped the run (SIGINT → 130, SIGTERM → 143, SIGHUP → 129). */
 export class CancelledError extends AxeError {
-  readonly signal: 'SIGINT' | 'SIGTERM' | undefined;
-  constructor(message = 'cancelled', signal?: 'SIGINT' | 'SIGTERM') {
-    super(message, signal === 'SIGTERM' ? ExitCode.sigterm : ExitCode.sigint);
+  readonly signal: StopSignal | undefined;
+  constructor(message = 'cancelled', signal?: StopSignal) {
+    super(message, signalExitCode(signal ?? 'SIGINT'));
     this.signal = signal;
   }
 }

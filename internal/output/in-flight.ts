@@ -1,3 +1,4 @@
+import type { StopSignal } from '../errors.js';
 import type { RunEvent } from '../runner/events.js';
 
 /** Which agents of the tree are running right now, by path, in start order (for Ctrl-C reports). */
@@ -15,7 +16,7 @@ export class InFlightAgents {
 }
 
 /** The stderr line printed when a signal stops the run. */
-export function interruptedLine(signal: 'SIGINT' | 'SIGTERM', running: string[]): string {
+export function interruptedLine(signal: StopSignal, running: string[]): string {
   const what = running.length > 0 ? `; stopping ${running.join(', ')}` : '';
   return `axe: interrupted by ${signal}${what}\n`;
 }

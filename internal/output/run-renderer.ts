@@ -1,4 +1,4 @@
-import { ExitCode } from '../errors.js';
+import { ExitCode, RecordingError } from '../errors.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { InFlightAgents } from './in-flight.js';
@@ -72,12 +72,9 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
 
 /**
  * A run that failed prints no answer, except when the budget stopped it (the answer so far) or
- * the agent itself finished and something after it failed (writing the cassette).
+ * the run finished and only writing its cassette failed.
  */
 function showsAnswer(outcome: RunOutcome): boolean {
-  return (
-    outcome.error === undefined ||
-    outcome.error.exitCode === ExitCode.budget ||
-    outcome.result.status === 'ok'
-  );
+  const { error } = outcome;
+  return error === undefined || error.exitCode === ExitCode.budget || error instanceof RecordingError;
 }

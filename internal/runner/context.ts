@@ -110,13 +110,15 @@ export interface DeadlineScope {
   dispose(): void;
 }
 
-/** A signal that follows `parent` and, when `seconds > 0`, fires on its own after that long. */
-export function deadlineScope(parent: AbortSignal, seconds: number): DeadlineScope {
+/** A signal that follows `parent` and, when `seconds > 0`, fires on its own that long after `startedAt`. */
+export function deadlineScope(parent: AbortSignal, seconds: number, startedAt = Date.now()): DeadlineScope {
   const controller = new AbortController();
   const abortWithParent = (): void => controller.abort(parent.reason);
-  const timeoutMs = Math.min(seconds * 1000, MAX_TIMER_MS);
+  const timeoutMs = Math.min(seconds * 1000 - (Date.now() - startedAt), MAX_TIMER_MS);
   const timer =
-    timeoutMs > 0 ? setTimeout(() => controller.abort(new RunDeadline(seconds)), timeoutMs) : undefined;
+    seconds > 0
+      ? setTimeout(() => controller.abort(new RunDeadline(seconds)), Math.max(timeoutMs, 0))
+      : undefined;
   if (parent.aborted) abortWithParent();
   else parent.addEventListener('abort', abortWithParent, { once: true });
   return {

@@ -1,5 +1,5 @@
 import { loadGlobalConfig } from '../config/global.js';
-import { AxeError, RuntimeError } from '../errors.js';
+import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
@@ -25,7 +25,7 @@ import type { RunOutcome, RunRequest } from './types.js';
 export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { spec } = request;
   const budget = new Budget(request.maxTokens);
-  const scope = deadlineScope(request.signal, request.timeoutSeconds);
+  const scope = deadlineScope(request.signal, request.timeoutSeconds, request.startedAt);
   const { controller } = scope;
 
   let opened: OpenedProviders | undefined;
@@ -106,7 +106,7 @@ async function publishRecording(
     return outcome;
   } catch (error) {
     const message = `--record: could not write ${file} (${fsErrorReason(error)}): nothing recorded, the previous cassette is unchanged`;
-    return { ...outcome, error: new RuntimeError(message) };
+    return { ...outcome, error: new RecordingError(message) };
   }
 }
 

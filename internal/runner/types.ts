@@ -21,8 +21,10 @@ export interface RunRequest {
   skillOverride?: string;
   /** `--workdir` (top-level agent only). */
   workdirOverride?: string;
-  /** Deadline of the whole run, seconds. */
+  /** Deadline of the whole run, seconds, counted from `startedAt` (default: now). */
   timeoutSeconds: number;
+  /** Date.now() when the run began (the CLI's start, so reading stdin counts against the deadline). */
+  startedAt?: number;
   /** Tree-wide token budget (`--max-tokens`, else `[budget] max_tokens`). */
   maxTokens?: number;
   /** Stream the top-level agent's final answer (text.delta events with depth 0). */

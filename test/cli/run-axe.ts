@@ -33,6 +33,8 @@ export function axe(args: string[], options: { cwd: string; env: NodeJS.ProcessE
     cwd: options.cwd,
     env: options.env,
     encoding: 'utf8',
+    // stdin is /dev/null, as for a cron job: not an (empty) pipe.
+    stdio: ['ignore', 'pipe', 'pipe'],
     timeout: 15_000,
   });
   return { code: result.status, stdout: result.stdout, stderr: result.stderr };

@@ -1,0 +1,236 @@
+import { spawn } from 'node:child_process';
+import { existsSync, openSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { isRunning } from '../tools/helpers.js';
+import { agentToml } from './agents.js';
+import { AXE_BIN, type AxeResult, e2eHomes, REPO_ROOT, runAxe, startAxe, waitFor } from './cli.js';
+
+/**
+ * The CLI as a Unix tool: repeated and odd flags, stdout that goes away or fills up, stdin that
+ * never ends or is too big, and signals that must end every process axe started.
+ */
+const setup = e2eHomes();
+
+/** Runs the binary with stdin left open (or fed `input` without closing), stdout/stderr captured. */
+function spawnAxe(
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  options: { input?: string; stdout?: 'pipe' | number } = {},
+): { child: ReturnType<typeof spawn>; done: Promise<AxeResult> } {
+  const started = Date.now();
+  const child = spawn(process.execPath, [AXE_BIN, ...args], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['pipe', options.stdout ?? 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+  });
+  child.stdin?.on('error', () => {});
+  if (options.input !== undefined) child.stdin?.write(options.input);
+  const done = new Promise<AxeResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: Date.now() - started })),
+  );
+  return { child, done };
+}
+
+/** `sh -c` around the binary (`$AXE` in `script`): shell pipes and redirections as users write them. */
+function inShell(script: string, args: string[], env: NodeJS.ProcessEnv): Promise<AxeResult> {
+  return new Promise((resolve) => {
+    const shell = spawn('sh', ['-c', script, 'sh', ...args], {
+      env: { ...env, AXE: `"${process.execPath}" "${AXE_BIN}"` },
+    });
+    let stderr = '';
+    shell.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    shell.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, ms: 0 }));
+  });
+}
+
+describe.concurrent('flags', () => {
+  it('repeated booleans stay on, repeated values: the last wins; unknown flags named as typed', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env(fake.url);
+    const base = ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'];
+
+    const dry = await runAxe([...base, '--dry-run', '--dry-run', '--timeout', '5', '--timeout', '7'], {
+      env,
+    });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('=== Dry Run ===');
+    expect(dry.stdout).toContain('Timeout:  7s');
+    expect(fake.requests).toHaveLength(0);
+
+    fake.enqueue({ text: 'one' }, { text: 'two' });
+    const json = await runAxe([...base, '--json', '--json', '--max-tokens', '1', '--max-tokens', '100000'], {
+      env,
+    });
+    expect(json.code).toBe(0);
+    expect(JSON.parse(json.stdout)).toMatchObject({ content: 'one', budget_max_tokens: 100000 });
+    const verbose = await runAxe([...base, '-v', '-v'], { env });
+    expect(verbose.stderr).toMatch(/^\[turn 1\]/m);
+
+    const cases: [string[], string][] = [
+      [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe --help)\n'],
+      [['--bogus'], 'axe: unknown option --bogus (see axe --help)\n'],
+      [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],
+      [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
+    ];
+    for (const [args, stderr] of cases) {
+      expect(await runAxe(args, { env })).toMatchObject({ code: 2, stdout: '', stderr });
+    }
+    for (const flag of ['-V', '--version']) {
+      expect(await runAxe([flag], { env })).toMatchObject({
+        code: 0,
+        stdout: expect.stringMatching(/^axe version \d/),
+      });
+    }
+    const help = await runAxe(['help', 'run'], { env });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain('$ axe run <agent>');
+    expect(help.stdout).toContain('--stdin-append');
+  });
+});
+
+describe.concurrent('stdout', () => {
+  it('a reader that goes away: exit 141, quietly; a full disk or a closed stdout: one line, exit 1', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env(fake.url);
+    const args = ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'];
+    fake.respond(() => ({ text: 'y'.repeat(4 << 20) }));
+
+    const { child, done } = spawnAxe(args, env);
+    child.stdout?.once('data', () => child.stdout?.destroy());
+    child.stdin?.end();
+    expect(await done).toMatchObject({ code: 141, stderr: '' });
+
+    const full = spawnAxe(args, env, { stdout: openSync('/dev/full', 'w') });
+    full.child.stdin?.end();
+    expect(await full.done).toMatchObject({
+      code: 1,
+      stderr: 'axe: cannot write to stdout: no space left on the device\n',
+    });
+
+    // `>&-` in a shell: the descriptor is closed, not redirected.
+    const closed = await inShell('eval "$AXE" \'"$@"\' >&-', args, env);
+    expect(closed).toMatchObject({
+      code: 1,
+      stderr: 'axe: stdout is closed: nothing could be printed (redirect it to /dev/null to discard it)\n',
+    });
+  });
+});
+
+describe.concurrent('stdin', () => {
+  it('a pipe that never closes ends at --timeout (exit 3) or on Ctrl-C (exit 130)', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env(fake.url);
+    const args = ['run', 'solo', '--agents-dir', home.agentsDir];
+    const timed = spawnAxe([...args, '--timeout', '1'], env, { input: 'partial' });
+    const result = await timed.done;
+    expect(result).toMatchObject({
+      code: 3,
+      stderr: 'axe: timeout after 1s: stdin was still open (close it, or give the message with -p)\n',
+    });
+    expect(result.ms).toBeLessThan(5000);
+
+    const interrupted = spawnAxe(args, env, { input: 'partial' });
+    await new Promise((resolve) => setTimeout(resolve, 400));
+    interrupted.child.kill('SIGINT');
+    const stopped = await interrupted.done;
+    expect(stopped.code).toBe(130);
+    expect(stopped.stderr).toBe('axe: interrupted by SIGINT; stopping solo\n');
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('more than 16 MiB piped in is exit 2 at once, with bounded memory', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const { child, done } = spawnAxe(['run', 'solo', '--agents-dir', home.agentsDir], home.env(fake.url));
+    const chunk = Buffer.alloc(1 << 20, 'y\n');
+    const pump = (): void => {
+      while (child.stdin?.writable && child.stdin.write(chunk)) {}
+      child.stdin?.once('drain', pump);
+    };
+    pump();
+    expect(await done).toMatchObject({
+      code: 2,
+      stderr: "axe: stdin: more than 16 MiB piped in (axe's limit)\n",
+    });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('empty stdin and -p with stdin are said on stderr; --stdin-append sends both', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env(fake.url);
+    const base = ['run', 'solo', '--agents-dir', home.agentsDir];
+    fake.respond(() => ({ text: 'ok' }));
+
+    expect(await runAxe(base, { env, stdin: ' \n' })).toMatchObject({
+      code: 0,
+      stderr: 'Warning: piped stdin is empty: sending the default message\n',
+    });
+    expect(fake.requests.at(-1)?.lastUserText).toBe('Execute the task described in your instructions.');
+
+    // A shell pipe (a FIFO), as `git diff | axe run … -p …` gives it.
+    const ignored = await inShell(
+      'printf "the diff" | eval "$AXE" \'"$@"\'',
+      [...base, '-p', 'only this'],
+      env,
+    );
+    expect(ignored).toMatchObject({
+      code: 0,
+      stderr: 'Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n',
+    });
+    expect(fake.requests.at(-1)?.lastUserText).toBe('only this');
+
+    expect(
+      await runAxe([...base, '-p', 'review this:', '--stdin-append'], { env, stdin: 'the diff' }),
+    ).toMatchObject({
+      code: 0,
+      stderr: '',
+    });
+    expect(fake.requests.at(-1)?.lastUserText).toBe('review this:\n\nthe diff');
+
+    // Go's behaviour otherwise: no word when stdin is not piped, stdin as the message when it is.
+    expect(await runAxe(base, { env })).toMatchObject({ code: 0, stderr: '' });
+    expect(await runAxe(base, { env, stdin: 'from stdin' })).toMatchObject({ code: 0, stderr: '' });
+    expect(fake.requests.at(-1)?.lastUserText).toBe('from stdin');
+  });
+});
+
+describe('signals', () => {
+  it('SIGHUP during run_command: exit 129 and the command is gone', async () => {
+    const { home, fake } = await setup();
+    const workdir = path.join(home.root, 'work');
+    home.file('work/.keep', '');
+    home.agent('solo', agentToml('solo', { extra: [`workdir = "${workdir}"`, 'tools = ["run_command"]'] }));
+    fake.respond((request) =>
+      request.toolResults.length === 0
+        ? { toolCalls: [{ name: 'run_command', arguments: { command: 'echo $$ > pid.txt; exec sleep 60' } }] }
+        : { text: 'done' },
+    );
+    const axe = startAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'], {
+      env: home.env(fake.url),
+    });
+    const pidFile = path.join(workdir, 'pid.txt');
+    await waitFor(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8').endsWith('\n'));
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    expect(isRunning(pid)).toBe(true);
+    axe.kill('SIGHUP');
+    const result = await axe.done;
+    expect(result.code).toBe(129);
+    expect(result.stderr).toContain('interrupted by SIGHUP');
+    await waitFor(() => !isRunning(pid), 2000);
+  });
+});

@@ -5,7 +5,9 @@
  *     process startup excluded) against its critical path: the two parent turns plus the slowest
  *     child, each as long as the server took to answer it (≥ 500 ms for the child), target ≤ 1.1x;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
- *   - the loop's per-turn overhead against a zero-latency server: (41-turn run − 1-turn run) / 40.
+ *   - the loop's per-turn overhead against a zero-latency server: (41-turn run − 1-turn run) / 40;
+ *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
+ *     against the calls in flight when it was crossed.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,6 +34,9 @@ const agent = (name: string, lines: string[]) =>
 agent('fan', ['sub_agents = ["worker"]', '[sub_agents_config]', `max_parallel = ${FAN_OUT}`]);
 agent('worker', []);
 agent('looper', ['sub_agents = ["worker"]']);
+agent('spender', ['sub_agents = ["worker"]', '[sub_agents_config]', 'max_parallel = 64']);
+const SPEND_FAN_OUT = 200;
+const CHILD_SPEND = 4500;
 
 const fake = await startFakeLlm({ respond: responder });
 const role = (request: RecordedRequest) => /ROLE:(\w+)/.exec(request.system)?.[1];
@@ -45,9 +50,10 @@ interface Measured {
   durationMs: number;
   wallMs: number;
   peakRssKb: number;
+  budgetUsed?: number;
 }
 
-async function runCli(agentName: string, prompt: string): Promise<Measured> {
+async function runCli(agentName: string, prompt: string, extra: string[] = []): Promise<Measured> {
   const env = {
     PATH: process.env.PATH ?? '',
     HOME: home,
@@ -58,7 +64,7 @@ async function runCli(agentName: string, prompt: string): Promise<Measured> {
   const started = performance.now();
   const child = spawn(
     process.execPath,
-    [cli, 'run', agentName, '--agents-dir', agentsDir, '-p', prompt, '--json'],
+    [cli, 'run', agentName, '--agents-dir', agentsDir, '-p', prompt, '--json', ...extra],
     {
       env,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -75,8 +81,14 @@ async function runCli(agentName: string, prompt: string): Promise<Measured> {
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(poll);
   const wallMs = performance.now() - started;
-  const envelope = JSON.parse(stdout) as { duration_ms: number };
-  return { code, durationMs: envelope.duration_ms, wallMs, peakRssKb };
+  const envelope = JSON.parse(stdout) as { duration_ms: number; budget_used_tokens?: number };
+  return {
+    code,
+    durationMs: envelope.duration_ms,
+    wallMs,
+    peakRssKb,
+    budgetUsed: envelope.budget_used_tokens,
+  };
 }
 
 function vmHwmKb(pid: number | undefined): number {
@@ -143,6 +155,31 @@ try {
   }
   const perTurn = (median(long) - median(short)) / (LOOP_TURNS - 1);
 
+  // Budget under a 200-way fan-out: the lead's first call costs 25 tokens, each child call 4500.
+  const budgetRows: [string, string, string, string][] = [];
+  for (const limit of [100, 100_000, 2_000_000]) {
+    fake.reset();
+    fake.respond(responder);
+    const spent = await runCli('spender', 'spend', ['--max-tokens', String(limit)]);
+    const children = fake.requests.filter((r) => role(r) === 'worker');
+    const crossing = [...children]
+      .sort((a, b) => (a.finishedAt ?? 0) - (b.finishedAt ?? 0))
+      .find((_, i) => 25 + (i + 1) * CHILD_SPEND > limit)?.finishedAt;
+    const inFlightAtCrossing =
+      crossing === undefined
+        ? 0
+        : children.filter(
+            (r) => r.receivedAt <= crossing && (r.finishedAt ?? Number.POSITIVE_INFINITY) >= crossing,
+          ).length;
+    const overrun = (spent.budgetUsed ?? 0) - limit;
+    budgetRows.push([
+      `budget ${limit}, ${SPEND_FAN_OUT} children: tokens over the limit`,
+      `${Math.max(overrun, 0)} (${children.length} child calls, exit ${spent.code})`,
+      `≤ ${inFlightAtCrossing} in flight x ${CHILD_SPEND}`,
+      verdict(overrun <= inFlightAtCrossing * CHILD_SPEND),
+    ]);
+  }
+
   const rows: [string, string, string, string][] = [
     [
       `fan-out ${FAN_OUT} x ${CHILD_DELAY_MS} ms: run duration`,
@@ -188,6 +225,7 @@ try {
       'zero-latency server',
       '',
     ],
+    ...budgetRows,
   ];
   printTable(['measure', 'value', 'target', 'ok'], rows);
 } finally {
@@ -198,7 +236,19 @@ try {
 function responder(request: RecordedRequest): ScriptedReply {
   switch (role(request)) {
     case 'worker':
-      return { text: `done: ${request.lastUserText}`, delayMs: CHILD_DELAY_MS };
+      return request.lastUserText.includes('spend ')
+        ? { text: 'spent', delayMs: 50, usage: { input: 4000, output: 500 } }
+        : { text: `done: ${request.lastUserText}`, delayMs: CHILD_DELAY_MS };
+    case 'spender':
+      return request.toolResults.length === 0
+        ? {
+            toolCalls: Array.from({ length: SPEND_FAN_OUT }, (_, i) => ({
+              name: 'call_agent',
+              arguments: { agent: 'worker', task: `spend ${i}` },
+            })),
+            usage: { input: 20, output: 5 },
+          }
+        : { text: 'spent' };
     case 'fan':
       return request.toolResults.length === 0
         ? {

@@ -1,9 +1,29 @@
 import { BudgetError } from '../errors.js';
-import type { Usage } from '../provider/types.js';
+import type { ChatRequest, Usage } from '../provider/types.js';
 
-/** The tree-wide token budget: input + output tokens of every provider call, parent and children. */
+/**
+ * Output tokens assumed for a call that sets no `max_tokens` (the provider's own default is not
+ * known here; 4096 is Anthropic's and a common one).
+ */
+const DEFAULT_OUTPUT_ESTIMATE = 4096;
+
+/**
+ * The tree-wide token budget: input + output tokens of every provider call, parent and children.
+ *
+ * Parallel calls reserve before they start, so a fan-out cannot overrun the budget many times
+ * over: a call starts when the budget's remainder covers its estimate (its request's characters
+ * / 4, plus its `max_tokens` or 4096) over the calls in flight, or when no other call is in
+ * flight and the tree is still under the limit. Other calls wait (a deadline or Ctrl-C still
+ * ends the wait). Once the tree has used its budget no call starts anywhere, the calls in flight
+ * finish, and every waiting one fails with the BudgetError. The overrun is therefore bounded by
+ * the calls in flight when the line was crossed. One call at a time (Go axe's sequential loop)
+ * behaves exactly as a check before each call.
+ */
 export class Budget {
   private spent = 0;
+  private reserved = 0;
+  private inFlight = 0;
+  private readonly waiters = new Set<() => void>();
   /** Undefined or 0: unlimited. */
   readonly limit: number | undefined;
 
@@ -26,8 +46,47 @@ export class Budget {
       : undefined;
   }
 
-  /** Called before every provider call: no call starts once the budget is spent. */
-  check(): void {
-    if (this.limit !== undefined && this.spent >= this.limit) throw new BudgetError(this.spent, this.limit);
+  /**
+   * Waits until `request` may be sent and reserves its estimate; returns the release to call
+   * when the call has ended (after `add` of its usage). Throws the BudgetError once the budget
+   * is spent, and the signal's reason when it fires while waiting.
+   */
+  async reserve(request: ChatRequest, signal: AbortSignal): Promise<() => void> {
+    const limit = this.limit;
+    if (limit === undefined) return () => {};
+    const estimate =
+      Math.ceil(JSON.stringify(request).length / 4) + (request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE);
+    for (;;) {
+      signal.throwIfAborted();
+      if (this.spent >= limit) throw new BudgetError(this.spent, limit);
+      if (this.inFlight === 0 || this.spent + this.reserved + estimate <= limit) break;
+      await this.nextRelease(signal);
+    }
+    this.reserved += estimate;
+    this.inFlight++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.reserved -= estimate;
+      this.inFlight--;
+      for (const wake of [...this.waiters]) wake();
+    };
+  }
+
+  private nextRelease(signal: AbortSignal): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const wake = (): void => {
+        this.waiters.delete(wake);
+        signal.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const onAbort = (): void => {
+        this.waiters.delete(wake);
+        reject(signal.reason);
+      };
+      this.waiters.add(wake);
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 }

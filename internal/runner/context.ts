@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
@@ -113,6 +114,9 @@ export interface DeadlineScope {
 /** A signal that follows `parent` and, when `seconds > 0`, fires on its own that long after `startedAt`. */
 export function deadlineScope(parent: AbortSignal, seconds: number, startedAt = Date.now()): DeadlineScope {
   const controller = new AbortController();
+  // Every child, queued call and budget wait of a fan-out listens to this signal: hundreds of
+  // listeners are the design, not a leak (Node warns past 10).
+  setMaxListeners(0, controller.signal);
   const abortWithParent = (): void => controller.abort(parent.reason);
   const timeoutMs = Math.min(seconds * 1000 - (Date.now() - startedAt), MAX_TIMER_MS);
   const timer =

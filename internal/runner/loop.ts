@@ -68,7 +68,7 @@ export function newLoopState(): LoopState {
 /**
  * The conversation loop. Without tools: one call. With tools: send → on tool calls append the
  * assistant message, run the calls (fan-out), append one tool message with every result in call
- * order → repeat, at most `min(maxTurns, 50)` turns. The budget is checked before every call.
+ * order → repeat, at most `min(maxTurns, 50)` turns. Every call first reserves its share of the budget.
  */
 export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void> {
   const { ctx, request } = setup;
@@ -79,16 +79,22 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
 
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
-    ctx.budget.check();
+    const turnRequest = { ...request, messages: [...messages] };
+    const release = await ctx.budget.reserve(turnRequest, ctx.signal);
     emitEvent(ctx, setup.agent, {
       type: 'turn.start',
       turn,
       messages: messages.length,
       pendingToolCalls: pending,
     });
-    const response = await send(setup, state, { ...request, messages: [...messages] });
+    let response: ChatResponse;
+    try {
+      response = await send(setup, state, turnRequest);
+      ctx.budget.add(response.usage);
+    } finally {
+      release();
+    }
     record(state, response);
-    ctx.budget.add(response.usage);
     emitEvent(ctx, setup.agent, {
       type: 'turn.end',
       turn,

@@ -1,3 +1,4 @@
+import { withTimeout } from '../abort.js';
 import { ConfigError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { oneLine } from '../text.js';
@@ -65,11 +66,42 @@ async function chat(
   };
   if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
   const body = JSON.stringify(wire.toWire(request));
-  const signal =
-    deadline === undefined
-      ? userSignal
-      : AbortSignal.any([userSignal, AbortSignal.timeout(Math.max(0, deadline - Date.now()))]);
+  const timed = deadline === undefined ? undefined : withTimeout(userSignal, deadline - Date.now());
+  try {
+    return await attempts(wire, { retry, pool }, request, {
+      context,
+      url,
+      headers,
+      body,
+      signal: timed?.signal ?? userSignal,
+      userSignal,
+      onEvent,
+      deadline,
+    });
+  } finally {
+    timed?.dispose();
+  }
+}
 
+interface Exchange {
+  context: CallContext;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  /** The caller's signal, or it combined with the deadline. */
+  signal: AbortSignal;
+  userSignal: AbortSignal;
+  onEvent: ChatOptions['onEvent'];
+  deadline: number | undefined;
+}
+
+/** Sends the request, retrying as the policy says, until an answer, a final error or the deadline. */
+async function attempts(
+  wire: Wire,
+  { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
+  request: ChatRequest,
+  { context, url, headers, body, signal, userSignal, onEvent, deadline }: Exchange,
+): Promise<ChatResponse> {
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw abortError(context, userSignal);
     const builder = new ResponseBuilder(request.model, onEvent);

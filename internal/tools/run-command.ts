@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { withTimeout } from '../abort.js';
 import { optionalInteger, requiredString } from './args.js';
 import { killChild, trackChild, untrackChild } from './child-reaper.js';
 import { checkCommand } from './command-guard.js';
@@ -38,15 +39,16 @@ export const runCommandTool = defineTool(
     }
     const refusal = checkCommand(context.workdir, command);
     if (refusal) throw new Error(refusal);
-    const timer = AbortSignal.timeout(timeout * 1000);
-    const { output, exitCode, signal } = await runShell(
-      command,
-      context.workdir,
-      context.env,
-      AbortSignal.any([context.signal, timer]),
-    );
+    const timed = withTimeout(context.signal, timeout * 1000);
+    let shell: ShellOutcome;
+    try {
+      shell = await runShell(command, context.workdir, context.env, timed.signal);
+    } finally {
+      timed.dispose();
+    }
+    const { output, exitCode, signal } = shell;
     if (context.signal.aborted) throw new Error('cancelled');
-    if (timer.aborted) return { content: `timed out after ${timeout}s\n${output}`, isError: true };
+    if (timed.timedOut()) return { content: `timed out after ${timeout}s\n${output}`, isError: true };
     if (exitCode === 0) return output;
     const status = signal ? `killed by ${signal}` : `exit code ${exitCode}`;
     return { content: `${status}\n${output}`, isError: true };

@@ -1,9 +1,11 @@
 import { isIP } from 'node:net';
+import { withTimeout } from '../abort.js';
 import { requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { htmlToText } from './html-to-text.js';
 import { addressRefusal, type CheckedTarget, checkUrl, type HostPolicy, NetGuardError } from './net-guard.js';
 import { readBodyCapped } from './read-body.js';
+import type { ToolContext, ToolOutput } from './types.js';
 
 const URL_FETCH_MAX_CHARS = 10_000;
 const URL_FETCH_TIMEOUT_MS = 15_000;
@@ -20,30 +22,41 @@ export const urlFetchTool = defineTool(
       'url',
     ]),
   },
-  async (args, context) => {
-    const raw = requiredString(args, 'url');
-    let url: URL;
-    try {
-      url = new URL(raw);
-    } catch {
-      throw new Error(`invalid url ${JSON.stringify(raw)}`);
-    }
-    const policy: HostPolicy = {
-      allowedHosts: context.allowedHosts,
-      allowLoopback: context.env.AXE_ALLOW_PRIVATE_HOSTS === '1',
-    };
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(URL_FETCH_TIMEOUT_MS)]);
-    try {
-      return await fetchFollowingRedirects(url, policy, signal);
-    } catch (error) {
-      if (error instanceof NetGuardError)
-        throw new Error(`url_fetch refused ${shownUrl(url)}: ${error.message}`);
-      if (signal.aborted && !context.signal.aborted)
-        throw new Error(`url_fetch timed out after ${URL_FETCH_TIMEOUT_MS / 1000}s: ${shownUrl(url)}`);
-      throw new Error(`url_fetch failed for ${shownUrl(url)}: ${(error as Error).message}`);
-    }
-  },
+  async (args, context) => fetchUrl(requiredString(args, 'url'), context),
 );
+
+/**
+ * url_fetch's work: GET `raw` (following checked redirects) within `timeoutMs` in all — connect,
+ * headers and body together, so a server that sends one byte a second is cut off at the limit.
+ */
+export async function fetchUrl(
+  raw: string,
+  context: ToolContext,
+  timeoutMs = URL_FETCH_TIMEOUT_MS,
+): Promise<string | ToolOutput> {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new Error(`invalid url ${JSON.stringify(raw)}`);
+  }
+  const policy: HostPolicy = {
+    allowedHosts: context.allowedHosts,
+    allowLoopback: context.env.AXE_ALLOW_PRIVATE_HOSTS === '1',
+  };
+  const timed = withTimeout(context.signal, timeoutMs);
+  try {
+    return await fetchFollowingRedirects(url, policy, timed.signal);
+  } catch (error) {
+    if (error instanceof NetGuardError)
+      throw new Error(`url_fetch refused ${shownUrl(url)}: ${error.message}`);
+    if (timed.timedOut() && !context.signal.aborted)
+      throw new Error(`url_fetch timed out after ${timeoutMs / 1000}s: ${shownUrl(url)}`);
+    throw new Error(`url_fetch failed for ${shownUrl(url)}: ${(error as Error).message}`);
+  } finally {
+    timed.dispose();
+  }
+}
 
 /** A URL as error messages show it: a query may carry a token, so it is left out. */
 function shownUrl(url: URL): string {
@@ -57,11 +70,11 @@ async function fetchFollowingRedirects(start: URL, policy: HostPolicy, signal: A
     const response = await getPinned(target, policy, signal);
     const location = response.headers.location;
     if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
-      await response.body.dump();
+      await response.body.dump({ limit: 128 * 1024, signal });
       url = new URL(location, url);
       continue;
     }
-    const { data: body } = await readBodyCapped(response.body, MAX_BODY_BYTES);
+    const { data: body } = await readBodyCapped(response.body, MAX_BODY_BYTES, signal);
     const type = String(response.headers['content-type'] ?? '').toLowerCase();
     const text = truncate(bodyText(type, body));
     if (response.statusCode < 200 || response.statusCode >= 300) {

@@ -1,3 +1,4 @@
+import { withTimeout } from '../abort.js';
 import { optionalInteger, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { readBodyCapped } from './read-body.js';
@@ -35,27 +36,40 @@ export const webSearchTool = defineTool(
     if (!key) throw new Error('TAVILY_API_KEY environment variable is not set');
     const base =
       context.env.AXE_TAVILY_BASE_URL || context.env.AXE_WEB_SEARCH_BASE_URL || TAVILY_DEFAULT_BASE_URL;
-    const { request } = await import('undici');
-    const signal = AbortSignal.any([context.signal, AbortSignal.timeout(SEARCH_TIMEOUT_MS)]);
-    let response: Awaited<ReturnType<typeof request>>;
+    const timed = withTimeout(context.signal, SEARCH_TIMEOUT_MS);
     try {
-      response = await request(`${base.replace(/\/+$/, '')}/search`, {
-        method: 'POST',
-        signal,
-        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-        body: JSON.stringify({ query, max_results: maxResults, search_depth: 'basic' }),
-      });
-    } catch (error) {
-      throw new Error(`web_search failed: ${(error as Error).message}`);
+      const { request } = await import('undici');
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        response = await request(`${base.replace(/\/+$/, '')}/search`, {
+          method: 'POST',
+          signal: timed.signal,
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          body: JSON.stringify({ query, max_results: maxResults, search_depth: 'basic' }),
+        });
+      } catch (error) {
+        throw new Error(`web_search failed: ${(error as Error).message}`);
+      }
+      let read: Awaited<ReturnType<typeof readBodyCapped>>;
+      try {
+        read = await readBodyCapped(response.body, MAX_RESPONSE_BYTES, timed.signal);
+      } catch (error) {
+        if (timed.timedOut() && !context.signal.aborted) {
+          throw new Error(`web_search timed out after ${SEARCH_TIMEOUT_MS / 1000}s`);
+        }
+        throw new Error(`web_search failed: ${(error as Error).message}`);
+      }
+      const { data: body, overflow } = read;
+      if (overflow) throw new Error('Tavily response too large to process');
+      const text = body.toString('utf8');
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        const detail = body.subarray(0, ERROR_BODY_MAX).toString('utf8');
+        throw new Error(`Tavily API error (HTTP ${response.statusCode}): ${detail}`);
+      }
+      return formatTavily(text);
+    } finally {
+      timed.dispose();
     }
-    const { data: body, overflow } = await readBodyCapped(response.body, MAX_RESPONSE_BYTES);
-    if (overflow) throw new Error('Tavily response too large to process');
-    const text = body.toString('utf8');
-    if (response.statusCode < 200 || response.statusCode >= 300) {
-      const detail = body.subarray(0, ERROR_BODY_MAX).toString('utf8');
-      throw new Error(`Tavily API error (HTTP ${response.statusCode}): ${detail}`);
-    }
-    return formatTavily(text);
   },
 );
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../internal/tools/index.js';
-import { getPinned } from '../../internal/tools/url-fetch.js';
+import { fetchUrl, getPinned } from '../../internal/tools/url-fetch.js';
 import { type FakeTavily, startFakeTavily } from '../fake-tavily/server.js';
 import { type CountingServer, startCountingServer } from './counting-server.js';
 import { call, toolContext } from './helpers.js';
@@ -196,5 +196,38 @@ describe('url_fetch connection pinning (DNS rebinding)', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('url_fetch time limit', () => {
+  let server: CountingServer;
+  beforeAll(async () => {
+    // Headers at once, then one byte every 200 ms, forever.
+    server = await startCountingServer((_req, res) => {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      const timer = setInterval(() => res.write('x'), 200);
+      res.on('close', () => clearInterval(timer));
+    });
+  });
+  afterAll(() => server.close());
+
+  it('is a total limit: a server that drips bytes is cut off when it passes', async () => {
+    const started = Date.now();
+    const fetched = fetchUrl(`${server.url}/drip`, toolContext('/tmp', { env: LOOPBACK }), 1000);
+    await expect(fetched).rejects.toThrow(`url_fetch timed out after 1s: ${server.url}/drip`);
+    expect(Date.now() - started).toBeLessThan(3000);
+  });
+
+  it('the run ending (deadline, Ctrl-C) ends the body read too', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('run ended')), 300);
+    const started = Date.now();
+    const out = await call(
+      url_fetch,
+      { url: `${server.url}/drip` },
+      toolContext('/tmp', { env: LOOPBACK, signal: controller.signal }),
+    );
+    expect(out).toEqual({ content: 'url_fetch: cancelled', isError: true });
+    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

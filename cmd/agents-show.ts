@@ -76,9 +76,16 @@ export async function describeAgent(
 async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
   if (!spec.model) return "(the caller's)";
   try {
-    const settings = resolveProviderSettings(await loadGlobalConfig(configDir), spec.model.provider, env);
-    const key = settings.apiKey ? 'key set' : settings.apiKeyRequired ? 'key NOT set' : 'no key needed';
-    return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key}; ${settings.apiKeyEnv})`;
+    const config = await loadGlobalConfig(configDir);
+    const settings = resolveProviderSettings(config, spec.model.provider, env);
+    const key = !settings.apiKey
+      ? settings.apiKeyRequired
+        ? `key NOT set: set ${settings.apiKeyEnv}`
+        : `no key needed (${settings.apiKeyEnv} is used when set)`
+      : settings.apiKeySource === 'env'
+        ? `key from ${settings.apiKeyEnv}`
+        : `key from ${config.source ?? 'config.toml'} (providers.${spec.model.provider}.api_key; ${settings.apiKeyEnv} would win)`;
+    return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key})`;
   } catch (error) {
     if (error instanceof ConfigError) return `error: ${error.message}`;
     throw error;

@@ -7,6 +7,7 @@ import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { writeFileAtomic } from '../internal/fs/write-atomic.js';
+import { maskSecrets } from '../internal/secrets.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
 
@@ -44,7 +45,8 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
   const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const spec = await loadAgent(agent, { searchDirs, env: process.env });
   const { describeAgent } = await import('./agents-show.js');
-  process.stdout.write(await describeAgent(spec, configDir, process.env));
+  // A key can reach any field through $VAR expansion (`workdir = "/tmp/$API_KEY"`).
+  process.stdout.write(maskSecrets(await describeAgent(spec, configDir, process.env)));
   return 0;
 }
 

@@ -1,6 +1,7 @@
 import { readFileSync, readlinkSync } from 'node:fs';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
 
 /**
@@ -9,6 +10,7 @@ import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
  */
 const argv = process.argv.slice(2);
 handleOutputErrors();
+addSecretsFromEnv(process.env);
 if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? '')) {
   await printVersion();
 } else {
@@ -129,10 +131,10 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
 
 /** One line on stderr whatever the error carries (a wrapped parser message may span lines). */
 function reportFatal(error: unknown): void {
-  const message = errorMessage(error);
+  const message = maskSecrets(errorMessage(error));
   process.stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
   if (process.env.AXE_DEBUG === '1' && error instanceof Error && error.stack) {
-    process.stderr.write(`${error.stack}\n`);
+    process.stderr.write(`${maskSecrets(error.stack)}\n`);
   }
   process.exitCode = isAxeError(error) ? error.exitCode : ExitCode.runtime;
 }

@@ -13,6 +13,7 @@ import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
+import { maskSecrets } from '../internal/secrets.js';
 import { agentsDirFlags, lastValue } from './argv.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
@@ -64,9 +65,14 @@ export async function runCommand(agentName: string, options: Record<string, unkn
 
     if (options.dryRun === true) {
       const view = await dryRunView(spec, configDir, overrides);
-      process.stdout.write(
-        renderDryRun({ ...view, timeoutSeconds, budgetMaxTokens: maxTokens, stdin, userMessage: input }),
-      );
+      const text = renderDryRun({
+        ...view,
+        timeoutSeconds,
+        budgetMaxTokens: maxTokens,
+        stdin,
+        userMessage: input,
+      });
+      process.stdout.write(maskSecrets(text));
       return ExitCode.ok;
     }
 

@@ -1,8 +1,10 @@
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
+import { addSecret } from '../secrets.js';
 import { FileProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
 import { describeSchemaErrors } from './schema-messages.js';
@@ -23,6 +25,8 @@ export interface ProviderConfig {
 export interface GlobalConfig {
   /** The file it came from; undefined when there was none. */
   source?: string;
+  /** Said once on stderr by whoever loads it for a run (a key in a file others may read). */
+  warnings?: string[];
   providers: Record<string, ProviderConfig>;
 }
 
@@ -48,5 +52,19 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field, ...position });
   }
   const data = parsed as { providers?: Record<string, ProviderConfig> };
-  return { source: file, providers: data.providers ?? {} };
+  const providers = data.providers ?? {};
+  for (const table of Object.values(providers)) {
+    addSecret(table.api_key);
+    for (const value of Object.values(table.headers ?? {})) addSecret(value);
+  }
+  return { source: file, providers, warnings: await keyFileWarnings(file, providers) };
+}
+
+/** A config.toml holding a key should be readable by its owner only. */
+async function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): Promise<string[]> {
+  if (!Object.values(providers).some((table) => table.api_key)) return [];
+  const mode = (await stat(file)).mode;
+  if ((mode & 0o077) === 0) return [];
+  const octal = (mode & 0o777).toString(8);
+  return [`${file} holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`];
 }

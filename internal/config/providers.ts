@@ -77,6 +77,7 @@ export function resolveProviderSettings(
     );
   }
   const apiKey = env[keyEnv] || table.api_key || undefined;
+  const apiKeySource = env[keyEnv] ? 'env' : 'config';
   const headers: Record<string, string> = { ...table.headers };
   if (table.http_referer) headers['HTTP-Referer'] = table.http_referer;
   if (table.app_title) headers['X-Title'] = table.app_title;
@@ -84,7 +85,7 @@ export function resolveProviderSettings(
     name: providerName,
     api,
     baseUrl: trimSlash(baseUrl),
-    ...(apiKey ? { apiKey } : {}),
+    ...(apiKey ? { apiKey, apiKeySource } : {}),
     apiKeyEnv: keyEnv,
     baseUrlEnv,
     apiKeyRequired: builtin?.apiKeyRequired ?? false,

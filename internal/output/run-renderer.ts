@@ -1,6 +1,7 @@
 import { ExitCode, RecordingError } from '../errors.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
+import { maskSecrets } from '../secrets.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
 import { createVerboseFormatter, verboseSummary } from './verbose.js';
@@ -33,6 +34,9 @@ export interface RunRenderer {
  * goes to stderr.
  */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
+  // Nothing the run prints may carry a key: a model or server may echo one back.
+  const stdout = masked(options.stdout);
+  const stderr = masked(options.stderr);
   const inFlight = new InFlightAgents();
   const formatVerbose = options.verbose ? createVerboseFormatter() : undefined;
   const streaming = options.stream && !options.json;
@@ -41,33 +45,35 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
 
   const emit = (event: RunEvent): void => {
     inFlight.observe(event);
-    if (event.type === 'warning') options.stderr.write(`Warning: ${event.message}\n`);
-    if (formatVerbose) for (const line of formatVerbose(event)) options.stderr.write(`${line}\n`);
+    if (event.type === 'warning') stderr.write(`Warning: ${event.message}\n`);
+    if (formatVerbose) for (const line of formatVerbose(event)) stderr.write(`${line}\n`);
     if (!streaming || event.depth !== 0) return;
     if (event.type === 'turn.start') turnText = '';
     else if (event.type === 'text.delta') {
       turnText += event.text;
-      options.stdout.write(event.text);
+      stdout.write(event.text);
     } else if (event.type === 'turn.end' && event.toolCalls > 0 && turnText !== '') {
       // A turn's text cannot be known to be final until the turn ends: text said before tool
       // calls has been streamed already, so set the final answer apart from it.
-      options.stdout.write('\n\n');
+      stdout.write('\n\n');
     }
   };
 
   const finish = (outcome: RunOutcome): void => {
-    if (options.json) options.stdout.write(renderJsonEnvelope(outcome));
+    if (options.json) stdout.write(renderJsonEnvelope(outcome));
     else if (showsAnswer(outcome)) {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
-      options.stdout.write(
-        streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content,
-      );
+      stdout.write(streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content);
     }
-    if (formatVerbose) for (const line of verboseSummary(outcome)) options.stderr.write(`${line}\n`);
+    if (formatVerbose) for (const line of verboseSummary(outcome)) stderr.write(`${line}\n`);
   };
 
   return { emit, finish, inFlight: () => inFlight.paths() };
+}
+
+function masked(sink: TextSink): TextSink {
+  return { write: (text) => sink.write(maskSecrets(text)) };
 }
 
 /**

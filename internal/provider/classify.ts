@@ -5,6 +5,7 @@ import {
   type ProviderErrorCategory,
   type ProviderErrorDetails,
 } from '../errors.js';
+import { maskSecrets } from '../secrets.js';
 import { oneLine } from '../text.js';
 import { BodyTooLargeError } from './http.js';
 import { WireError } from './json.js';
@@ -99,8 +100,13 @@ function build(
   const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   const request = details.requestId === undefined ? '' : ` [request ${details.requestId}]`;
   const then = todo === '' ? '' : `; ${todo}`;
-  const message = `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}${then}`;
-  return new ProviderError(message, { ...details, provider: context.provider }, { cause });
+  // A server may echo the request's key or headers back in its error: never passed on.
+  const message = maskSecrets(
+    `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}${then}`,
+  );
+  const masked = { ...details, provider: context.provider };
+  if (details.providerMessage !== undefined) masked.providerMessage = maskSecrets(details.providerMessage);
+  return new ProviderError(message, masked, { cause });
 }
 
 export interface HttpFailure {
@@ -155,7 +161,9 @@ export function failureError(
     return build(context, { category, providerMessage: error.message, ...withId }, error.message, error);
   }
   if (error instanceof BodyTooLargeError) {
-    return build(context, { category: 'server', shouldRetry: false, ...withId }, error.message, error);
+    // Our own cap, not the provider's complaint: retrying would only fetch it again.
+    const todo = `no model answer is that large: check the base URL ${context.baseUrl}`;
+    return build(context, { category: 'server', shouldRetry: false, ...withId }, error.message, error, todo);
   }
   const network = networkFailure(context, error);
   return build(context, { category: 'server', ...withId }, network.what, error, network.todo);

@@ -1,6 +1,7 @@
 import { withTimeout } from '../abort.js';
 import { ConfigError } from '../errors.js';
 import { redactUrl } from '../redact.js';
+import { addSecret } from '../secrets.js';
 import { oneLine } from '../text.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
@@ -33,6 +34,8 @@ export function createWireProvider(
   wire: Wire,
   options: { retry: RetryPolicy; pool: HttpPool },
 ): Provider {
+  addSecret(settings.apiKey);
+  for (const value of Object.values(settings.headers)) addSecret(value);
   return {
     name: settings.name,
     chat: (request, chatOptions) => chat(settings, wire, options, request, chatOptions),

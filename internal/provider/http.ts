@@ -79,7 +79,7 @@ export interface HttpResponse {
 
 export class BodyTooLargeError extends Error {
   constructor(limit: number) {
-    super(`response body larger than ${limit / (1024 * 1024)} MiB`);
+    super(`response body larger than ${limit / (1024 * 1024)} MiB (axe's limit for one response)`);
     this.name = 'BodyTooLargeError';
   }
 }

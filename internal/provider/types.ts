@@ -126,6 +126,8 @@ export interface ProviderSettings {
   apiKey?: string;
   /** The env var that supplies the key (named in the error when a required key is missing). */
   apiKeyEnv: string;
+  /** Where `apiKey` came from: that env var, or `api_key` in config.toml. */
+  apiKeySource?: 'env' | 'config';
   /** Whether a call without `apiKey` must fail with a ConfigError (exit 2) before any request. */
   apiKeyRequired: boolean;
   /** Extra headers (OpenRouter attribution headers, …). */

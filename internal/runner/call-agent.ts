@@ -3,6 +3,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { childContext, effectiveAllowedHosts, emitEvent, type RunContext } from './context.js';
@@ -160,6 +161,7 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
 
 /** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */
 function failure(agent: string, result: AgentRunResult): string {
-  const description = (result.error ?? result.status).replace(/\.$/, '');
+  // The parent model reads this: an error that echoed a key must not hand it over.
+  const description = maskSecrets(result.error ?? result.status).replace(/\.$/, '');
   return `Error: sub-agent "${agent}" failed - ${description}. You may retry or proceed without this result.`;
 }

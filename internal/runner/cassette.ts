@@ -8,6 +8,7 @@ import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/re
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
 
 /**
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
@@ -112,7 +113,9 @@ export class CassetteRecorder {
 
   /** Replaces the cassette with this run's exchanges, whole or not at all. */
   async publish(): Promise<void> {
-    await writeFileAtomic(this.file, this.entries.map((entry) => `${JSON.stringify(entry)}\n`).join(''));
+    // Requests never hold keys; an answer or error that echoes one is masked like any output.
+    const lines = this.entries.map((entry) => `${maskSecrets(JSON.stringify(entry))}\n`);
+    await writeFileAtomic(this.file, lines.join(''));
   }
 }
 

@@ -91,14 +91,7 @@ async function publishRecording(
 ): Promise<RunOutcome> {
   const file = request.record ?? '';
   if (outcome.error) {
-    request.emit({
-      type: 'warning',
-      message: `--record: nothing recorded because the run failed; ${file} is unchanged`,
-      path: request.spec.name,
-      agent: request.spec.name,
-      depth: 0,
-      time: Date.now(),
-    });
+    warn(request, `--record: nothing recorded because the run failed; ${file} is unchanged`);
     return outcome;
   }
   try {
@@ -123,6 +116,7 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
   }
   const recorder = request.record !== undefined ? await CassetteRecorder.open(request.record) : undefined;
   const globalConfig = await loadGlobalConfig(request.configDir);
+  for (const message of globalConfig.warnings ?? []) warn(request, message);
   const pool = createHttpPool();
   const providers = liveProviders({
     globalConfig,
@@ -135,4 +129,10 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
 
 function budgetOf(budget: Budget): RunOutcome['budget'] {
   return { used: budget.used, ...(budget.limit !== undefined ? { limit: budget.limit } : {}) };
+}
+
+/** A warning of the run as a whole, on the event stream (the CLI prints it on stderr). */
+function warn(request: RunRequest, message: string): void {
+  const { name } = request.spec;
+  request.emit({ type: 'warning', message, path: name, agent: name, depth: 0, time: Date.now() });
 }

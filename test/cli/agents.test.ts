@@ -60,7 +60,7 @@ describe('axe agents', () => {
     expect(result.stdout).toMatch(/^name: +r$/m);
     expect(result.stdout).toMatch(/^model: +anthropic\/claude-haiku-4-5$/m);
     expect(result.stdout).toMatch(
-      /^provider: +anthropic \(anthropic API at https:\/\/127\.0\.0\.1:9\/v1\?key=\*\*\*; key set; ANTHROPIC_API_KEY\)$/m,
+      /^provider: +anthropic \(anthropic API at https:\/\/127\.0\.0\.1:9\/v1\?key=\*\*\*; key from ANTHROPIC_API_KEY\)$/m,
     );
     expect(result.stdout).toMatch(/^params: +temperature=0$/m);
     expect(result.stdout).toMatch(/^skill: +\(none\)$/m);

@@ -1,3 +1,4 @@
+import { chmodSync } from 'node:fs';
 import { createServer } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +19,7 @@ beforeAll(async () => {
   fake = await startFakeLlm();
   home = new TempHome();
   home.file('work/notes.txt', 'remember the milk');
-  home.file(
+  const config = home.file(
     'config/axe/config.toml',
     [
       '[providers.lmstudio]',
@@ -36,6 +37,7 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
+  chmodSync(config, 0o600); // it holds a key (axe warns otherwise)
 });
 
 afterAll(async () => {

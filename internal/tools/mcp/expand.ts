@@ -1,4 +1,5 @@
 import { ConfigError } from '../../errors.js';
+import { addSecret, addSecretsFromEnv } from '../../secrets.js';
 
 /**
  * `${VAR}` expansion for MCP header values and stdio env. A variable that is not set is a config
@@ -14,12 +15,20 @@ function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): strin
   });
 }
 
+/**
+ * Expands every value. Header values are secrets (an Authorization header is the common case);
+ * an env value is one when its name says so (`GITHUB_TOKEN`): both are masked in what axe writes.
+ */
 export function expandRecord(
   record: Record<string, string>,
   env: NodeJS.ProcessEnv,
   where: (key: string) => string,
+  kind: 'header' | 'env',
 ): Record<string, string> {
-  return Object.fromEntries(
+  const expanded = Object.fromEntries(
     Object.entries(record).map(([key, value]) => [key, expandVars(value, env, where(key))]),
   );
+  if (kind === 'header') for (const value of Object.values(expanded)) addSecret(value);
+  else addSecretsFromEnv(expanded);
+  return expanded;
 }

@@ -104,11 +104,10 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     renderer.finish(outcome);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
-  } catch (error) {
-    throw stopSignals.received() ? (controller.signal.reason as Error) : error;
   } finally {
-    // Stopped by the user: everything is aborted and reported, so exit now rather than wait for
-    // sockets to finish closing. (stdout/stderr writes are synchronous on pipes and files.)
+    // Stopped by the user: everything is aborted and reported (also a wait for stdin), so exit
+    // now rather than wait for sockets to finish closing. (stdout/stderr writes are synchronous
+    // on pipes and files.)
     const signal = stopSignals.received();
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.remove();

@@ -9,6 +9,7 @@ import {
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
+import { loadMemory, withMemory } from '../internal/memory/memory.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
@@ -147,6 +148,8 @@ async function dryRunView(
   configDir: string,
   overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
 ): Promise<Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stdin' | 'userMessage'>> {
+  const memory = spec.memory.enabled ? await loadMemory(spec.name, spec.memory, process.env) : undefined;
+  for (const warning of memory?.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
   const resolved = await resolveAgentRun(spec, {
     configDir,
     overrides: {
@@ -160,7 +163,8 @@ async function dryRunView(
     workdir: resolved.workdir,
     temperature: spec.params.temperature,
     maxTokens: spec.params.maxTokens,
-    systemPrompt: resolved.systemPrompt,
+    systemPrompt: withMemory(resolved.systemPrompt, memory?.entries ?? ''),
+    ...(memory ? { memory: memory.entries } : {}),
     skill: resolved.skill?.content,
     files: resolved.files.map((file) => file.path),
     tools: resolved.tools,

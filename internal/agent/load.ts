@@ -146,9 +146,6 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
 /** Go axe features a file may turn on that `axe run` does not implement yet: said, never dropped. */
 function unusedFeatures(data: AgentFileData): FieldNote[] {
   const unused: FieldNote[] = [];
-  if (data.memory?.enabled) {
-    unused.push({ field: 'memory.enabled', message: 'memory is not supported by axe run yet; ignored' });
-  }
   if (data.artifacts?.enabled) {
     unused.push({
       field: 'artifacts.enabled',

@@ -14,4 +14,5 @@ export const READ_LIMITS = {
   contextTotal: 16 * MiB,
   stdin: 16 * MiB,
   cassette: 256 * MiB,
+  memory: 64 * MiB,
 } as const;

@@ -7,6 +7,7 @@ import {
   ProviderError,
   RuntimeError,
 } from '../errors.js';
+import { appendEntry, formatEntry, loadMemory, withMemory } from '../memory/memory.js';
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -29,6 +30,8 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
   let toolset: Toolset | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
+    const memory = spec.memory.enabled ? await loadMemory(spec.name, spec.memory, ctx.env) : undefined;
+    for (const message of memory?.warnings ?? []) emitEvent(ctx, spec.name, { type: 'warning', message });
     provider = resolved.model.provider;
     state.model = resolved.model.model;
     const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
@@ -41,7 +44,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
         provider: chat,
         request: {
           model: resolved.model.model,
-          system: resolved.systemPrompt,
+          system: withMemory(resolved.systemPrompt, memory?.entries ?? ''),
           messages: [{ role: 'user', content: input }],
           ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
           ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
@@ -55,6 +58,9 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
       },
       state,
     );
+    // Go axe remembers fully successful runs only: not one whose last call overran the budget.
+    if (memory && ctx.budget.overrun() === undefined)
+      await remember(spec, ctx, memory.file, input, state.content);
     return { result: toResult(spec, ctx, state, provider, started, 'ok') };
   } catch (thrown) {
     const error = typedError(thrown, ctx, provider);
@@ -62,6 +68,15 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
     return { result: toResult(spec, ctx, state, provider, started, status, error.message), error };
   } finally {
     await toolset?.close();
+  }
+}
+
+async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {
+  try {
+    await appendEntry(file, formatEntry(new Date(), input, answer));
+  } catch (error) {
+    const message = `failed to save memory for "${spec.name}": ${errorMessage(error)}`;
+    emitEvent(ctx, spec.name, { type: 'warning', message });
   }
 }
 

@@ -80,11 +80,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       params: { temperature: 0.3, maxTokens: 4096 },
       budget: { maxTokens: 50000 },
       retry: { maxRetries: 3, backoff: 'exponential', initialDelayMs: 500, maxDelayMs: 30000 },
-      warnings: [
-        expect.stringMatching(
-          /pr-reviewer\.toml:20:1: memory\.enabled: memory is not supported by axe run yet; ignored$/,
-        ),
-      ],
+      warnings: [],
     });
     expect(spec.declaredName).toBeUndefined();
     expect(spec.mcpServers).toEqual([

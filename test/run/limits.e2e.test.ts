@@ -1,6 +1,5 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { agentToml } from './agents.js';
 import { e2eHomes, lines, runAxe } from './cli.js';

@@ -67,6 +67,19 @@ async function parseAndRun(): Promise<void> {
       dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options))),
     );
 
+  cli
+    .command('gc [agent]', "Analyze an agent's memory with its model, then trim it (Go axe's gc)")
+    .option('--all', 'Every agent with memory enabled')
+    .option('--dry-run', 'Print the analysis without trimming')
+    .option('--model <provider/model>', "Override the agent's model for the analysis")
+    .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
+    .option('--record <file>', 'Write the model exchange to a JSONL cassette')
+    .option('--replay <file>', 'Serve the model exchange from a cassette (no network, no key)')
+    .example('axe gc reviewer --dry-run')
+    .action((agent: string | undefined, options: Record<string, unknown>) =>
+      dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options))),
+    );
+
   cli.option('-V, --version', 'Print the version');
   cli.help();
 

@@ -1,3 +1,5 @@
+import { ConfigError } from '../internal/errors.js';
+
 /** Option values as the user typed them (cac turns numeric-looking strings into numbers). */
 
 /**
@@ -32,16 +34,30 @@ export function agentsDirFlags(options: Record<string, unknown>): string[] {
 const REPEATABLE = new Set(['agentsDir', '--']);
 
 /**
- * One meaning for a repeated flag, whatever its kind: the last one wins, as in Go axe (cac gives
- * `[true, true]` for `--dry-run --dry-run` and `['a', 'b']` for `--model a --model b`), except the
- * repeatable ones.
+ * One meaning for a flag however it is written. Repeated: the last one wins, as in Go axe (cac
+ * gives `[true, true]` for `--dry-run --dry-run` and `['a', 'b']` for `--model a --model b`),
+ * except the repeatable ones. A switch given a value (`--dry-run=true`, `--json=false`, Go's
+ * forms) is that boolean; any other value is a usage error, never a switch silently off.
  */
-export function lastWins(options: Record<string, unknown>): Record<string, unknown> {
+export function lastWins(
+  options: Record<string, unknown>,
+  switches: ReadonlySet<string>,
+): Record<string, unknown> {
   const normalized: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(options)) {
-    normalized[key] = Array.isArray(value) && !REPEATABLE.has(key) ? value.at(-1) : value;
+  for (const [key, given] of Object.entries(options)) {
+    const value = Array.isArray(given) && !REPEATABLE.has(key) ? given.at(-1) : given;
+    normalized[key] = switches.has(key) ? switchValue(key, value) : value;
   }
   return normalized;
+}
+
+export function switchValue(key: string, value: unknown): unknown {
+  if (typeof value === 'boolean' || value === undefined) return value;
+  const text = String(value).toLowerCase();
+  if (text === 'true' || text === '1') return true;
+  if (text === 'false' || text === '0') return false;
+  const flag = `--${key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+  throw new ConfigError(`${flag}: expected true or false, got "${String(value)}"`);
 }
 
 /**

@@ -15,7 +15,7 @@ import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, lastValue } from './argv.js';
+import { agentsDirFlags, lastValue, switchValue } from './argv.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
@@ -206,12 +206,14 @@ function promptFlag(argv: string[], parsed: unknown): string | undefined {
   return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
 }
 
-/** `--stream` / `--no-stream` when given (the last wins); undefined lets the agent file decide. */
+/** `--stream` / `--no-stream` / `--stream=<bool>` when given (the last wins); else the agent file decides. */
 function streamFlag(argv: string[]): boolean | undefined {
   let stream: boolean | undefined;
   for (const arg of argv) {
     if (arg === '--stream') stream = true;
     else if (arg === '--no-stream') stream = false;
+    else if (arg.startsWith('--stream='))
+      stream = switchValue('stream', arg.slice('--stream='.length)) === true;
   }
   return stream;
 }

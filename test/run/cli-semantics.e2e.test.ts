@@ -78,11 +78,25 @@ describe.concurrent('flags', () => {
     const verbose = await runAxe([...base, '-v', '-v'], { env });
     expect(verbose.stderr).toMatch(/^\[turn 1\]/m);
 
+    // Go's forms: a switch with a value.
+    const sent = fake.requests.length;
+    expect(await runAxe([...base, '--dry-run=true'], { env })).toMatchObject({
+      code: 0,
+      stdout: expect.stringContaining('=== Dry Run ==='),
+    });
+    expect(fake.requests).toHaveLength(sent);
+    fake.enqueue({ text: 'plain' });
+    expect(await runAxe([...base, '--json=false', '--stream=false'], { env })).toMatchObject({
+      code: 0,
+      stdout: 'plain',
+    });
+
     const cases: [string[], string][] = [
       [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe --help)\n'],
       [['--bogus'], 'axe: unknown option --bogus (see axe --help)\n'],
       [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],
       [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
+      [[...base, '--dry-run=yes'], 'axe: --dry-run: expected true or false, got "yes"\n'],
     ];
     for (const [args, stderr] of cases) {
       expect(await runAxe(args, { env })).toMatchObject({ code: 2, stdout: '', stderr });

@@ -5,9 +5,9 @@ import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { addSecret } from '../secrets.js';
-import { FileProblem, unreadableFile } from './file-problem.js';
+import { FileProblem, formatProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
-import { describeSchemaErrors } from './schema-messages.js';
+import { describeSchemaErrors, dropUnknownFields } from './schema-messages.js';
 import { parseTomlFile } from './toml.js';
 import { decodeUtf8Strict } from './utf8.js';
 
@@ -42,22 +42,24 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   }
   const text = decodeUtf8Strict(bytes, file);
   const { data: parsed, locate } = parseTomlFile(text, file);
+  const schema = configSchema as unknown as JsonValue;
+  // Go axe ignores keys it does not know: so does axe, with a warning each.
+  const unknown = validate(parsed) ? [] : dropUnknownFields(validate.errors ?? [], parsed, schema);
   if (!validate(parsed)) {
-    const first = describeSchemaErrors(
-      validate.errors ?? [],
-      parsed,
-      configSchema as unknown as JsonValue,
-    )[0];
+    const first = describeSchemaErrors(validate.errors ?? [], parsed, schema)[0];
     const position = first ? locate(first.segments) : undefined;
     throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field, ...position });
   }
+  const ignored = unknown.map((problem) =>
+    formatProblem(file, problem.message, { field: problem.field, ...locate(problem.segments) }),
+  );
   const data = parsed as { providers?: Record<string, ProviderConfig> };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
     addSecret(table.api_key);
     for (const value of Object.values(table.headers ?? {})) addSecret(value);
   }
-  return { source: file, providers, warnings: await keyFileWarnings(file, providers) };
+  return { source: file, providers, warnings: [...ignored, ...(await keyFileWarnings(file, providers))] };
 }
 
 /** A config.toml holding a key should be readable by its owner only. */

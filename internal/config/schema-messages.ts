@@ -251,3 +251,29 @@ function show(value: JsonValue | undefined): string {
   const text = JSON.stringify(value);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
+
+/**
+ * Go axe's decoder ignores keys it does not know, and so do Claude Code and opencode: a file
+ * with an unknown key loads. Removes every unknown key that ajv reported for a plain object of
+ * the schema (not inside an anyOf / oneOf branch, where the key may choose the branch) from
+ * `data`, and returns one warning each, with a did-you-mean. Validate again afterwards.
+ */
+export function dropUnknownFields(
+  errors: ErrorObject[],
+  data: JsonValue,
+  schema: JsonValue,
+): SchemaProblem[] {
+  const dropped: SchemaProblem[] = [];
+  for (const error of errors) {
+    if (error.keyword !== 'additionalProperties' || /\/(anyOf|oneOf|allOf)\//.test(error.schemaPath))
+      continue;
+    const segments = pointerSegments(error.instancePath);
+    const parent = valueAt(data, segments);
+    const key = String((error.params as { additionalProperty: string }).additionalProperty);
+    if (!isObject(parent) || !Object.hasOwn(parent, key)) continue;
+    delete parent[key];
+    const known = propertyNames(schema, error.schemaPath);
+    dropped.push(problem([...segments, key], `unknown field, ignored${suggestion(key, known)}`));
+  }
+  return dropped;
+}

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { locateInToml, tomlPositions } from '../../internal/config/toml-locate.js';
-import { loadErrorFrom } from './helpers.js';
+import { loadErrorFrom, loadFrom } from './helpers.js';
 
 const at = (text: string, ...segments: (string | number)[]) => locateInToml(tomlPositions(text), segments);
 
@@ -54,9 +54,13 @@ describe('TOML positions (smol-toml keeps none)', () => {
 
 describe('TOML findings carry file:line:column', () => {
   it('for schema errors, unknown keys and errors found after validation', async () => {
-    expect(await errorOf('name = "x"\nmodel = "a/b"\n\n[params]\ntemprature = 1\n')).toMatch(
-      /agent\.toml:5:1: params\.temprature: unknown field \(did you mean "temperature"\?\)$/,
-    );
+    const spec = await loadFrom('agent.toml', 'name = "x"\nmodel = "a/b"\n\n[params]\ntemprature = 1\n', {});
+    expect(spec.warnings).toEqual([
+      expect.stringMatching(
+        /agent\.toml:5:1: params\.temprature: unknown field, ignored \(did you mean "temperature"\?\)$/,
+      ),
+    ]);
+    expect(spec.params.temperature).toBeUndefined();
     expect(await errorOf('name = "x"\nmodel = "a/b"\nworkdir = "$AXE_NOT_SET_ANYWHERE"\n')).toMatch(
       /agent\.toml:3:1: workdir: \$AXE_NOT_SET_ANYWHERE is not set/,
     );

@@ -53,11 +53,15 @@ describe('loadGlobalConfig', () => {
     expect(other).toMatch(/providers\.x\.headers\.A: must be a string \(got a number\)$/);
   });
 
-  it('names an unknown key with a did-you-mean', async () => {
-    const dir = tempDir({ 'config.toml': '[providers.openai]\napikey = "x"\n' });
-    await expect(loadGlobalConfig(dir)).rejects.toThrow(
-      /config\.toml:2:1: providers\.openai\.apikey: unknown field \(did you mean "api_key"\?\)/,
-    );
+  it('ignores an unknown key as Go axe does, with a warning and a did-you-mean', async () => {
+    const dir = tempDir({ 'config.toml': '[providers.openai]\napikey = "x"\nbase_url = "http://h/v1"\n' });
+    const config = await loadGlobalConfig(dir);
+    expect(config.providers.openai).toEqual({ base_url: 'http://h/v1' });
+    expect(config.warnings).toEqual([
+      expect.stringMatching(
+        /config\.toml:2:1: providers\.openai\.apikey: unknown field, ignored \(did you mean "api_key"\?\)$/,
+      ),
+    ]);
   });
 
   it('rejects invalid UTF-8 and unreadable files as config errors', async () => {

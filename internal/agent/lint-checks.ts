@@ -10,26 +10,19 @@ import { referencedVariables } from './expand.js';
 import type { Finding } from './load.js';
 import type { AgentSpec } from './spec.js';
 
+/** `tools` of a TOML agent is checked when the file loads (go-rules.ts); the rest here. */
 export function checkTools(spec: AgentSpec): Finding[] {
   const findings: Finding[] = [];
   const builtins: readonly string[] = BUILTIN_TOOL_NAMES;
   const hasMcp = spec.mcpServers.length > 0;
-  for (const [index, tool] of spec.tools.entries()) {
+  for (const [index, tool] of spec.format === 'toml' ? [] : spec.tools.entries()) {
     const field = `tools[${index}]`;
     if (tool === CALL_AGENT_TOOL_NAME) {
-      findings.push({
-        file: spec.source,
-        severity: 'error',
-        field,
-        message: `"${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`,
-      });
+      const message = `"${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`;
+      findings.push({ file: spec.source, severity: 'error', field, message });
     } else if (!builtins.includes(tool) && !hasMcp) {
-      findings.push({
-        file: spec.source,
-        severity: 'error',
-        field,
-        message: `unknown tool "${tool}"${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`,
-      });
+      const message = `unknown tool "${tool}"${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`;
+      findings.push({ file: spec.source, severity: 'error', field, message });
     }
   }
   for (const [index, tool] of spec.disallowedTools.entries()) {
@@ -47,17 +40,7 @@ export function checkTools(spec: AgentSpec): Finding[] {
 
 export function checkMcpServers(spec: AgentSpec, env: NodeJS.ProcessEnv): Finding[] {
   const findings: Finding[] = [];
-  const seen = new Set<string>();
   for (const [index, server] of spec.mcpServers.entries()) {
-    if (seen.has(server.name)) {
-      findings.push({
-        file: spec.source,
-        severity: 'error',
-        field: `mcp_servers[${index}].name`,
-        message: `"${server.name}" is used by another server too`,
-      });
-    }
-    seen.add(server.name);
     const values: Record<string, Record<string, string>> = server.transport === 'stdio'
       ? { env: server.env }
       : { headers: server.headers };

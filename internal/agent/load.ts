@@ -15,6 +15,7 @@ import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
 import type { AgentFileData } from './file-data.js';
 import { validate } from './generated/agent-validator.js';
+import { goRuleFindings } from './go-rules.js';
 import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
 import type { AgentSpec } from './spec.js';
 import { toSpec } from './to-spec.js';
@@ -132,13 +133,16 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     const data = file.data as unknown as AgentFileData;
     report.findings.push(...unusedFeatures(data).map(warningOf));
     // A valid file has only warnings so far.
-    report.spec = toSpec(data, {
+    const spec = toSpec(data, {
       file: path,
       name,
       format: formatOf(path),
       env,
       warnings: report.findings.map(formatFinding),
     });
+    const refused = goRuleFindings(spec).map(locate);
+    report.findings.push(...refused);
+    if (refused.length === 0) report.spec = spec;
   } catch (error) {
     report.findings.push(locate(findingOf(error, path)));
   }

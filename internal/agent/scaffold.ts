@@ -73,6 +73,7 @@ model = "anthropic/claude-sonnet-4-5"
 # [artifacts]
 # enabled = true
 # dir = "~/project-artifacts"
+# default_write = false
 
 # MCP servers: stdio (command, args, env) or sse / streamable-http (url, headers); \${VAR} is expanded
 # [[mcp_servers]]

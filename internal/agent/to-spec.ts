@@ -73,7 +73,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     },
     params: {
       ...(data.params?.temperature !== undefined ? { temperature: data.params.temperature } : {}),
-      ...(data.params?.max_tokens !== undefined ? { maxTokens: data.params.max_tokens } : {}),
+      // Go axe's 0 is its "unset": nothing is sent.
+      ...(data.params?.max_tokens ? { maxTokens: data.params.max_tokens } : {}),
       ...(data.params?.response_format !== undefined
         ? { responseFormat: toResponseFormat(data.params.response_format, source.name) }
         : {}),

@@ -84,19 +84,34 @@ describe('lintAgents', () => {
     });
     expect(result.lines).toEqual([
       expect.stringMatching(
-        /^error .*a\.toml:3:1: tools\[0\]: unknown tool "read_files" \(did you mean "read_file"\?\)/,
+        /^error .*a\.toml:3:1: tools\[0\]: unknown tool "read_files" in tools config \(did you mean "read_file"\?\)/,
       ),
-      expect.stringMatching(/^error .*a\.toml:3:1: tools\[1\]: "call_agent" comes with sub_agents/),
+      expect.stringMatching(
+        /^error .*a\.toml:3:1: tools\[1\]: unknown tool "call_agent" in tools config: "call_agent" comes with sub_agents/,
+      ),
     ]);
   });
 
-  it('warns about unset variables in MCP settings, duplicate server names, a missing skill and URLs as hosts', async () => {
+  it('refuses duplicate MCP server names in Go words', async () => {
+    const result = await lint({
+      'a.toml': toml(
+        'a',
+        '[[mcp_servers]]\nname = "s"\nurl = "http://127.0.0.1:1/mcp"\n[[mcp_servers]]\nname = "s"\ncommand = "srv"\n',
+      ),
+    });
+    expect(result.lines).toEqual([
+      expect.stringMatching(
+        /^error .*a\.toml:\d+:1: mcp_servers\[1\]\.name: mcp_servers names must be unique: "s"$/,
+      ),
+    ]);
+  });
+
+  it('warns about unset variables in MCP settings, a missing skill and URLs as hosts', async () => {
     const result = await lint(
       {
         'a.toml': toml(
           'a',
-          `skill = "nope"\nallowed_hosts = ["https://x.example"]\n[[mcp_servers]]\nname = "s"\nurl = "http://127.0.0.1:1/mcp"\nheaders = { Authorization = "Bearer \${TOKEN}", X = "\${SET}" }\n` +
-            '[[mcp_servers]]\nname = "s"\ncommand = "srv"\n',
+          `skill = "nope"\nallowed_hosts = ["https://x.example"]\n[[mcp_servers]]\nname = "s"\nurl = "http://127.0.0.1:1/mcp"\nheaders = { Authorization = "Bearer \${TOKEN}", X = "\${SET}" }\n`,
         ),
       },
       [],
@@ -109,9 +124,6 @@ describe('lintAgents', () => {
       ),
       expect.stringMatching(
         /^warning .*a\.toml:8:1: mcp_servers\[0\]\.headers\.Authorization: \$\{TOKEN\} is not set$/,
-      ),
-      expect.stringMatching(
-        /^error .*a\.toml:10:1: mcp_servers\[1\]\.name: "s" is used by another server too$/,
       ),
     ]);
   });

@@ -43,6 +43,13 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
     apiKeyEnv: 'GEMINI_API_KEY',
     apiKeyRequired: true,
   },
+  // Go axe's MiniMax: its Anthropic-compatible endpoint.
+  minimax: {
+    api: 'anthropic',
+    baseUrl: 'https://api.minimax.io/anthropic',
+    apiKeyEnv: 'MINIMAX_API_KEY',
+    apiKeyRequired: true,
+  },
 };
 
 const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };

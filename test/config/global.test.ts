@@ -110,6 +110,14 @@ describe('resolveProviderSettings', () => {
       baseUrl: 'https://openrouter.ai/api/v1',
       apiKeyEnv: 'OPENROUTER_API_KEY',
     });
+    // Go axe's MiniMax: the Anthropic wire at MiniMax's endpoint, its key required.
+    expect(resolveProviderSettings(empty, 'minimax', { MINIMAX_API_KEY: 'mm-key' })).toMatchObject({
+      api: 'anthropic',
+      baseUrl: 'https://api.minimax.io/anthropic',
+      apiKey: 'mm-key',
+      apiKeyEnv: 'MINIMAX_API_KEY',
+      apiKeyRequired: true,
+    });
   });
 
   it('takes env over config.toml over defaults, for the key and the base URL', () => {

@@ -18,6 +18,9 @@ export interface ProviderConfig {
   api?: 'openai' | 'anthropic' | 'ollama' | 'google';
   http_referer?: string;
   app_title?: string;
+  referer?: string;
+  title?: string;
+  categories?: string;
   headers?: Record<string, string>;
   region?: string;
 }

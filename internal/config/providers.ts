@@ -54,6 +54,20 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
 
 const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };
 
+/** Go axe's OpenRouter attribution headers: `AXE_OPENROUTER_<X>` > `[providers.openrouter] <x>`. */
+function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): Record<string, string> {
+  const headers: Record<string, string> = {};
+  const pick = (variable: string, key: 'referer' | 'title' | 'categories') =>
+    env[`AXE_OPENROUTER_${variable}`] || table[key] || undefined;
+  const referer = pick('REFERER', 'referer');
+  const title = pick('TITLE', 'title');
+  const categories = pick('CATEGORIES', 'categories');
+  if (referer) headers['HTTP-Referer'] = referer;
+  if (title) headers['X-OpenRouter-Title'] = title;
+  if (categories) headers['X-OpenRouter-Categories'] = categories;
+  return headers;
+}
+
 /** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
 function envName(providerName: string): string {
   return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -88,6 +102,7 @@ export function resolveProviderSettings(
   const headers: Record<string, string> = { ...table.headers };
   if (table.http_referer) headers['HTTP-Referer'] = table.http_referer;
   if (table.app_title) headers['X-Title'] = table.app_title;
+  if (canonical === 'openrouter') Object.assign(headers, openRouterAttribution(table, env));
   return {
     name: providerName,
     api,

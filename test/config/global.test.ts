@@ -133,6 +133,22 @@ describe('resolveProviderSettings', () => {
     });
   });
 
+  it("takes Go axe's OpenRouter referer / title / categories, env first, for OpenRouter only", () => {
+    const table = { referer: 'https://file.example', title: 'from-file', categories: 'cli-agent' };
+    expect(resolveProviderSettings({ providers: { openrouter: table } }, 'openrouter', {}).headers).toEqual({
+      'HTTP-Referer': 'https://file.example',
+      'X-OpenRouter-Title': 'from-file',
+      'X-OpenRouter-Categories': 'cli-agent',
+    });
+    const env = { AXE_OPENROUTER_TITLE: 'from-env', AXE_OPENROUTER_REFERER: 'https://env.example' };
+    expect(resolveProviderSettings({ providers: { openrouter: table } }, 'openrouter', env).headers).toEqual({
+      'HTTP-Referer': 'https://env.example',
+      'X-OpenRouter-Title': 'from-env',
+      'X-OpenRouter-Categories': 'cli-agent',
+    });
+    expect(resolveProviderSettings({ providers: { openai: table } }, 'openai', env).headers).toEqual({});
+  });
+
   it('turns OpenRouter attribution settings into headers', () => {
     const config = { providers: { openrouter: { http_referer: 'https://me.example', app_title: 'axe-ci' } } };
     expect(resolveProviderSettings(config, 'openrouter', {}).headers).toEqual({

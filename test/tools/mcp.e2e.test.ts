@@ -166,6 +166,8 @@ describe.concurrent('MCP servers through axe run', () => {
     code: number,
   ][] = [
     ['Ctrl-C', [], { fault: { kind: 'hang' } }, 'SIGINT', 130],
+    ['SIGTERM', [], { fault: { kind: 'hang' } }, 'SIGTERM', 143],
+    ['SIGHUP', [], { fault: { kind: 'hang' } }, 'SIGHUP', 129],
     ['a timeout', ['--timeout', '2'], { fault: { kind: 'hang' } }, undefined, 3],
     ['a provider error', [], { delayMs: 300, fault: { kind: 'status', status: 401 } }, undefined, 3],
   ];

@@ -31,9 +31,9 @@ interface GcOptions {
   searchDirs: string[];
   configDir: string;
   dryRun: boolean;
-  model?: string;
-  record?: string;
-  replay?: string;
+  model: string | undefined;
+  record: string | undefined;
+  replay: string | undefined;
 }
 
 /** `axe gc [agent] [--all] [--dry-run] [--model]`: Go axe's memory analysis and trim. */
@@ -48,9 +48,9 @@ export async function gcCommand(
   const gc: GcOptions = {
     ...agentLookup(agentsDirFlags(options), process.env, process.cwd()),
     dryRun: options.dryRun === true,
-    ...optional('model', lastValue(argv, options.model, ['--model'])),
-    ...optional('record', lastValue(argv, options.record, ['--record'])),
-    ...optional('replay', lastValue(argv, options.replay, ['--replay'])),
+    model: lastValue(argv, options.model, ['--model']),
+    record: lastValue(argv, options.record, ['--record']),
+    replay: lastValue(argv, options.replay, ['--replay']),
   };
   if (agent !== undefined) {
     await gcAgent(await loadAgent(agent, { searchDirs: gc.searchDirs, env: process.env }), gc);
@@ -77,10 +77,6 @@ export async function gcCommand(
   if (failed > 0)
     throw new RuntimeError(`gc completed with errors: ${failed} of ${keeping.length} agents failed`);
   return 0;
-}
-
-function optional<K extends string>(key: K, value: string | undefined): { [P in K]?: string } {
-  return (value === undefined ? {} : { [key]: value }) as { [P in K]?: string };
 }
 
 async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {

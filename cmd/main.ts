@@ -17,9 +17,6 @@ if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? ''))
   await parseAndRun();
 }
 
-/** The options of the matched command, normalised (see lastWins); set once the commands exist. */
-let flags: (options: Record<string, unknown>) => Record<string, unknown> = (options) => options;
-
 async function parseAndRun(): Promise<void> {
   const { cac } = await import('cac');
   const cli = cac('axe');
@@ -37,7 +34,9 @@ async function parseAndRun(): Promise<void> {
     .example('axe agents list')
     .example('axe agents init reviewer')
     .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./agents.js')).agentsCommand(action, agent, flags(options))),
+      dispatch(async () =>
+        (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
+      ),
     );
 
   cli
@@ -46,7 +45,9 @@ async function parseAndRun(): Promise<void> {
     .option('--strict', 'Treat warnings as errors')
     .option('--json', 'Print the findings as JSON')
     .action((agents: string[], options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./validate.js')).validateCommand(agents, flags(options))),
+      dispatch(async () =>
+        (await import('./validate.js')).validateCommand(agents, lastWins(options, switches)),
+      ),
     );
 
   cli
@@ -67,7 +68,7 @@ async function parseAndRun(): Promise<void> {
     .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
     .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
     .action((agent: string, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./run.js')).runCommand(agent, flags(options))),
+      dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches))),
     );
 
   cli
@@ -80,18 +81,18 @@ async function parseAndRun(): Promise<void> {
     .option('--replay <file>', 'Serve the model exchange from a cassette (no network, no key)')
     .example('axe gc reviewer --dry-run')
     .action((agent: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./gc.js')).gcCommand(agent, flags(options))),
+      dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches))),
     );
 
   cli.option('-V, --version', 'Print the version');
   cli.help();
 
+  // The actions above run after this line: they normalise their options with these switches.
   const switches = new Set(
     [cli.globalCommand, ...cli.commands].flatMap((command) =>
       command.options.filter((option) => option.isBoolean).flatMap((option) => option.names),
     ),
   );
-  flags = (options) => lastWins(options, switches);
   const valueFlags = new Set(
     [cli.globalCommand, ...cli.commands].flatMap((command) =>
       command.options

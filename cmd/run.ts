@@ -9,7 +9,6 @@ import {
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
-import { loadMemory, withMemory } from '../internal/memory/memory.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
@@ -148,9 +147,8 @@ async function dryRunView(
   configDir: string,
   overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
 ): Promise<Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stdin' | 'userMessage'>> {
-  const memory = spec.memory.enabled ? await loadMemory(spec.name, spec.memory, process.env) : undefined;
-  for (const warning of memory?.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
   const resolved = await resolveAgentRun(spec, {
+    env: process.env,
     configDir,
     overrides: {
       model: overrides.modelOverride,
@@ -158,13 +156,14 @@ async function dryRunView(
       workdir: overrides.workdirOverride,
     },
   });
+  for (const warning of resolved.memory?.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
   return {
     model: resolved.modelName,
     workdir: resolved.workdir,
     temperature: spec.params.temperature,
     maxTokens: spec.params.maxTokens,
-    systemPrompt: withMemory(resolved.systemPrompt, memory?.entries ?? ''),
-    ...(memory ? { memory: memory.entries } : {}),
+    systemPrompt: resolved.systemPrompt,
+    ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
     skill: resolved.skill?.content,
     files: resolved.files.map((file) => file.path),
     tools: resolved.tools,

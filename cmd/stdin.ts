@@ -1,12 +1,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
 import { isatty } from 'node:tty';
+import { withTimeout } from '../internal/abort.js';
 import { AxeError, ConfigError, ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { formatBytes } from '../internal/fs/read-bounded.js';
 import { READ_LIMITS } from '../internal/fs/read-limits.js';
-
-/** Longest single timer Node allows; longer deadlines are simply not armed. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /**
  * Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). Bounded
@@ -20,14 +18,10 @@ export function readPipedStdin(
 ): Promise<string | undefined> {
   if (isatty(0)) return Promise.resolve(undefined);
   const stdin = process.stdin;
+  const timed = withTimeout(signal, deadlineAt - Date.now());
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let total = 0;
-    const waitMs = deadlineAt - Date.now();
-    const timer =
-      waitMs < MAX_TIMER_MS
-        ? setTimeout(() => fail(stdinTimeout(timeoutSeconds)), Math.max(0, waitMs))
-        : undefined;
     const onData = (chunk: Buffer): void => {
       total += chunk.length;
       if (total > READ_LIMITS.stdin) {
@@ -42,10 +36,11 @@ export function readPipedStdin(
     };
     const onError = (error: Error): void =>
       fail(new ConfigError(`stdin: cannot read: ${fsErrorReason(error)}`));
-    const onAbort = (): void => fail(signal.reason as Error);
+    const onAbort = (): void =>
+      fail(timed.timedOut() ? stdinTimeout(timeoutSeconds) : (signal.reason as Error));
     function cleanup(): void {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', onAbort);
+      timed.dispose();
+      timed.signal.removeEventListener('abort', onAbort);
       stdin.off('data', onData).off('end', onEnd).off('error', onError);
     }
     function fail(error: Error): void {
@@ -53,8 +48,8 @@ export function readPipedStdin(
       stdin.destroy();
       reject(error);
     }
-    if (signal.aborted) return fail(signal.reason as Error);
-    signal.addEventListener('abort', onAbort, { once: true });
+    if (timed.signal.aborted) return onAbort();
+    timed.signal.addEventListener('abort', onAbort, { once: true });
     stdin.on('data', onData).once('end', onEnd).once('error', onError);
   });
 }

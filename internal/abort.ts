@@ -1,5 +1,5 @@
 /** Longest delay a Node timer takes; longer ones fire at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
+export const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export interface TimedSignal {
   /** Aborts when `parent` does or when the time is up, whichever comes first. */

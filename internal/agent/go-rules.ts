@@ -11,19 +11,7 @@ import type { Finding } from './load.js';
 import type { AgentSpec } from './spec.js';
 
 export function goRuleFindings(spec: AgentSpec): Finding[] {
-  const findings: Finding[] = [];
-  const builtins: readonly string[] = BUILTIN_TOOL_NAMES;
-  const hasMcp = spec.mcpServers.length > 0;
-  for (const [index, tool] of spec.format === 'toml' ? spec.tools.entries() : []) {
-    const goWords = `unknown tool "${tool}" in tools config`;
-    if (tool === CALL_AGENT_TOOL_NAME) {
-      const message = `${goWords}: "${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`;
-      findings.push({ file: spec.source, severity: 'error', field: `tools[${index}]`, message });
-    } else if (!builtins.includes(tool) && !hasMcp) {
-      const message = `${goWords}${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`;
-      findings.push({ file: spec.source, severity: 'error', field: `tools[${index}]`, message });
-    }
-  }
+  const findings = spec.format === 'toml' ? toolNameFindings(spec) : [];
   const seen = new Set<string>();
   for (const [index, server] of spec.mcpServers.entries()) {
     if (seen.has(server.name)) {
@@ -31,6 +19,28 @@ export function goRuleFindings(spec: AgentSpec): Finding[] {
       findings.push({ file: spec.source, severity: 'error', field: `mcp_servers[${index}].name`, message });
     }
     seen.add(server.name);
+  }
+  return findings;
+}
+
+/**
+ * Names in `tools` that are no built-in tool (unless MCP servers may offer them), and an injected
+ * `call_agent`; in a TOML file in Go's words.
+ */
+export function toolNameFindings(spec: AgentSpec): Finding[] {
+  const findings: Finding[] = [];
+  const builtins: readonly string[] = BUILTIN_TOOL_NAMES;
+  const hasMcp = spec.mcpServers.length > 0;
+  for (const [index, tool] of spec.tools.entries()) {
+    const what = spec.format === 'toml' ? `unknown tool "${tool}" in tools config` : `unknown tool "${tool}"`;
+    let message: string | undefined;
+    if (tool === CALL_AGENT_TOOL_NAME) {
+      const why = `"${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`;
+      message = spec.format === 'toml' ? `${what}: ${why}` : why;
+    } else if (!builtins.includes(tool) && !hasMcp) {
+      message = `${what}${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`;
+    }
+    if (message) findings.push({ file: spec.source, severity: 'error', field: `tools[${index}]`, message });
   }
   return findings;
 }

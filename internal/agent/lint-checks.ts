@@ -5,26 +5,17 @@ import type { GlobalConfig } from '../config/global.js';
 import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { ConfigError } from '../errors.js';
-import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
+import { toolNameFindings } from './go-rules.js';
 import type { Finding } from './load.js';
 import type { AgentSpec } from './spec.js';
 
 /** `tools` of a TOML agent is checked when the file loads (go-rules.ts); the rest here. */
 export function checkTools(spec: AgentSpec): Finding[] {
-  const findings: Finding[] = [];
+  const findings = spec.format === 'toml' ? [] : toolNameFindings(spec);
   const builtins: readonly string[] = BUILTIN_TOOL_NAMES;
   const hasMcp = spec.mcpServers.length > 0;
-  for (const [index, tool] of spec.format === 'toml' ? [] : spec.tools.entries()) {
-    const field = `tools[${index}]`;
-    if (tool === CALL_AGENT_TOOL_NAME) {
-      const message = `"${CALL_AGENT_TOOL_NAME}" comes with sub_agents; remove it from tools`;
-      findings.push({ file: spec.source, severity: 'error', field, message });
-    } else if (!builtins.includes(tool) && !hasMcp) {
-      const message = `unknown tool "${tool}"${suggestion(tool, builtins)}: built-in tools are ${builtins.join(', ')}; other tools need mcp_servers`;
-      findings.push({ file: spec.source, severity: 'error', field, message });
-    }
-  }
   for (const [index, tool] of spec.disallowedTools.entries()) {
     if (!builtins.includes(tool) && !hasMcp) {
       findings.push({

@@ -1,12 +1,7 @@
 import { basename, extname } from 'node:path';
 import { FileProblem, formatProblem, unreadableFile } from '../config/file-problem.js';
 import { own } from '../config/own.js';
-import {
-  describeSchemaErrors,
-  dropUnknownFields,
-  parseField,
-  type SchemaProblem,
-} from '../config/schema-messages.js';
+import { parseField, type SchemaProblem, validateIgnoringUnknown } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
 import { readRegularFile } from '../fs/read-bounded.js';
@@ -115,20 +110,17 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     const warningOf = (warning: FieldNote): Finding =>
       located({ ...warning, severity: 'warning', file: path }, file);
     report.findings.push(...file.warnings.map(warningOf));
-    const errors = await schemaErrors(file.data);
-    if (errors.unknown.length + errors.invalid.length > 0) {
-      const { unknown, invalid } = errors;
-      for (const [problem, severity] of [
-        ...unknown.map((p) => [p, 'warning'] as const),
-        ...invalid.map((p) => [p, 'error'] as const),
-      ]) {
-        const field = renameTopField(problem.field, file.writtenAs);
-        const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);
-        const message = goWords ? `${problem.message}; ${goWords}` : problem.message;
-        report.findings.push(located({ file: path, severity, field, message }, file, problem.segments));
-      }
-      if (invalid.length > 0) return report;
+    const { unknown, invalid } = await schemaErrors(file.data);
+    for (const [problem, severity] of [
+      ...unknown.map((p) => [p, 'warning'] as const),
+      ...invalid.map((p) => [p, 'error'] as const),
+    ]) {
+      const field = renameTopField(problem.field, file.writtenAs);
+      const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);
+      const message = goWords ? `${problem.message}; ${goWords}` : problem.message;
+      report.findings.push(located({ file: path, severity, field, message }, file, problem.segments));
     }
+    if (invalid.length > 0) return report;
     // The schema guarantees this shape (file-data.ts).
     const data = file.data as unknown as AgentFileData;
     report.findings.push(...unusedFeatures(data).map(warningOf));
@@ -149,24 +141,15 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
   return report;
 }
 
-/**
- * The file's data against the agent schema: unknown keys are dropped from `data` and come back
- * as warnings (Go axe and the Markdown agents' own tools ignore them); the rest are errors.
- */
+/** The file's data against the agent schema (see validateIgnoringUnknown). */
 async function schemaErrors(
   data: JsonValue,
 ): Promise<{ unknown: SchemaProblem[]; invalid: SchemaProblem[] }> {
   if (validate(data)) return { unknown: [], invalid: [] };
-  // Taken before the await: the validator's `errors` is shared, and a concurrent load of another
-  // file would overwrite it.
-  const first = [...(validate.errors ?? [])];
   // The schema itself (for did-you-mean) is only needed to explain errors.
   const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } }))
     .default as unknown as JsonValue;
-  const unknown = dropUnknownFields(first, data, schema);
-  if (unknown.length > 0 && validate(data)) return { unknown, invalid: [] };
-  const remaining = unknown.length > 0 ? [...(validate.errors ?? [])] : first;
-  return { unknown, invalid: describeSchemaErrors(remaining, data, schema) };
+  return validateIgnoringUnknown(validate, data, schema);
 }
 
 /** Go axe features a file may turn on that `axe run` does not implement yet: said, never dropped. */

@@ -7,7 +7,7 @@ import type { JsonValue } from '../provider/types.js';
 import { addSecret } from '../secrets.js';
 import { FileProblem, formatProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
-import { describeSchemaErrors, dropUnknownFields } from './schema-messages.js';
+import { validateIgnoringUnknown } from './schema-messages.js';
 import { parseTomlFile } from './toml.js';
 import { decodeUtf8Strict } from './utf8.js';
 
@@ -45,14 +45,14 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   }
   const text = decodeUtf8Strict(bytes, file);
   const { data: parsed, locate } = parseTomlFile(text, file);
-  const schema = configSchema as unknown as JsonValue;
   // Go axe ignores keys it does not know: so does axe, with a warning each.
-  const unknown = validate(parsed) ? [] : dropUnknownFields(validate.errors ?? [], parsed, schema);
-  if (!validate(parsed)) {
-    const first = describeSchemaErrors(validate.errors ?? [], parsed, schema)[0];
-    const position = first ? locate(first.segments) : undefined;
-    throw new FileProblem(file, first?.message ?? 'invalid', { field: first?.field, ...position });
-  }
+  const { unknown, invalid } = validateIgnoringUnknown(
+    validate,
+    parsed,
+    configSchema as unknown as JsonValue,
+  );
+  const [first] = invalid;
+  if (first) throw new FileProblem(file, first.message, { field: first.field, ...locate(first.segments) });
   const ignored = unknown.map((problem) =>
     formatProblem(file, problem.message, { field: problem.field, ...locate(problem.segments) }),
   );

@@ -252,17 +252,31 @@ function show(value: JsonValue | undefined): string {
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 
+/** A compiled validator (schemas/generate-validators.mjs). */
+export interface SchemaValidator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
 /**
- * Go axe's decoder ignores keys it does not know, and so do Claude Code and opencode: a file
- * with an unknown key loads. Removes every unknown key that ajv reported for a plain object of
- * the schema (not inside an anyOf / oneOf branch, where the key may choose the branch) from
- * `data`, and returns one warning each, with a did-you-mean. Validate again afterwards.
+ * Validates `data` as Go axe's decoder reads a file, and Claude Code and opencode read theirs: a
+ * key the schema does not know is ignored — dropped from `data` and returned as a warning with a
+ * did-you-mean — unless it sits in an anyOf / oneOf branch, where it may choose the branch. Every
+ * other violation is an error. Synchronous, so the validator's shared `errors` cannot be
+ * overwritten by another load in between.
  */
-export function dropUnknownFields(
-  errors: ErrorObject[],
+export function validateIgnoringUnknown(
+  validate: SchemaValidator,
   data: JsonValue,
   schema: JsonValue,
-): SchemaProblem[] {
+): { unknown: SchemaProblem[]; invalid: SchemaProblem[] } {
+  if (validate(data)) return { unknown: [], invalid: [] };
+  const unknown = dropUnknownFields(validate.errors ?? [], data, schema);
+  if (validate(data)) return { unknown, invalid: [] };
+  return { unknown, invalid: describeSchemaErrors(validate.errors ?? [], data, schema) };
+}
+
+function dropUnknownFields(errors: ErrorObject[], data: JsonValue, schema: JsonValue): SchemaProblem[] {
   const dropped: SchemaProblem[] = [];
   for (const error of errors) {
     if (error.keyword !== 'additionalProperties' || /\/(anyOf|oneOf|allOf)\//.test(error.schemaPath))

@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { MAX_TIMER_MS } from '../abort.js';
 import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
@@ -99,9 +100,6 @@ export function childContext(
   };
 }
 
-/** setTimeout fires at once beyond this (2^31 - 1 ms, about 24.8 days). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 export interface DeadlineScope {
   /** Aborts with the parent signal's reason, or with a RunDeadline when the timeout passes. */
   controller: AbortController;
@@ -171,6 +169,7 @@ export function agentResolver(): RunContext['resolveAgent'] {
       maxDepth: ctx.maxDepth,
       inheritedModel: ctx.inheritedModel,
       overrides: ctx.overrides,
+      env: ctx.env,
     }).finally(() => inFlight.delete(key));
     inFlight.set(key, resolution);
     return resolution;

@@ -18,8 +18,9 @@
  *
  *   resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun>
  *     What a run of `spec` uses — model, absolute workdir, the full system prompt, skill (path and
- *     content), context files, tool names, whether call_agent is offered — with no network and no
- *     key. Pass `overrides: { model, skill, workdir }` from the flags and `configDir`. The run
+ *     content), context files, memory, tool names, whether call_agent is offered — with no network
+ *     and no key. Pass `overrides: { model, skill, workdir }` from the flags, `configDir` and `env`
+ *     (for the memory file). The run
  *     uses this same function, so `--dry-run` and the run never disagree. Throws ConfigError.
  *
  *   callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec   // §3.6, word for word

@@ -4,6 +4,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
+import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
 import { listedToolNames } from '../tools/listed.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
@@ -19,6 +20,8 @@ export interface ResolveOptions {
   inheritedModel?: ModelRef;
   /** `--model provider/model`, `--skill`, `--workdir` (top-level agent only). */
   overrides?: { model?: string; skill?: string; workdir?: string };
+  /** Where the default memory file lives (`XDG_DATA_HOME`, `HOME`); needed when memory is on. */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Everything a run of one agent uses, resolved without network or key. */
@@ -28,8 +31,10 @@ export interface ResolvedAgentRun {
   modelName: string;
   /** Absolute, real path. */
   workdir: string;
-  /** The full system prompt sent: system_prompt + skill + context files. */
+  /** The full system prompt sent: system_prompt + skill + context files (+ memory). */
   systemPrompt: string;
+  /** The agent's memory when `[memory] enabled`: its file, the entries in the prompt, warnings. */
+  memory?: LoadedMemory;
   /** Absolute path and content of the skill, when there is one. */
   skill?: { path: string; content: string };
   files: ContextFile[];
@@ -59,6 +64,9 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
         }
       : undefined;
   const files = await readContextFiles(spec.files, workdir, spec.source);
+  const memory = spec.memory.enabled
+    ? await loadMemory(spec.name, spec.memory, options.env ?? {})
+    : undefined;
   const depth = options.depth ?? 0;
   const atMaxDepth = depth >= (options.maxDepth ?? spec.subAgentsConfig.maxDepth);
   const callsAgents =
@@ -69,7 +77,11 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     model,
     modelName: qualifiedModelName(model),
     workdir,
-    systemPrompt: buildSystemPrompt(spec.systemPrompt, skill?.content ?? '', files),
+    systemPrompt: withMemory(
+      buildSystemPrompt(spec.systemPrompt, skill?.content ?? '', files),
+      memory?.entries ?? '',
+    ),
+    ...(memory ? { memory } : {}),
     ...(skill ? { skill } : {}),
     files,
     tools,

@@ -7,7 +7,7 @@ import {
   ProviderError,
   RuntimeError,
 } from '../errors.js';
-import { appendEntry, formatEntry, loadMemory, withMemory } from '../memory/memory.js';
+import { appendEntry, formatEntry } from '../memory/memory.js';
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -30,7 +30,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
   let toolset: Toolset | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
-    const memory = spec.memory.enabled ? await loadMemory(spec.name, spec.memory, ctx.env) : undefined;
+    const { memory } = resolved;
     for (const message of memory?.warnings ?? []) emitEvent(ctx, spec.name, { type: 'warning', message });
     provider = resolved.model.provider;
     state.model = resolved.model.model;
@@ -44,7 +44,7 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
         provider: chat,
         request: {
           model: resolved.model.model,
-          system: withMemory(resolved.systemPrompt, memory?.entries ?? ''),
+          system: resolved.systemPrompt,
           messages: [{ role: 'user', content: input }],
           ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
           ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),

@@ -67,6 +67,8 @@ async function parseAndRun(): Promise<void> {
     .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
     .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
     .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
+    .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
+    .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
     .action((agent: string, options: Record<string, unknown>) =>
       dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches))),
     );

@@ -48,6 +48,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     modelOverride: lastValue(argv, options.model, ['--model']),
     skillOverride: lastValue(argv, options.skill, ['--skill']),
     workdirOverride: lastValue(argv, options.workdir, ['--workdir']),
+    artifactDirOverride: lastValue(argv, options.artifactDir, ['--artifact-dir']),
   };
 
   const controller = new AbortController();
@@ -98,6 +99,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       stream,
       record: lastValue(argv, options.record, ['--record']),
       replay: lastValue(argv, options.replay, ['--replay']),
+      keepArtifacts: options.keepArtifacts === true,
       signal: controller.signal,
       emit: renderer.emit,
     });

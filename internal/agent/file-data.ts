@@ -42,7 +42,7 @@ export interface AgentFileData {
     max_delay_ms?: number;
   };
   budget?: { max_tokens?: number };
-  artifacts?: { enabled?: boolean; dir?: string };
+  artifacts?: { enabled?: boolean; dir?: string; default_write?: boolean };
   mcp_servers?: McpServerData[];
 }
 

@@ -123,7 +123,6 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     if (invalid.length > 0) return report;
     // The schema guarantees this shape (file-data.ts).
     const data = file.data as unknown as AgentFileData;
-    report.findings.push(...unusedFeatures(data).map(warningOf));
     // A valid file has only warnings so far.
     const spec = toSpec(data, {
       file: path,
@@ -150,18 +149,6 @@ async function schemaErrors(
   const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } }))
     .default as unknown as JsonValue;
   return validateIgnoringUnknown(validate, data, schema);
-}
-
-/** Go axe features a file may turn on that `axe run` does not implement yet: said, never dropped. */
-function unusedFeatures(data: AgentFileData): FieldNote[] {
-  const unused: FieldNote[] = [];
-  if (data.artifacts?.enabled) {
-    unused.push({
-      field: 'artifacts.enabled',
-      message: 'artifacts are not supported by axe run yet; ignored',
-    });
-  }
-  return unused;
 }
 
 async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {

@@ -77,7 +77,10 @@ export interface ModelParams {
 
 export interface ArtifactsConfig {
   enabled: boolean;
+  /** `~` and `$VAR` expanded; relative to the workdir when relative. */
   dir?: string;
+  /** `write_file` without an `artifact` argument writes into the artifact directory. */
+  defaultWrite: boolean;
 }
 
 export type McpServerSpec =

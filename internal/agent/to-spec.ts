@@ -89,6 +89,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     artifacts: {
       enabled: data.artifacts?.enabled ?? false,
       ...(given(data.artifacts?.dir) ? { dir: expand(data.artifacts.dir, 'artifacts.dir') } : {}),
+      defaultWrite: data.artifacts?.default_write ?? false,
     },
     mcpServers: (data.mcp_servers ?? []).map(toMcpServer),
     ...(data.max_turns !== undefined ? { maxTurns: data.max_turns } : {}),

@@ -1,3 +1,4 @@
+import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import { BudgetError } from '../errors.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
 import { detectRefusal } from './refusal.js';
@@ -27,6 +28,8 @@ export interface JsonEnvelope {
   /** Tree-wide: every call of every agent. */
   budget_used_tokens?: number;
   budget_exceeded?: boolean;
+  /** Files written into the run's artifact directory (Go axe: only when there are any). */
+  artifacts?: ArtifactEntry[];
   agents: JsonAgentNode[];
   /** Present when the run failed; `content` then holds the answer so far. */
   error?: string;
@@ -85,6 +88,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     envelope.budget_used_tokens = budget.used;
     envelope.budget_exceeded = error instanceof BudgetError;
   }
+  if (outcome.artifacts !== undefined && outcome.artifacts.length > 0) envelope.artifacts = outcome.artifacts;
   if (error) {
     envelope.error = error.message;
     envelope.exit_code = error.exitCode;

@@ -46,7 +46,8 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const emit = (event: RunEvent): void => {
     inFlight.observe(event);
     // A sub-agent's warnings are Go axe's `[sub-agent] Warning:` lines: shown with --verbose only.
-    if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
+    if (event.type === 'notice') stderr.write(`${event.message}\n`);
+    else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
     else if (event.type === 'warning' && formatVerbose)
       stderr.write(`[sub-agent] Warning: ${event.message}\n`);
     if (formatVerbose) for (const line of formatVerbose(event)) stderr.write(`${line}\n`);

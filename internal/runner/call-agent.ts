@@ -52,7 +52,7 @@ export interface CallAgentOptions {
  * that fails to load fails only when `call_agent` names it, in the spec's words.
  */
 export function prefetchSubAgents(names: readonly string[], ctx: RunContext): void {
-  for (const name of new Set(names)) ctx.loadAgent(name).catch(() => {});
+  for (const name of new Set(names)) ctx.loadAgent(name, ctx.env).catch(() => {});
 }
 
 /**
@@ -151,7 +151,7 @@ async function runSubAgent(
 /** §3.7 steps 6–7: the sub-agent's own file, from the run's search dirs, and its model. */
 async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpec } | { error: string }> {
   try {
-    return { spec: await ctx.loadAgent(name) };
+    return { spec: await ctx.loadAgent(name, ctx.env) };
   } catch (error) {
     const what =
       error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';

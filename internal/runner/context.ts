@@ -3,6 +3,7 @@ import { MAX_TIMER_MS } from '../abort.js';
 import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { Provider } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
@@ -39,8 +40,11 @@ export interface RunContext {
   readonly limiter: Limiter;
   readonly emit: EmitEvent;
   readonly providers: ProviderSource;
-  /** Loads a sub-agent's file from the search dirs; each name is read once per run. */
-  readonly loadAgent: (name: string) => Promise<AgentSpec>;
+  /**
+   * Loads a sub-agent's file from the search dirs, `$VAR`s expanded from `env` (the parent's, with
+   * the run's `AXE_ARTIFACT_DIR`); each name is read once per run.
+   */
+  readonly loadAgent: (name: string, env: NodeJS.ProcessEnv) => Promise<AgentSpec>;
   /** Resolves model, workdir, prompt and tools of an agent about to run here (see `agentResolver`). */
   readonly resolveAgent: (spec: AgentSpec, ctx: RunContext) => Promise<ResolvedAgentRun>;
   readonly env: NodeJS.ProcessEnv;
@@ -52,7 +56,11 @@ export interface RunContext {
   /** The parent's effective `allowed_hosts`, used by an agent that sets none (empty at the top). */
   readonly inheritedAllowedHosts: readonly string[];
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
-  readonly overrides: { model?: string; skill?: string; workdir?: string };
+  readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
+  /** The files written into the run's artifact directory (run-wide). */
+  readonly artifacts: ArtifactManifest;
+  /** `--keep-artifacts`. */
+  readonly keepArtifacts: boolean;
 }
 
 export interface ChildContext {
@@ -137,10 +145,10 @@ export function deadlineScope(parent: AbortSignal, seconds: number, startedAt = 
  * The run's sub-agent loader. A fan-out to 32 calls of the same agent reads and validates its
  * file once; a failed load fails the same way for every call.
  */
-export function agentLoader(searchDirs: readonly string[], env: NodeJS.ProcessEnv): RunContext['loadAgent'] {
+export function agentLoader(searchDirs: readonly string[]): RunContext['loadAgent'] {
   const dirs = [...searchDirs];
   const loaded = new Map<string, Promise<AgentSpec>>();
-  return (name) => {
+  return (name, env) => {
     let spec = loaded.get(name);
     if (!spec) {
       spec = loadAgent(name, { searchDirs: dirs, env });

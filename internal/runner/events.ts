@@ -36,6 +36,8 @@ export type RunEventBody =
   | { type: 'text.delta'; text: string }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   | { type: 'mcp'; server: string; message: string }
-  | { type: 'warning'; message: string };
+  | { type: 'warning'; message: string }
+  /** A plain line for the user on stderr (Go axe's `artifacts preserved: <dir>`). */
+  | { type: 'notice'; message: string };
 
 export type EmitEvent = (event: RunEvent) => void;

@@ -1,4 +1,6 @@
+import { normalize } from 'node:path';
 import type { AgentSpec } from '../agent/spec.js';
+import { closeArtifactDir, type OpenArtifactDir, openArtifactDir } from '../artifacts/artifacts.js';
 import {
   AxeError,
   BudgetError,
@@ -9,7 +11,7 @@ import {
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import type { ToolSpec } from '../provider/types.js';
-import type { ToolContext, Toolset } from '../tools/types.js';
+import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, prefetchSubAgents } from './call-agent.js';
 import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
@@ -23,11 +25,17 @@ import type { AgentRunResult } from './types.js';
  * The one code path for the top-level agent and every sub-agent: resolve model, workdir and
  * prompt, build the tools (none at the max depth), run the loop, close the tools. Never throws.
  */
-export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunContext): Promise<SettledRun> {
+export async function runAgentSettled(
+  spec: AgentSpec,
+  input: string,
+  parentCtx: RunContext,
+): Promise<SettledRun> {
   const started = Date.now();
   const state: LoopState = newLoopState();
+  let ctx = parentCtx;
   let provider = '';
   let toolset: Toolset | undefined;
+  let artifactDir: OpenArtifactDir | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
     const { memory } = resolved;
@@ -35,7 +43,17 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
     provider = resolved.model.provider;
     state.model = resolved.model.model;
     const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
-    const tools = await buildTools(spec, ctx, resolved);
+    artifactDir = await openArtifactDir(spec, {
+      flagDir: ctx.overrides.artifactDir,
+      workdir: resolved.workdir,
+      env: ctx.env,
+    });
+    if (artifactDir && ctx.depth === 0) {
+      // Go axe: the run's artifact directory is `$AXE_ARTIFACT_DIR` for the sub-agents' files.
+      ctx.artifacts.dir = artifactDir.dir;
+      ctx = { ...ctx, env: { ...ctx.env, AXE_ARTIFACT_DIR: artifactDir.dir } };
+    }
+    const tools = await buildTools(spec, ctx, resolved, artifactDir);
     toolset = tools.toolset;
     await runLoop(
       {
@@ -68,6 +86,17 @@ export async function runAgentSettled(spec: AgentSpec, input: string, ctx: RunCo
     return { result: toResult(spec, ctx, state, provider, started, status, error.message), error };
   } finally {
     await toolset?.close();
+    if (artifactDir) {
+      await closeArtifactDir(artifactDir, ctx.keepArtifacts, (line) =>
+        emitEvent(
+          ctx,
+          spec.name,
+          'notice' in line
+            ? { type: 'notice', message: line.notice }
+            : { type: 'warning', message: line.warning },
+        ),
+      );
+    }
   }
 }
 
@@ -88,6 +117,7 @@ async function buildTools(
   spec: AgentSpec,
   ctx: RunContext,
   resolved: ResolvedAgentRun,
+  artifactDir: OpenArtifactDir | undefined,
 ): Promise<{ specs: ToolSpec[]; handlers: Map<string, ToolHandler>; toolset?: Toolset }> {
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
@@ -98,6 +128,7 @@ async function buildTools(
       signal: ctx.signal,
       allowedHosts: effectiveAllowedHosts(spec, ctx),
       env: ctx.env,
+      ...(artifactDir ? { artifacts: toolArtifacts(spec, ctx, artifactDir.dir) } : {}),
     };
     const { createToolset } = await import('../tools/index.js');
     toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
@@ -117,6 +148,17 @@ async function buildTools(
     );
   }
   return { specs, handlers, ...(toolset ? { toolset } : {}) };
+}
+
+/** The file tools' view of the agent's artifact directory; writes into the run's are listed. */
+function toolArtifacts(spec: AgentSpec, ctx: RunContext, dir: string): ToolArtifacts {
+  return {
+    dir,
+    defaultWrite: spec.artifacts.defaultWrite,
+    record: (path, size) => {
+      if (ctx.artifacts.dir === dir) ctx.artifacts.record({ path: normalize(path), agent: spec.name, size });
+    },
+  };
 }
 
 /**

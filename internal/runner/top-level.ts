@@ -1,3 +1,4 @@
+import { ArtifactManifest } from '../artifacts/artifacts.js';
 import { loadGlobalConfig } from '../config/global.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
@@ -27,6 +28,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const budget = new Budget(request.maxTokens);
   const scope = deadlineScope(request.signal, request.timeoutSeconds, request.startedAt);
   const { controller } = scope;
+  const artifacts = new ArtifactManifest();
 
   let opened: OpenedProviders | undefined;
   let outcome: RunOutcome;
@@ -43,7 +45,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       limiter: createLimiter(effectiveMaxParallel(spec, request.env)),
       emit: request.emit,
       providers: opened.providers,
-      loadAgent: agentLoader(request.searchDirs, request.env),
+      loadAgent: agentLoader(request.searchDirs),
       resolveAgent: agentResolver(),
       env: request.env,
       configDir: request.configDir,
@@ -54,7 +56,10 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
         ...(request.modelOverride !== undefined ? { model: request.modelOverride } : {}),
         ...(request.skillOverride !== undefined ? { skill: request.skillOverride } : {}),
         ...(request.workdirOverride !== undefined ? { workdir: request.workdirOverride } : {}),
+        ...(request.artifactDirOverride !== undefined ? { artifactDir: request.artifactDirOverride } : {}),
       },
+      artifacts,
+      keepArtifacts: request.keepArtifacts ?? false,
     };
     const { result, error } = await runAgentSettled(spec, request.input, ctx);
     // A last call that went over the budget ends the run with its answer, but still as exit 4.
@@ -76,6 +81,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
     if (!controller.signal.aborted) controller.abort(new Error('run finished'));
     await opened?.pool?.close();
   }
+  if (artifacts.dir !== undefined) outcome.artifacts = artifacts.list();
   return opened?.recorder ? publishRecording(opened.recorder, request, outcome) : outcome;
 }
 

@@ -1,4 +1,5 @@
 import type { AgentSpec } from '../agent/spec.js';
+import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { Usage } from '../provider/types.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 
@@ -21,6 +22,10 @@ export interface RunRequest {
   skillOverride?: string;
   /** `--workdir` (top-level agent only). */
   workdirOverride?: string;
+  /** `--artifact-dir` (top-level agent only; turns its artifact system on). */
+  artifactDirOverride?: string;
+  /** `--keep-artifacts`: auto-generated artifact directories outlive the run. */
+  keepArtifacts?: boolean;
   /** Deadline of the whole run, seconds, counted from `startedAt` (default: now). */
   timeoutSeconds: number;
   /** Date.now() when the run began (the CLI's start, so reading stdin counts against the deadline). */
@@ -83,4 +88,6 @@ export interface RunOutcome {
    * cancel). `result.content` then holds the answer so far.
    */
   error?: import('../errors.js').AxeError;
+  /** Files written into the run's artifact directory; absent when the top-level agent has none. */
+  artifacts?: ArtifactEntry[];
 }

@@ -1,7 +1,14 @@
+import { ARTIFACT_TOOLS, withArtifactParameter } from './artifact-arg.js';
 import { listedToolNames } from './listed.js';
 import type { McpConnection } from './mcp/index.js';
 import { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
-import { CALL_AGENT_TOOL_NAME, type Tool, type Toolset, type ToolsetOptions } from './types.js';
+import {
+  type BuiltinToolName,
+  CALL_AGENT_TOOL_NAME,
+  type Tool,
+  type Toolset,
+  type ToolsetOptions,
+} from './types.js';
 
 export { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
 export { summarizeToolCall } from './summary.js';
@@ -19,7 +26,7 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
   const { spec, context, report } = options;
   const disallowed = new Set(spec.disallowedTools);
   const tools: Tool[] = listedToolNames(spec).flatMap((name) =>
-    isBuiltinToolName(name) ? [BUILTIN_TOOLS[name]] : [],
+    isBuiltinToolName(name) ? [builtinTool(name, context)] : [],
   );
   const connections = spec.mcpServers.length > 0 ? await connectMcpServers(spec.mcpServers, context) : [];
   const taken = new Set([CALL_AGENT_TOOL_NAME, ...tools.map((t) => t.spec.name)]);
@@ -57,6 +64,14 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
       return closing;
     },
   };
+}
+
+/** A built-in tool; the file tools take an `artifact` argument when the agent's artifact system is on. */
+function builtinTool(name: BuiltinToolName, context: ToolsetOptions['context']): Tool {
+  const tool = BUILTIN_TOOLS[name];
+  const verb = Object.hasOwn(ARTIFACT_TOOLS, name) ? ARTIFACT_TOOLS[name] : undefined;
+  if (!context.artifacts || verb === undefined) return tool;
+  return { ...tool, spec: withArtifactParameter(tool.spec, verb) };
 }
 
 /** The MCP SDK is loaded only for an agent that declares servers. */

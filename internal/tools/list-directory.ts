@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { requiredString } from './args.js';
+import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { directoryReadPath, openInSandbox, resolveInSandbox } from './sandbox.js';
 
@@ -21,12 +22,10 @@ export const listDirectoryTool = defineTool(
   },
   async (args, context) => {
     const path = requiredString(args, 'path');
-    const checked = await resolveInSandbox(context.workdir, path);
-    const handle = await openInSandbox(
-      context.workdir,
-      checked,
-      constants.O_RDONLY | constants.O_DIRECTORY,
-      path,
+    const where = toolRoot(args, context);
+    const checked = await inRoot(where, () => resolveInSandbox(where.root, path));
+    const handle = await inRoot(where, () =>
+      openInSandbox(where.root, checked, constants.O_RDONLY | constants.O_DIRECTORY, path),
     );
     try {
       const entries = await readdir(directoryReadPath(handle, checked), { withFileTypes: true });

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { optionalInteger, requiredString } from './args.js';
+import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox, resolveInSandbox } from './sandbox.js';
 
@@ -33,8 +34,10 @@ export const readFileTool = defineTool(
     const path = requiredString(args, 'path');
     const offset = optionalInteger(args, 'offset', 1, 1);
     const limit = optionalInteger(args, 'limit', DEFAULT_LIMIT, 1);
-    const checked = await resolveInSandbox(context.workdir, path);
-    const handle = await openInSandbox(context.workdir, checked, constants.O_RDONLY, path);
+    const where = toolRoot(args, context);
+    const handle = await inRoot(where, async () =>
+      openInSandbox(where.root, await resolveInSandbox(where.root, path), constants.O_RDONLY, path),
+    );
     let content: Buffer;
     try {
       const info = await handle.stat();

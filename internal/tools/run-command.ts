@@ -42,7 +42,12 @@ export const runCommandTool = defineTool(
     const timed = withTimeout(context.signal, timeout * 1000);
     let shell: ShellOutcome;
     try {
-      shell = await runShell(command, context.workdir, context.env, timed.signal);
+      shell = await runShell(
+        command,
+        context.workdir,
+        commandEnv(context.workdir, context.env, context.artifacts?.dir),
+        timed.signal,
+      );
     } finally {
       timed.dispose();
     }
@@ -55,12 +60,19 @@ export const runCommandTool = defineTool(
   },
 );
 
-export function commandEnv(workdir: string, env: NodeJS.ProcessEnv): Record<string, string> {
+/** Go axe's sandbox env: HOME and TMPDIR are the workdir, a few variables pass, no secrets. */
+export function commandEnv(
+  workdir: string,
+  env: NodeJS.ProcessEnv,
+  artifactDir?: string,
+): Record<string, string> {
   const reduced: Record<string, string> = { HOME: workdir, TMPDIR: workdir };
   for (const key of INHERITED_ENV) {
     const value = env[key];
     if (value) reduced[key] = value;
   }
+  // Go axe's spec 042: scripts reach the agent's artifact directory through this variable.
+  if (artifactDir !== undefined) reduced.AXE_ARTIFACT_DIR = artifactDir;
   return reduced;
 }
 
@@ -74,14 +86,14 @@ interface ShellOutcome {
 function runShell(
   command: string,
   cwd: string,
-  env: NodeJS.ProcessEnv,
+  env: Record<string, string>,
   signal: AbortSignal,
 ): Promise<ShellOutcome> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(new Error('cancelled'));
     const child = spawn('sh', ['-c', command], {
       cwd,
-      env: commandEnv(cwd, env),
+      env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });

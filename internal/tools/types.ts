@@ -11,6 +11,18 @@ export interface ToolContext {
   allowedHosts: string[];
   /** The process environment (tools pick what they need; run_command passes an allow-list). */
   env: NodeJS.ProcessEnv;
+  /** The agent's artifact directory, when its artifact system is on (see internal/artifacts). */
+  artifacts?: ToolArtifacts;
+}
+
+/** What the file tools need to serve `artifact = true`. */
+export interface ToolArtifacts {
+  /** Absolute, real path: the second sandbox root. */
+  dir: string;
+  /** `[artifacts] default_write`: `write_file` without an `artifact` argument writes here. */
+  defaultWrite: boolean;
+  /** Notes a file written into `dir` (path relative to it). */
+  record(path: string, size: number): void;
 }
 
 export interface ToolOutput {

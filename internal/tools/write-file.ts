@@ -1,6 +1,7 @@
 import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { optionalString, requiredString } from './args.js';
+import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { resolveInSandbox, writeInSandbox } from './sandbox.js';
 
@@ -20,10 +21,15 @@ export const writeFileTool = defineTool(
   async (args, context) => {
     const path = requiredString(args, 'path');
     const content = optionalString(args, 'content', '');
-    const checked = await resolveInSandbox(context.workdir, path);
-    await mkdir(dirname(checked), { recursive: true });
+    const where = toolRoot(args, context, context.artifacts?.defaultWrite);
     const data = Buffer.from(content, 'utf8');
-    await writeInSandbox(context.workdir, checked, data, path);
-    return `wrote ${data.length} bytes to ${path}`;
+    await inRoot(where, async () => {
+      const checked = await resolveInSandbox(where.root, path);
+      await mkdir(dirname(checked), { recursive: true });
+      await writeInSandbox(where.root, checked, data, path);
+    });
+    if (!where.artifact) return `wrote ${data.length} bytes to ${path}`;
+    context.artifacts?.record(path, data.length);
+    return `wrote ${data.length} bytes to ${path} (artifact)`;
   },
 );

@@ -65,17 +65,14 @@ describe('Go axe compatibility', () => {
   });
 });
 
-describe('Go axe features axe run does not implement yet', () => {
-  it('[artifacts] turned on loads with a warning, never silently; [memory] works', async () => {
+describe('Go axe features', () => {
+  it('[artifacts] and [memory] load without a word', async () => {
     const spec = await loadFrom(
       'keeper.toml',
-      'name = "keeper"\nmodel = "anthropic/x"\n[memory]\nenabled = true\n[artifacts]\nenabled = true\n',
+      'name = "keeper"\nmodel = "anthropic/x"\n[memory]\nenabled = true\n[artifacts]\nenabled = true\ndefault_write = true\n',
     );
     expect(spec.memory.enabled).toBe(true);
-    expect(spec.warnings).toEqual([
-      expect.stringMatching(
-        /keeper\.toml:6:1: artifacts\.enabled: artifacts are not supported by axe run yet; ignored$/,
-      ),
-    ]);
+    expect(spec.artifacts).toEqual({ enabled: true, defaultWrite: true });
+    expect(spec.warnings).toEqual([]);
   });
 });

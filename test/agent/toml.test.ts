@@ -119,7 +119,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       params: {},
       retry: { maxRetries: 2, backoff: 'exponential', initialDelayMs: 500, maxDelayMs: 30000 },
       budget: {},
-      artifacts: { enabled: false },
+      artifacts: { enabled: false, defaultWrite: false },
       mcpServers: [],
       warnings: [],
     });
@@ -231,7 +231,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       /artifacts\.dir: must not contain "\.\." \(got "a\/\.\.\/b"\)/,
     );
     const spec = await load(`${base}enabled = true\ndir = "~/art"\n`, { HOME: '/home/u' });
-    expect(spec.artifacts).toEqual({ enabled: true, dir: '/home/u/art' });
+    expect(spec.artifacts).toEqual({ enabled: true, dir: '/home/u/art', defaultWrite: false });
   });
 
   it('reads response_format as a string or a table (the Go axe schema-name form too)', async () => {

@@ -12,8 +12,10 @@ import {
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
+import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
+import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, lastValue, switchValue } from './argv.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
@@ -58,29 +60,31 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
   try {
-    const { input, stdin } = await userMessage(argv, options, {
+    const { input, source } = await userMessage(argv, options, {
       signal: controller.signal,
       deadlineAt: startedAt + timeoutSeconds * 1000,
       timeoutSeconds,
     });
 
+    const stream = streamFlag(argv) ?? spec.stream ?? false;
     if (options.dryRun === true) {
       const view = await dryRunView(spec, configDir, overrides);
       const text = renderDryRun({
         ...view,
         timeoutSeconds,
         budgetMaxTokens: maxTokens,
-        stdin,
+        stream,
         userMessage: input,
+        defaultUserMessage: DEFAULT_USER_MESSAGE,
       });
       process.stdout.write(maskSecrets(text));
       return ExitCode.ok;
     }
 
-    const stream = streamFlag(argv) ?? spec.stream ?? false;
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
+      run: { promptSource: source, timeoutSeconds },
       stream,
       stdout: process.stdout,
       stderr: process.stderr,
@@ -125,22 +129,26 @@ async function userMessage(
   argv: string[],
   options: Record<string, unknown>,
   wait: { signal: AbortSignal; deadlineAt: number; timeoutSeconds: number },
-): Promise<{ input: string; stdin?: string }> {
+): Promise<{ input: string; source: VerboseRunInfo['promptSource'] }> {
   const prompt = promptFlag(argv, options.prompt);
   const append = options.stdinAppend === true;
   if (prompt !== undefined && !append) {
     if (stdinHasData()) {
       process.stderr.write('Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n');
     }
-    return { input: prompt };
+    return { input: prompt, source: 'flag' };
   }
   const stdin = await readPipedStdin(wait.signal, wait.deadlineAt, wait.timeoutSeconds);
   const piped = stdin !== undefined && stdin.trim() !== '' ? stdin : undefined;
-  if (prompt !== undefined) return { input: piped === undefined ? prompt : `${prompt}\n\n${piped}`, stdin };
+  if (prompt !== undefined) {
+    return { input: piped === undefined ? prompt : `${prompt}\n\n${piped}`, source: 'flag' };
+  }
   if (stdin !== undefined && piped === undefined && stdinIsPiped()) {
     process.stderr.write('Warning: piped stdin is empty: sending the default message\n');
   }
-  return { input: piped ?? DEFAULT_USER_MESSAGE, ...(stdin !== undefined ? { stdin } : {}) };
+  return piped === undefined
+    ? { input: DEFAULT_USER_MESSAGE, source: 'default' }
+    : { input: piped, source: 'stdin' };
 }
 
 /** What `--dry-run` shows: the agent as the runner would resolve it, without network or key. */
@@ -148,7 +156,9 @@ async function dryRunView(
   spec: AgentSpec,
   configDir: string,
   overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
-): Promise<Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stdin' | 'userMessage'>> {
+): Promise<
+  Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stream' | 'userMessage' | 'defaultUserMessage'>
+> {
   const resolved = await resolveAgentRun(spec, {
     env: process.env,
     configDir,
@@ -164,11 +174,12 @@ async function dryRunView(
     workdir: resolved.workdir,
     temperature: spec.params.temperature,
     maxTokens: spec.params.maxTokens,
+    ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
     systemPrompt: resolved.systemPrompt,
     ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
     skill: resolved.skill?.content,
     files: resolved.files.map((file) => file.path),
-    tools: resolved.tools,
+    tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME),
     mcpServers: spec.mcpServers,
     subAgents: spec.subAgents,
     subAgentsConfig: spec.subAgentsConfig,

@@ -108,6 +108,8 @@ export interface LoadedMemory {
   file: string;
   /** What goes into the system prompt ('' = nothing). */
   entries: string;
+  /** Entries in the whole log (0 when there is no file). */
+  count: number;
   /** Go's warnings, word for word (without the `Warning: ` prefix). */
   warnings: string[];
 }
@@ -129,11 +131,12 @@ export async function loadMemory(
             `agent "${agent}" memory has ${count} entries (max_entries: ${config.maxEntries}). Run 'axe gc ${agent}' to trim.`,
           ]
         : [];
-    return { file, entries: newestEntries(log, config.lastN), warnings };
+    return { file, entries: newestEntries(log, config.lastN), count, warnings };
   } catch (error) {
     return {
       file,
       entries: '',
+      count: 0,
       warnings: [`failed to load memory for "${agent}": ${(error as Error).message}`],
     };
   }

@@ -9,19 +9,23 @@ export interface DryRunView {
   timeoutSeconds: number;
   temperature?: number;
   maxTokens?: number;
+  /** `[params] response_format` type, when set. */
+  responseFormat?: string;
   /** Tree-wide token budget; undefined = unlimited. */
   budgetMaxTokens?: number;
+  stream: boolean;
   systemPrompt: string;
   /** The skill's content (empty or undefined = none). */
   skill?: string;
   /** Context files, relative to the workdir, in prompt order. */
   files: string[];
-  /** Piped stdin as read (undefined or blank = none). */
-  stdin?: string;
   /** The user message the agent will receive. */
   userMessage: string;
+  /** The message sent when neither `-p` nor stdin gives one: shown as `(default)`. */
+  defaultUserMessage: string;
   /** Memory entries loaded into the prompt; undefined when memory is off. */
   memory?: string;
+  /** The file's `tools` (never the injected `call_agent`). */
   tools: string[];
   mcpServers: McpServerSpec[];
   subAgents: string[];
@@ -29,27 +33,27 @@ export interface DryRunView {
 }
 
 /**
- * The Go axe dry-run layout (`=== Dry Run ===`, `--- Section ---`, `(none)` where empty), with a
- * `--- User Message ---` section after `--- Stdin ---`, since `-p` or the default can set it too.
- * Header values and env of MCP servers are never shown: they may carry keys.
+ * Go axe's dry-run layout line for line (v1.8 `printDryRun`): unset parameters are 0, an empty
+ * system prompt is an empty line, the default user message is `(default)`. Header values and env
+ * of MCP servers are never shown: they may carry keys.
  */
 export function renderDryRun(view: DryRunView): string {
   const lines: string[] = ['=== Dry Run ===', ''];
   lines.push(`Model:    ${view.model}`);
   lines.push(`Workdir:  ${view.workdir}`);
   lines.push(`Timeout:  ${view.timeoutSeconds}s`);
-  lines.push(
-    `Params:   temperature=${view.temperature ?? 'default'}, max_tokens=${view.maxTokens ?? 'default'}`,
-  );
+  const format = view.responseFormat !== undefined ? `, response_format=${view.responseFormat}` : '';
+  lines.push(`Params:   temperature=${view.temperature ?? 0}, max_tokens=${view.maxTokens ?? 0}${format}`);
   lines.push(`Budget:   ${view.budgetMaxTokens ?? 0} tokens (0 = unlimited)`);
+  lines.push(`Stream:   ${view.stream ? 'yes' : 'no'}`);
 
-  section(lines, '--- System Prompt ---', [orNone(view.systemPrompt)]);
-  section(lines, '--- Skill ---', [orNone(view.skill)]);
+  section(lines, '--- System Prompt ---', [view.systemPrompt]);
+  section(lines, '--- Skill ---', [view.skill !== undefined && view.skill !== '' ? view.skill : '(none)']);
   section(lines, `--- Files (${view.files.length}) ---`, view.files.length > 0 ? view.files : ['(none)']);
-  section(lines, '--- Stdin ---', [orNone(view.stdin)]);
-  const fromStdin = view.stdin !== undefined && view.userMessage === view.stdin;
-  section(lines, '--- User Message ---', [fromStdin ? '(stdin, above)' : view.userMessage]);
-  if (view.memory !== undefined) section(lines, '--- Memory ---', [orNone(view.memory)]);
+  const isDefault = view.userMessage === view.defaultUserMessage;
+  section(lines, '--- User Message ---', [isDefault ? '(default)' : view.userMessage]);
+  if (view.memory !== undefined)
+    section(lines, '--- Memory ---', [view.memory !== '' ? view.memory : '(none)']);
   section(lines, '--- Tools ---', [view.tools.length > 0 ? view.tools.join(', ') : '(none)']);
   section(
     lines,
@@ -62,10 +66,6 @@ export function renderDryRun(view: DryRunView): string {
 
 function section(lines: string[], header: string, body: string[]): void {
   lines.push('', header, ...body);
-}
-
-function orNone(text: string | undefined): string {
-  return text !== undefined && text.trim() !== '' ? text : '(none)';
 }
 
 function describeMcpServer(server: McpServerSpec): string {

@@ -41,7 +41,7 @@ export interface JsonToolCallDetail {
   input: unknown;
   output: string;
   is_error: boolean;
-  /** The turn of the call, 1-based like the `[turn N]` lines (Go axe has no such field). */
+  /** The turn of the call, counted from 0 as Go axe does (the `[turn N]` lines count from 1). */
   turn: number;
   duration_ms: number;
 }
@@ -114,7 +114,7 @@ function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
     input: detail.input ?? {},
     output: detail.output,
     is_error: detail.isError,
-    turn: detail.turn,
+    turn: detail.turn - 1,
     duration_ms: detail.durationMs,
   };
 }

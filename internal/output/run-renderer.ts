@@ -4,7 +4,7 @@ import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
-import { createVerboseFormatter, verboseSummary } from './verbose.js';
+import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './verbose.js';
 
 export interface TextSink {
   write(text: string): unknown;
@@ -13,6 +13,8 @@ export interface TextSink {
 export interface RunRendererOptions {
   json: boolean;
   verbose: boolean;
+  /** For `--verbose`'s opening block: where the user message came from, the run's timeout. */
+  run?: VerboseRunInfo;
   /** Print the top-level agent's text as it arrives (ignored with `json`). */
   stream: boolean;
   stdout: TextSink;
@@ -38,7 +40,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const stdout = masked(options.stdout);
   const stderr = masked(options.stderr);
   const inFlight = new InFlightAgents();
-  const formatVerbose = options.verbose ? createVerboseFormatter() : undefined;
+  const formatVerbose = options.verbose ? createVerboseFormatter(options.run) : undefined;
   const streaming = options.stream && !options.json;
   /** Text streamed during the current top-level turn: the final turn's text when the run ends. */
   let turnText = '';
@@ -64,8 +66,10 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   };
 
   const finish = (outcome: RunOutcome): void => {
-    if (options.json) stdout.write(renderJsonEnvelope(outcome));
-    else if (showsAnswer(outcome)) {
+    if (!showsAnswer(outcome)) {
+      // Go axe prints nothing on stdout for a failed run, no envelope either.
+    } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
+    else {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
       stdout.write(streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content);
@@ -81,8 +85,8 @@ function masked(sink: TextSink): TextSink {
 }
 
 /**
- * A run that failed prints no answer, except when the budget stopped it (the answer so far) or
- * the run finished and only writing its cassette failed.
+ * A run that failed prints no answer (nor `--json` envelope), except when the budget stopped it
+ * (the answer so far) or the run finished and only writing its cassette failed.
  */
 function showsAnswer(outcome: RunOutcome): boolean {
   const { error } = outcome;

@@ -1,3 +1,4 @@
+import { BudgetError } from '../errors.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
@@ -5,22 +6,35 @@ import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 
 const TASK_PREVIEW_CHARS = 80;
 
+/** What the CLI knows about a run that Go's verbose block shows. */
+export interface VerboseRunInfo {
+  /** Where the user message came from. */
+  promptSource: 'flag' | 'stdin' | 'default';
+  timeoutSeconds: number;
+}
+
 /**
- * Renders the event stream as the `--verbose` lines of Go axe (spec §3.7, §3.8): `[turn N]` lines
- * for the top-level conversation, `[sub-agent]` lines for every call_agent, `[tool]`, `[mcp]` and
- * `[retry]` lines. Returns the lines an event produces (none for most).
+ * Renders the event stream as the `--verbose` lines of Go axe (spec §3.7, §3.8): its block before
+ * the first call (`Model:` … `Memory:`, with `run`), `[turn N]` lines for a top-level agent with
+ * tools (a single call has none, as in Go), `[sub-agent]` lines for every call_agent, `[tool]`,
+ * `[mcp]` and `[retry]` lines. Returns the lines an event produces (none for most).
  */
-export function createVerboseFormatter(): (event: RunEvent) => string[] {
+export function createVerboseFormatter(run?: VerboseRunInfo): (event: RunEvent) => string[] {
   const toolInputs = new Map<string, unknown>();
+  let loops = true;
   return (event) => {
     switch (event.type) {
-      case 'turn.start':
+      case 'agent.ready':
         if (event.depth !== 0) return [];
+        loops = event.tools > 0;
+        return run ? preCallBlock(event, run) : [];
+      case 'turn.start':
+        if (event.depth !== 0 || !loops) return [];
         return [
           `[turn ${event.turn}] Sending request (${event.messages} messages, ${event.pendingToolCalls} tool calls pending)`,
         ];
       case 'turn.end':
-        if (event.depth !== 0) return [];
+        if (event.depth !== 0 || !loops) return [];
         return [
           `[turn ${event.turn}] Received response: ${event.stopReason} (${event.toolCalls} tool calls)`,
         ];
@@ -63,9 +77,33 @@ export function createVerboseFormatter(): (event: RunEvent) => string[] {
   };
 }
 
+/** Go axe's lines before the first call, in its order and spacing. */
+function preCallBlock(event: Extract<RunEvent, { type: 'agent.ready' }>, run: VerboseRunInfo): string[] {
+  const format = event.responseFormat !== undefined ? `, response_format=${event.responseFormat}` : '';
+  const lines = [
+    `Model:    ${event.model}`,
+    `Workdir:  ${event.workdir}`,
+    `Skill:    ${event.skill ?? '(none)'}`,
+    `Files:    ${event.files} file(s)`,
+    `Prompt:   ${run.promptSource}`,
+    `Timeout:  ${run.timeoutSeconds}s`,
+    `Params:   temperature=${event.temperature ?? 0}, max_tokens=${event.maxTokens ?? 0}${format}`,
+  ];
+  if (event.memory) {
+    lines.push(
+      event.memory.count > 0
+        ? `Memory:   ${event.memory.count} entries loaded from ${event.memory.file}`
+        : 'Memory:   0 entries (no memory file)',
+    );
+  }
+  return lines;
+}
+
 /** The closing lines of `--verbose`: duration, cumulative tokens, stop reason, tree totals. */
 export function verboseSummary(outcome: RunOutcome): string[] {
-  const { result, budget } = outcome;
+  const { result, budget, error } = outcome;
+  // Go axe: a failed call prints its duration only (the error line follows).
+  if (error !== undefined && !(error instanceof BudgetError)) return [`Duration: ${result.durationMs}ms`];
   const tokens = `${result.usage.inputTokens} input, ${result.usage.outputTokens} output`;
   const qualifier =
     budget.limit !== undefined

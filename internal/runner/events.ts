@@ -13,6 +13,21 @@ export type AgentStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'budget';
 
 export type RunEventBody =
   | { type: 'agent.start'; model: string; task: string }
+  /** An agent resolved and its tools built, just before its first model call (Go's verbose block). */
+  | {
+      type: 'agent.ready';
+      model: string;
+      workdir: string;
+      /** The skill as configured (file or --skill), not resolved. */
+      skill?: string;
+      files: number;
+      /** Tools offered to the model (built-in, MCP, call_agent). */
+      tools: number;
+      temperature?: number;
+      maxTokens?: number;
+      responseFormat?: string;
+      memory?: { count: number; file: string };
+    }
   | {
       type: 'agent.end';
       status: AgentStatus;

@@ -15,7 +15,7 @@ import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, prefetchSubAgents } from './call-agent.js';
 import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
-import type { AgentStatus } from './events.js';
+import type { AgentStatus, RunEventBody } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import type { SettledRun } from './result.js';
@@ -55,6 +55,7 @@ export async function runAgentSettled(
     }
     const tools = await buildTools(spec, ctx, resolved, artifactDir);
     toolset = tools.toolset;
+    emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs.length));
     await runLoop(
       {
         ctx,
@@ -148,6 +149,28 @@ async function buildTools(
     );
   }
   return { specs, handlers, ...(toolset ? { toolset } : {}) };
+}
+
+function readyEvent(
+  spec: AgentSpec,
+  ctx: RunContext,
+  resolved: ResolvedAgentRun,
+  tools: number,
+): RunEventBody {
+  const skill = ctx.overrides.skill || spec.skill;
+  const { params } = spec;
+  return {
+    type: 'agent.ready',
+    model: resolved.modelName,
+    workdir: resolved.workdir,
+    ...(skill ? { skill } : {}),
+    files: resolved.files.length,
+    tools,
+    ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+    ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
+    ...(params.responseFormat ? { responseFormat: params.responseFormat.type } : {}),
+    ...(resolved.memory ? { memory: { count: resolved.memory.count, file: resolved.memory.file } } : {}),
+  };
 }
 
 /** The file tools' view of the agent's artifact directory; writes into the run's are listed. */

@@ -47,6 +47,8 @@ const baseView: DryRunView = {
   systemPrompt: '',
   files: [],
   userMessage: 'Execute the task described in your instructions.',
+  defaultUserMessage: 'Execute the task described in your instructions.',
+  stream: false,
   tools: [],
   mcpServers: [],
   subAgents: [],
@@ -54,7 +56,7 @@ const baseView: DryRunView = {
 };
 
 describe('dry-run layout', () => {
-  it('keeps the Go axe sections, (none) where empty', () => {
+  it("Go axe's v1.8 layout: 0 for unset parameters, an empty line for an empty prompt, (default)", () => {
     expect(renderDryRun(baseView)).toBe(
       [
         '=== Dry Run ===',
@@ -62,11 +64,12 @@ describe('dry-run layout', () => {
         'Model:    openai/gpt-4o',
         'Workdir:  /w',
         'Timeout:  120s',
-        'Params:   temperature=default, max_tokens=default',
+        'Params:   temperature=0, max_tokens=0',
         'Budget:   0 tokens (0 = unlimited)',
+        'Stream:   no',
         '',
         '--- System Prompt ---',
-        '(none)',
+        '',
         '',
         '--- Skill ---',
         '(none)',
@@ -74,11 +77,8 @@ describe('dry-run layout', () => {
         '--- Files (0) ---',
         '(none)',
         '',
-        '--- Stdin ---',
-        '(none)',
-        '',
         '--- User Message ---',
-        'Execute the task described in your instructions.',
+        '(default)',
         '',
         '--- Tools ---',
         '(none)',
@@ -182,7 +182,7 @@ describe('--json envelope', () => {
           input: { agent: 'helper' },
           output: 'x',
           is_error: true,
-          turn: 1,
+          turn: 0,
           duration_ms: 7,
         },
       ],

@@ -307,7 +307,7 @@ describe.concurrent('axe run', () => {
     expect(lead.stdout).toContain('--- Sub-Agents ---\na, b\nMax Depth: 2\nParallel:  no\nTimeout:   30s\n');
     expect(solo.code).toBe(0);
     expect(solo.stdout).toContain('Timeout:  7s\n');
-    expect(solo.stdout).toContain('--- User Message ---\nExecute the task described in your instructions.\n');
+    expect(solo.stdout).toContain('--- User Message ---\n(default)\n');
     expect(solo.stdout).toContain('--- Sub-Agents ---\n(none)\n');
     expect(lead.stdout + solo.stdout).not.toContain('test-key');
   });

@@ -1,3 +1,4 @@
+import type { AgentFileData } from '../internal/agent/file-data.js';
 import { qualifiedModelName } from '../internal/agent/model.js';
 import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
@@ -5,72 +6,101 @@ import { resolveProviderSettings } from '../internal/config/providers.js';
 import { ConfigError } from '../internal/errors.js';
 import { redactArgs, redactUrl, redactValue } from '../internal/redact.js';
 
-type Line = [key: string, value: string];
+/** Go axe's `agents show`: `%-16s` labels in Go's order, fields the file leaves empty omitted. */
+export function goAgentLines(data: AgentFileData): string {
+  const lines: [label: string, value: string | number | boolean | undefined][] = [
+    ['Name:', data.name],
+    ['Description:', data.description || undefined],
+    ['Model:', data.model],
+    ['System Prompt:', data.system_prompt || undefined],
+    ['Skill:', data.skill || undefined],
+    ['Files:', data.files?.length ? data.files.join(', ') : undefined],
+    ['Workdir:', data.workdir || undefined],
+    ['Timeout:', data.timeout || undefined],
+    ['Tools:', data.tools?.length ? data.tools.join(', ') : undefined],
+  ];
+  if (data.sub_agents?.length) {
+    const config = data.sub_agents_config ?? {};
+    lines.push(
+      ['Sub-Agents:', data.sub_agents.join(', ')],
+      ['Max Depth:', config.max_depth ?? 0],
+      ['Parallel:', config.parallel ?? true],
+      ['Sub-Agent Timeout:', config.timeout ?? 0],
+    );
+  }
+  const memory = data.memory ?? {};
+  lines.push(
+    ['Memory Enabled:', memory.enabled || undefined],
+    ['Memory Path:', memory.path || undefined],
+    ['Memory LastN:', memory.last_n || undefined],
+    ['Memory MaxEntries:', memory.max_entries || undefined],
+    ['Temperature:', data.params?.temperature || undefined],
+    ['Max Tokens:', data.params?.max_tokens || undefined],
+  );
+  return lines
+    .filter(([, value]) => value !== undefined)
+    .map(([label, value]) => `${label.padEnd(16)}${value}\n`)
+    .join('');
+}
 
-/** Every resolved field of an agent, one per line. Secrets (keys, literal header / env values) never appear. */
+/** Every resolved field of an agent (`agents show --json`). Secrets (keys, literal header / env values) never appear. */
 export async function describeAgent(
   spec: AgentSpec,
   configDir: string,
   env: NodeJS.ProcessEnv,
-): Promise<string> {
-  const lines: Line[] = [
-    ['name', spec.name],
-    ...(spec.declaredName ? [['declared_name', spec.declaredName] satisfies Line] : []),
-    ['file', spec.source],
-    ['format', spec.format],
-    ['description', spec.description],
-    ['model', spec.model ? qualifiedModelName(spec.model) : 'inherit'],
-    ['provider', await describeProvider(spec, configDir, env)],
-    ['system_prompt', spec.systemPrompt],
-    ['skill', spec.skill ?? ''],
-    ['files', spec.files.join(', ')],
-    ['workdir', spec.workdir ?? '(current directory)'],
-    ['timeout', spec.timeout !== undefined ? `${spec.timeout}s` : '(default)'],
-    ['stream', String(spec.stream ?? false)],
-    ['tools', spec.tools.join(', ')],
-    ['disallowed_tools', spec.disallowedTools.join(', ')],
-    ['allowed_hosts', spec.allowedHosts.join(', ')],
-    ['max_turns', spec.maxTurns !== undefined ? String(spec.maxTurns) : '(default 50)'],
-    ['sub_agents', spec.subAgents.join(', ')],
-  ];
-  if (spec.subAgents.length > 0) {
-    const config = spec.subAgentsConfig;
-    lines.push([
-      'sub_agents_config',
-      `max_depth=${config.maxDepth} parallel=${config.parallel} timeout=${config.timeout}${config.maxParallel !== undefined ? ` max_parallel=${config.maxParallel}` : ''}`,
-    ]);
-  }
-  const memory = spec.memory;
-  lines.push([
-    'memory',
-    `enabled=${memory.enabled} last_n=${memory.lastN} max_entries=${memory.maxEntries}${memory.path ? ` path=${memory.path}` : ''}`,
-  ]);
-  const params = spec.params;
-  lines.push([
-    'params',
-    [
-      params.temperature !== undefined ? `temperature=${params.temperature}` : '',
-      params.maxTokens !== undefined ? `max_tokens=${params.maxTokens}` : '',
-      params.responseFormat ? `response_format=${params.responseFormat.type}` : '',
-    ]
-      .filter(Boolean)
-      .join(' '),
-  ]);
-  const retry = spec.retry;
-  lines.push([
-    'retry',
-    `max_retries=${retry.maxRetries} backoff=${retry.backoff} initial_delay_ms=${retry.initialDelayMs} max_delay_ms=${retry.maxDelayMs}`,
-  ]);
-  lines.push(['budget', `max_tokens=${spec.budget.maxTokens ?? 'unlimited'}`]);
-  lines.push([
-    'artifacts',
-    `enabled=${spec.artifacts.enabled}${spec.artifacts.dir ? ` dir=${spec.artifacts.dir}` : ''}`,
-  ]);
-  lines.push(...spec.mcpServers.map((server): Line => ['mcp_server', describeMcp(server)]));
-  lines.push(...spec.warnings.map((warning): Line => ['warning', warning]));
-  return lines
-    .map(([key, value]) => `${`${key}:`.padEnd(19)}${value === '' ? '(none)' : indentContinuation(value)}\n`)
-    .join('');
+): Promise<Record<string, unknown>> {
+  const { subAgentsConfig, memory, params, retry } = spec;
+  return {
+    name: spec.name,
+    ...(spec.declaredName ? { declared_name: spec.declaredName } : {}),
+    file: spec.source,
+    format: spec.format,
+    description: spec.description,
+    model: spec.model ? qualifiedModelName(spec.model) : 'inherit',
+    provider: await describeProvider(spec, configDir, env),
+    system_prompt: spec.systemPrompt,
+    skill: spec.skill ?? null,
+    files: spec.files,
+    workdir: spec.workdir ?? null,
+    timeout: spec.timeout ?? null,
+    stream: spec.stream ?? false,
+    tools: spec.tools,
+    disallowed_tools: spec.disallowedTools,
+    allowed_hosts: spec.allowedHosts,
+    max_turns: spec.maxTurns ?? null,
+    sub_agents: spec.subAgents,
+    sub_agents_config: {
+      max_depth: subAgentsConfig.maxDepth,
+      parallel: subAgentsConfig.parallel,
+      timeout: subAgentsConfig.timeout,
+      max_parallel: subAgentsConfig.maxParallel ?? null,
+    },
+    memory: {
+      enabled: memory.enabled,
+      path: memory.path ?? null,
+      last_n: memory.lastN,
+      max_entries: memory.maxEntries,
+    },
+    params: {
+      temperature: params.temperature ?? null,
+      max_tokens: params.maxTokens ?? null,
+      response_format: params.responseFormat?.type ?? null,
+    },
+    retry: {
+      max_retries: retry.maxRetries,
+      backoff: retry.backoff,
+      initial_delay_ms: retry.initialDelayMs,
+      max_delay_ms: retry.maxDelayMs,
+    },
+    budget: { max_tokens: spec.budget.maxTokens ?? null },
+    artifacts: {
+      enabled: spec.artifacts.enabled,
+      dir: spec.artifacts.dir ?? null,
+      default_write: spec.artifacts.defaultWrite,
+    },
+    mcp_servers: spec.mcpServers.map(describeMcp),
+    warnings: spec.warnings,
+  };
 }
 
 async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
@@ -110,8 +140,4 @@ function describeMcp(server: McpServerSpec): string {
     redactUrl(server.url),
     ...(headers.length ? [`headers ${headers.join('; ')}`] : []),
   ].join(' ');
-}
-
-function indentContinuation(value: string): string {
-  return value.replace(/\n/g, `\n${' '.repeat(19)}`);
 }

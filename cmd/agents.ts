@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/agent/agent-files.js';
-import { listAgents, loadAgent } from '../internal/agent/load.js';
+import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
@@ -41,12 +41,19 @@ async function list(options: Record<string, unknown>): Promise<number> {
   return 0;
 }
 
+/** Go axe's label lines; `--json`: every resolved field, where the key comes from, warnings. */
 async function show(agent: string, options: Record<string, unknown>): Promise<number> {
   const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
-  const spec = await loadAgent(agent, { searchDirs, env: process.env });
-  const { describeAgent } = await import('./agents-show.js');
+  const file = await findAgentFile(agent, searchDirs);
+  if (!file) throw new ConfigError(`agent config not found: ${agent}`);
+  const { spec, data } = await loadAgentFileData(file, process.env);
+  const { describeAgent, goAgentLines } = await import('./agents-show.js');
+  const text =
+    options.json === true
+      ? `${JSON.stringify(await describeAgent(spec, configDir, process.env))}\n`
+      : goAgentLines(data);
   // A key can reach any field through $VAR expansion (`workdir = "/tmp/$API_KEY"`).
-  process.stdout.write(maskSecrets(await describeAgent(spec, configDir, process.env)));
+  process.stdout.write(maskSecrets(text));
   return 0;
 }
 

@@ -36,14 +36,29 @@ const CONFIG_TOML = `# axe global configuration: API keys and base URLs of LLM p
 # api = "openai"
 `;
 
-const SAMPLE_SKILL = `---
-name: sample
-description: A sample skill. Point an agent at it with skill = "skills/sample/SKILL.md".
----
-# Sample skill
+/** Go axe's sample skill sections: Purpose, Instructions, Output Format. */
+const SAMPLE_SKILL = `# Sample Skill
 
-Describe here, step by step, how the agent should do its job: what to look at first,
-what to check, and what the answer must look like.
+## Purpose
+
+A starting point for your own skills. A skill is a set of instructions an agent follows; point
+an agent at one with skill = "skills/sample/SKILL.md" (or --skill), and it is appended to the
+agent's system prompt.
+
+## Instructions
+
+1. State the one job this skill is for.
+2. List the steps the agent takes, in order, as plainly as you would for a colleague.
+3. Name the inputs it should expect and the limits it must respect.
+4. Add a short example where the task is easy to get wrong.
+
+## Output Format
+
+Say what the answer must look like:
+
+- **Format:** plain text, Markdown or JSON.
+- **Structure:** the sections, lists or fields it contains.
+- **Length:** roughly how long it should be.
 `;
 
 /** `axe config path` | `axe config init`. */

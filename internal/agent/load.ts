@@ -39,6 +39,8 @@ export interface AgentFileReport {
   name: string;
   /** Set when the file has no errors. */
   spec?: AgentSpec;
+  /** The file's fields as written (canonical keys, no defaults), set with `spec`. */
+  data?: AgentFileData;
   findings: Finding[];
   /** Adds the line and column of the finding's field, when the file shows where it is. */
   locate: (finding: Finding) => Finding;
@@ -69,8 +71,16 @@ export class AgentFileError extends ConfigError {
 
 /** Loads one agent file; the first error becomes the AgentFileError's one-line message. */
 export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
+  return (await loadAgentFileData(path, env)).spec;
+}
+
+/** `loadAgentFile`, plus the fields as the file wrote them (for Go's `agents show`). */
+export async function loadAgentFileData(
+  path: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ spec: AgentSpec; data: AgentFileData }> {
   const report = await inspectAgentFile(path, env);
-  if (report.spec) return report.spec;
+  if (report.spec && report.data) return { spec: report.spec, data: report.data };
   const errors = report.findings.filter((finding) => finding.severity === 'error');
   const first = errors[0]!;
   const more = errors.length > 1 ? ` (and ${errors.length - 1} more: run axe validate ${report.name})` : '';
@@ -133,7 +143,10 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     });
     const refused = goRuleFindings(spec).map(locate);
     report.findings.push(...refused);
-    if (refused.length === 0) report.spec = spec;
+    if (refused.length === 0) {
+      report.spec = spec;
+      report.data = data;
+    }
   } catch (error) {
     report.findings.push(locate(findingOf(error, path)));
   }

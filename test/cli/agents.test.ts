@@ -45,7 +45,38 @@ describe('axe agents', () => {
     );
   });
 
-  it('show: every resolved field, keys and literal secrets never printed', () => {
+  it("show: Go axe's label lines, only the fields the file sets", () => {
+    const { cwd, env } = withAgents({
+      'g.toml':
+        'name = "g"\nmodel = "openai/gpt-4o"\nsystem_prompt = "Be brief."\nfiles = ["a.md", "b/*.md"]\ntimeout = 30\ntools = ["read_file"]\nsub_agents = ["x", "y"]\n[sub_agents_config]\ntimeout = 60\n[memory]\nenabled = true\nmax_entries = 50\n[params]\ntemperature = 0.7\n',
+      'bare.toml': 'name = "bare"\nmodel = "openai/gpt-4o"\n[params]\ntemperature = 0\n',
+    });
+    expect(axe(['agents', 'show', 'g'], { cwd, env })).toEqual({
+      code: 0,
+      stderr: '',
+      stdout: [
+        'Name:           g',
+        'Model:          openai/gpt-4o',
+        'System Prompt:  Be brief.',
+        'Files:          a.md, b/*.md',
+        'Timeout:        30',
+        'Tools:          read_file',
+        'Sub-Agents:     x, y',
+        'Max Depth:      0',
+        'Parallel:       true',
+        'Sub-Agent Timeout:60',
+        'Memory Enabled: true',
+        'Memory MaxEntries:50',
+        'Temperature:    0.7',
+        '',
+      ].join('\n'),
+    });
+    expect(axe(['agents', 'show', 'bare'], { cwd, env }).stdout).toBe(
+      'Name:           bare\nModel:          openai/gpt-4o\n',
+    );
+  });
+
+  it('show --json: every resolved field, keys and literal secrets never printed', () => {
     const { cwd, env, configDir } = withAgents({
       'r.toml':
         `name = "r"\nmodel = "anthropic/claude-haiku-4-5"\ntools = ["read_file"]\nsub_agents = ["x"]\n[params]\ntemperature = 0\n[[mcp_servers]]\nname = "gh"\nurl = "http://user:url-pass-1@127.0.0.1:1/mcp?token=query-secret-2"\nheaders = { Authorization = "Bearer \${GH_TOKEN}", "X-Key" = "literal-secret-123", Mixed = "Bearer mixed-secret-\${GH_TOKEN}" }\n` +
@@ -55,21 +86,24 @@ describe('axe agents', () => {
       join(configDir, 'config.toml'),
       '[providers.anthropic]\napi_key = "sk-from-file-456"\nbase_url = "https://127.0.0.1:9/v1?key=base-secret-7"\n',
     );
-    const result = axe(['agents', 'show', 'r'], { cwd, env: { ...env, ANTHROPIC_API_KEY: 'sk-env-789' } });
+    const result = axe(['agents', 'show', 'r', '--json'], {
+      cwd,
+      env: { ...env, ANTHROPIC_API_KEY: 'sk-env-789' },
+    });
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^name: +r$/m);
-    expect(result.stdout).toMatch(/^model: +anthropic\/claude-haiku-4-5$/m);
-    expect(result.stdout).toMatch(
-      /^provider: +anthropic \(anthropic API at https:\/\/127\.0\.0\.1:9\/v1\?key=\*\*\*; key from ANTHROPIC_API_KEY\)$/m,
-    );
-    expect(result.stdout).toMatch(/^params: +temperature=0$/m);
-    expect(result.stdout).toMatch(/^skill: +\(none\)$/m);
-    expect(result.stdout).not.toMatch(/ $/m);
-    expect(result.stdout).toMatch(/^sub_agents_config: +max_depth=3 parallel=true timeout=0$/m);
-    expect(result.stdout).toContain(`Authorization: Bearer \${GH_TOKEN}`);
-    expect(result.stdout).toContain('X-Key: ***; Mixed: ***');
-    expect(result.stdout).toMatch(
-      /^mcp_server: +local stdio srv --root \. --api-key \*\*\* --token=\*\*\* env A=\$\{GH_TOKEN\} B=\*\*\*$/m,
+    const shown = JSON.parse(result.stdout);
+    expect(shown).toMatchObject({
+      name: 'r',
+      model: 'anthropic/claude-haiku-4-5',
+      provider: 'anthropic (anthropic API at https://127.0.0.1:9/v1?key=***; key from ANTHROPIC_API_KEY)',
+      params: { temperature: 0, max_tokens: null },
+      skill: null,
+      sub_agents_config: { max_depth: 3, parallel: true, timeout: 0 },
+    });
+    expect(shown.mcp_servers[0]).toContain(`Authorization: Bearer \${GH_TOKEN}`);
+    expect(shown.mcp_servers[0]).toContain('X-Key: ***; Mixed: ***');
+    expect(shown.mcp_servers[1]).toBe(
+      'local stdio srv --root . --api-key *** --token=*** env A=${GH_TOKEN} B=***',
     );
     const secrets = ['sk-from-file-456', 'sk-env-789', 'literal-secret-123', 'mixed-secret', 'url-pass-1'];
     secrets.push('query-secret-2', 'arg-secret-4', 'eq-secret-5', 'env-secret-6', 'base-secret-7');
@@ -78,6 +112,68 @@ describe('axe agents', () => {
     }
     const missing = axe(['agents', 'show', 'nope'], { cwd, env });
     expect(missing).toEqual({ code: 2, stdout: '', stderr: 'axe: agent config not found: nope\n' });
+  });
+
+  it("init: Go axe's scaffold lines, in Go's order, with axe's additions among them", () => {
+    const { cwd, env, configDir } = tempHome();
+    expect(axe(['agents', 'init', 'helper'], { cwd, env }).code).toBe(0);
+    const written = readFileSync(join(configDir, 'agents', 'helper.toml'), 'utf8').split('\n');
+    const go = [
+      'name = "helper"',
+      'description = ""',
+      '# Full provider/model per models.dev',
+      'model = "provider/model-name"',
+      '# Agent persona (optional)',
+      '# system_prompt = ""',
+      '# Default skill (optional, can be overridden with --skill flag)',
+      '# skill = ""',
+      '# Context files - glob patterns resolved from workdir or cwd (optional)',
+      '# files = []',
+      '# Working directory (optional)',
+      '# workdir = ""',
+      '# Tools this agent can use (optional)',
+      '# Valid: list_directory, read_file, write_file, edit_file, run_command, url_fetch, web_search',
+      '# tools = []',
+      '# Sub-agents this agent can invoke (optional)',
+      '# sub_agents = []',
+      '# [sub_agents_config]',
+      '# max_depth = 3',
+      '# parallel = true',
+      '# timeout = 120',
+      '# MCP server connections (optional)',
+      '# [[mcp_servers]]',
+      '# name = "my-tools"',
+      '# url = "https://my-mcp-server.example.com/sse"',
+      '# transport = "sse"',
+      '# headers = { Authorization = "Bearer ${MY_TOKEN}" }',
+      '# [memory]',
+      '# enabled = false',
+      '# path = ""',
+      '# last_n = 10',
+      '# max_entries = 100',
+      '# [params]',
+      '# temperature = 0.3',
+      '# max_tokens = 4096',
+      '# [retry]',
+      '# max_retries = 0',
+      '# backoff = "exponential"',
+      '# initial_delay_ms = 500',
+      '# max_delay_ms = 30000',
+      '# [budget]',
+      '# max_tokens = 0',
+      '# [artifacts]',
+      '# enabled = false',
+      '# dir = ""',
+      '# default_write = false',
+    ];
+    let at = 0;
+    for (const line of go) {
+      const found = written.indexOf(line, at);
+      expect(found, line).toBeGreaterThanOrEqual(at);
+      at = found + 1;
+    }
+    // Every line that is not Go's is marked as axe's (or belongs to a block marked so).
+    expect(written.filter((line) => line.startsWith('# (axe)')).length).toBeGreaterThan(0);
   });
 
   it('init: a scaffold that loads, into ./axe/agents when it exists, never overwriting', () => {

@@ -76,7 +76,7 @@ describe.concurrent('flags', () => {
     expect(json.code).toBe(0);
     expect(JSON.parse(json.stdout)).toMatchObject({ content: 'one', budget_max_tokens: 100000 });
     const verbose = await runAxe([...base, '-v', '-v'], { env });
-    expect(verbose.stderr).toMatch(/^Model:    anthropic\/claude-test\n/);
+    expect(verbose.stderr).toMatch(/^Model: {4}anthropic\/claude-test\n/);
 
     // Go's forms: a switch with a value.
     const sent = fake.requests.length;

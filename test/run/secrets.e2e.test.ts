@@ -49,19 +49,19 @@ describe.concurrent('secrets', () => {
   it('agents show masks a key expanded into a field and names where the key comes from', async () => {
     const { home } = await setup();
     home.agent('w', agentToml('w', { extra: ['workdir = "/tmp/$ANTHROPIC_API_KEY/x"'] }));
-    const show = await runAxe(['agents', 'show', 'w', '--agents-dir', home.agentsDir], {
+    const show = await runAxe(['agents', 'show', 'w', '--agents-dir', home.agentsDir, '--json'], {
       env: home.env(undefined, { ANTHROPIC_API_KEY: KEY }),
     });
     expect(show.code).toBe(0);
-    expect(show.stdout).toMatch(/^workdir: +\/tmp\/\*\*\*\/x$/m);
-    expect(show.stdout).toMatch(/key from ANTHROPIC_API_KEY\)$/m);
+    expect(JSON.parse(show.stdout).workdir).toBe('/tmp/***/x');
+    expect(JSON.parse(show.stdout).provider).toMatch(/key from ANTHROPIC_API_KEY\)$/);
     expect(show.stdout).not.toContain(KEY);
 
     const config = path.join(home.configDir, 'config.toml');
     writeFileSync(config, `[providers.anthropic]\napi_key = "${KEY}"\n`);
     chmodSync(config, 0o600);
     home.agent('plain', agentToml('plain'));
-    const fromFile = await runAxe(['agents', 'show', 'plain', '--agents-dir', home.agentsDir], {
+    const fromFile = await runAxe(['agents', 'show', 'plain', '--agents-dir', home.agentsDir, '--json'], {
       env: home.env(),
     });
     expect(fromFile).toMatchObject({ code: 0, stderr: '' });

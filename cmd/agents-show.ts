@@ -3,7 +3,7 @@ import { qualifiedModelName } from '../internal/agent/model.js';
 import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolveProviderSettings } from '../internal/config/providers.js';
-import { ConfigError } from '../internal/errors.js';
+import { AxeError } from '../internal/errors.js';
 import { redactArgs, redactUrl, redactValue } from '../internal/redact.js';
 
 /** Go axe's `agents show`: `%-16s` labels in Go's order, fields the file leaves empty omitted. */
@@ -117,7 +117,7 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
         : `key from ${config.source ?? 'config.toml'} (providers.${spec.model.provider}.api_key; ${settings.apiKeyEnv} would win)`;
     return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key})`;
   } catch (error) {
-    if (error instanceof ConfigError) return `error: ${error.message}`;
+    if (error instanceof AxeError) return `error: ${error.message}`;
     throw error;
   }
 }

@@ -4,7 +4,7 @@ import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
 import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
-import { ConfigError } from '../errors.js';
+import { AxeError } from '../errors.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import { toolNameFindings } from './go-rules.js';
@@ -74,7 +74,7 @@ export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.Pr
     resolveProviderSettings(config, spec.model.provider, env);
     return [];
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!(error instanceof AxeError)) throw error;
     return [{ file: spec.source, severity: 'error', field: 'model', message: error.message }];
   }
 }

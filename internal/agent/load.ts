@@ -11,18 +11,10 @@ import { agentFiles, findAgentFile } from './agent-files.js';
 import type { AgentFileData } from './file-data.js';
 import { validate } from './generated/agent-validator.js';
 import { goRuleFindings } from './go-rules.js';
+import { goAxeWords } from './go-words.js';
 import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
 import type { AgentSpec } from './spec.js';
 import { toSpec } from './to-spec.js';
-
-/** Go axe's own words for its validation rules (reference §3.5), kept so its users recognise them. */
-const GO_AXE_WORDS: Readonly<Record<string, string>> = {
-  'sub_agents_config.max_depth must be <= 5': 'sub_agents_config.max_depth cannot exceed 5',
-  'sub_agents_config.max_depth must be >= 0': 'sub_agents_config.max_depth must be non-negative',
-  'sub_agents_config.timeout must be >= 0': 'sub_agents_config.timeout must be non-negative',
-  'artifacts.enabled must be true': 'artifacts.dir is set but artifacts.enabled is false',
-  'artifacts.enabled missing required field': 'artifacts.dir is set but artifacts.enabled is false',
-};
 
 /** One problem found in an agent file. */
 export interface Finding {
@@ -126,7 +118,7 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
       ...invalid.map((p) => [p, 'error'] as const),
     ]) {
       const field = renameTopField(problem.field, file.writtenAs);
-      const goWords = own(GO_AXE_WORDS, `${field} ${problem.message.split(' (got')[0]}`);
+      const goWords = goAxeWords(field, problem.message);
       const message = goWords ? `${problem.message}; ${goWords}` : problem.message;
       report.findings.push(located({ file: path, severity, field, message }, file, problem.segments));
     }
@@ -174,15 +166,24 @@ async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFi
   const text = decodeUtf8Strict(bytes, path).replace(/^\uFEFF/, '');
   switch (formatOf(path)) {
     case 'toml':
-      return {
-        ...(await import('../config/toml.js')).parseTomlFile(text, path),
-        warnings: [],
-        writtenAs: {},
-      };
+      return { ...(await parseTomlAgent(text, path, name)), warnings: [], writtenAs: {} };
     case 'yaml':
       return (await import('./parse-yaml.js')).parseYamlAgent(text, path);
     case 'markdown':
       return (await import('./parse-markdown.js')).parseMarkdownAgent(text, path, name);
+  }
+}
+
+/** A TOML syntax error in Go axe's words: `failed to parse agent config "<name>": …`. */
+async function parseTomlAgent(text: string, path: string, name: string) {
+  const { parseTomlFile } = await import('../config/toml.js');
+  try {
+    return parseTomlFile(text, path);
+  } catch (error) {
+    // Data the parser read but axe refuses (a date) names its field instead.
+    if (!(error instanceof FileProblem) || error.location.field !== undefined) throw error;
+    const reason = `failed to parse agent config ${JSON.stringify(name)}: ${error.reason}`;
+    throw new FileProblem(error.file, reason, error.location);
   }
 }
 

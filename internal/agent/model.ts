@@ -23,7 +23,7 @@ export function parseModelRef(text: string): ModelRef | undefined {
   const model = expanded.slice(slash + 1);
   if (slash <= 0 || model.trim() === '' || /\s/.test(provider)) {
     throw new ConfigError(
-      `invalid model "${text}": expected "provider/model" (e.g. "anthropic/claude-sonnet-4-5"), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`,
+      `invalid model format ${JSON.stringify(text)}: expected provider/model-name (e.g. "anthropic/claude-sonnet-4-5"), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`,
     );
   }
   return { provider, model };

@@ -1,4 +1,4 @@
-import { ConfigError } from '../errors.js';
+import { RuntimeError } from '../errors.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import { trimSlash } from '../provider/wire.js';
 import type { GlobalConfig, ProviderConfig } from './global.js';
@@ -77,7 +77,7 @@ function envName(providerName: string): string {
  * Everything needed to talk to one provider, env > config.toml > built-in default:
  * key from `<NAME>_API_KEY` (then `api_key`), base URL from `AXE_<NAME>_BASE_URL` (then `base_url`).
  * A provider that is neither built in nor a `[providers.<name>]` table with `base_url` and `api`
- * is a ConfigError that names the fix.
+ * is a RuntimeError (exit 1, as in Go axe) that names the fix.
  */
 export function resolveProviderSettings(
   config: GlobalConfig,
@@ -93,8 +93,9 @@ export function resolveProviderSettings(
   const api = table.api ?? builtin?.api;
   if (!baseUrl || !api) {
     const known = [...Object.keys(BUILTIN_PROVIDERS), ...Object.keys(ALIASES)].join(', ');
-    throw new ConfigError(
-      `unknown provider "${providerName}": use one of ${known}, or add [providers.${providerName}] with base_url and api = "openai" | "anthropic" | "ollama" | "google" to config.toml`,
+    // Go axe's words and exit code (1): its provider factory refuses the name at run time.
+    throw new RuntimeError(
+      `unsupported provider "${providerName}": use one of ${known}, or add [providers.${providerName}] with base_url and api = "openai" | "anthropic" | "ollama" | "google" to config.toml`,
     );
   }
   const apiKey = env[keyEnv] || table.api_key || undefined;

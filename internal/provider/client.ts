@@ -50,7 +50,9 @@ async function chat(
   { signal: userSignal, onEvent, deadline }: ChatOptions,
 ): Promise<ChatResponse> {
   if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
-    throw new ConfigError(`missing API key for provider "${settings.name}": set ${settings.apiKeyEnv}`);
+    throw new ConfigError(
+      `API key for provider "${settings.name}" is not configured (set ${settings.apiKeyEnv} or add to config.toml)`,
+    );
   }
   checkBaseUrl(settings);
   const context: CallContext = {

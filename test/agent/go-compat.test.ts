@@ -76,3 +76,48 @@ describe('Go axe features', () => {
     expect(spec.warnings).toEqual([]);
   });
 });
+
+describe("Go axe's validation messages, contained in axe's line", () => {
+  const base = 'name = "x"\nmodel = "openai/gpt-4o"\n';
+  const cases: [string, string][] = [
+    ['model = "openai/gpt-4o"\n', 'agent config missing required field: name'],
+    ['name = "x"\n', 'agent config missing required field: model'],
+    [`${base}timeout = -1\n`, 'timeout must be non-negative'],
+    [`${base}[sub_agents_config]\nmax_depth = -1\n`, 'sub_agents_config.max_depth must be non-negative'],
+    [`${base}[sub_agents_config]\nmax_depth = 6\n`, 'sub_agents_config.max_depth cannot exceed 5'],
+    [`${base}[sub_agents_config]\ntimeout = -1\n`, 'sub_agents_config.timeout must be non-negative'],
+    [`${base}[memory]\nlast_n = -1\n`, 'memory.last_n must be non-negative'],
+    [`${base}[memory]\nmax_entries = -1\n`, 'memory.max_entries must be non-negative'],
+    [`${base}tools = ["bogus"]\n`, 'unknown tool "bogus" in tools config'],
+    [
+      `${base}[[mcp_servers]]\nname = ""\nurl = "http://h/x"\ntransport = "sse"\n`,
+      'mcp_servers[0].name is required',
+    ],
+    [
+      `${base}[[mcp_servers]]\nname = "a"\nurl = "ftp://h/x"\ntransport = "sse"\n`,
+      'mcp_servers[0].url must use http or https scheme, got "ftp"',
+    ],
+    [
+      `${base}[[mcp_servers]]\nname = "local"\nurl = "http://h/x"\ntransport = "sse"\n[[mcp_servers]]\nname = "local"\nurl = "http://h/y"\ntransport = "sse"\n`,
+      'mcp_servers names must be unique: "local"',
+    ],
+    [`${base}[retry]\nmax_retries = -1\n`, 'retry.max_retries must be non-negative'],
+    [`${base}[retry]\nbackoff = "weird"\n`, 'retry.backoff must be one of: exponential, linear, fixed'],
+    [`${base}[retry]\ninitial_delay_ms = -1\n`, 'retry.initial_delay_ms must be non-negative'],
+    [`${base}[retry]\nmax_delay_ms = -1\n`, 'retry.max_delay_ms must be non-negative'],
+    [
+      `${base}[retry]\ninitial_delay_ms = 500\nmax_delay_ms = 100\n`,
+      'retry.max_delay_ms must be >= retry.initial_delay_ms',
+    ],
+    [`${base}[budget]\nmax_tokens = -1\n`, 'budget.max_tokens must be non-negative'],
+    [`${base}[artifacts]\ndir = "out"\n`, 'artifacts.dir is set but artifacts.enabled is false'],
+    ['name = "x"\nmodel = "noslash"\n', 'invalid model format "noslash": expected provider/model-name'],
+    ['name = "x\nmodel = 1\n', 'failed to parse agent config "agent": '],
+  ];
+  it.each(cases)('%j', async (content, goWords) => {
+    const message = await errorOf(content);
+    expect(message).toContain(goWords);
+    // axe's location prefix stays: the file, and the line when it is known.
+    expect(message).toMatch(/agent\.toml(:\d+:\d+)?: /);
+  });
+});

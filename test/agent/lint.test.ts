@@ -142,7 +142,7 @@ describe('lintAgents', () => {
     const result = await lint({ 'a.toml': 'name = "a"\nmodel = "nowhere/m"\n' }, ['a', 'ghost', '../x']);
     expect(result.lines).toEqual([
       expect.stringMatching(/^error \.\.\/x: invalid agent name/),
-      expect.stringMatching(/^error .*a\.toml:2:1: model: unknown provider "nowhere"/),
+      expect.stringMatching(/^error .*a\.toml:2:1: model: unsupported provider "nowhere"/),
       expect.stringMatching(/^error ghost: agent config not found: ghost$/),
     ]);
   });

@@ -2,7 +2,7 @@ import { chmodSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { loadGlobalConfig } from '../../internal/config/global.js';
 import { resolveProviderSettings } from '../../internal/config/providers.js';
-import { ConfigError } from '../../internal/errors.js';
+import { ConfigError, RuntimeError } from '../../internal/errors.js';
 import { tempDir } from '../agent/helpers.js';
 
 const empty = { providers: {} };
@@ -178,11 +178,11 @@ describe('resolveProviderSettings', () => {
   });
 
   it('rejects an unknown provider, naming it and the fix', () => {
-    expect(() => resolveProviderSettings(empty, 'mistery', {})).toThrow(ConfigError);
+    expect(() => resolveProviderSettings(empty, 'mistery', {})).toThrow(RuntimeError);
     expect(() => resolveProviderSettings(empty, 'mistery', {})).toThrow(
-      /unknown provider "mistery".*\[providers\.mistery\] with base_url and api/,
+      /unsupported provider "mistery".*\[providers\.mistery\] with base_url and api/,
     );
     const noApi = { providers: { half: { base_url: 'http://127.0.0.1:1' } } };
-    expect(() => resolveProviderSettings(noApi, 'half', {})).toThrow(/unknown provider "half"/);
+    expect(() => resolveProviderSettings(noApi, 'half', {})).toThrow(/unsupported provider "half"/);
   });
 });

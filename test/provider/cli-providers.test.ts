@@ -146,7 +146,8 @@ describe('axe run on every provider', () => {
     expect(keyless).toMatchObject({
       code: 2,
       stdout: '',
-      stderr: 'axe: missing API key for provider "gemini": set GEMINI_API_KEY\n',
+      stderr:
+        'axe: API key for provider "gemini" is not configured (set GEMINI_API_KEY or add to config.toml)\n',
     });
     expect(refused).toMatchObject({
       code: 3,

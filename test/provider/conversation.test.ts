@@ -136,7 +136,8 @@ describe('request details', () => {
     ).rejects.toMatchObject({
       name: 'ConfigError',
       exitCode: 2,
-      message: 'missing API key for provider "anthropic": set ANTHROPIC_API_KEY',
+      message:
+        'API key for provider "anthropic" is not configured (set ANTHROPIC_API_KEY or add to config.toml)',
     });
     expect(fake.requests).toHaveLength(0);
   });

@@ -41,7 +41,7 @@ describe('sub-agent failures (§5.7)', () => {
     const outputs = envelope.tool_call_details.map((d: { output: string }) => d.output);
     const retry = 'You may retry or proceed without this result.';
     expect(outputs).toEqual([
-      `Error: sub-agent "keyless" failed - missing API key for provider "openai": set OPENAI_API_KEY. ${retry}`,
+      `Error: sub-agent "keyless" failed - API key for provider "openai" is not configured (set OPENAI_API_KEY or add to config.toml). ${retry}`,
       expect.stringMatching(
         /^call_agent error: invalid model for agent "badmodel": .*badmodel\.toml.*model: .*"no-slash"/,
       ),

@@ -291,3 +291,25 @@ describe.concurrent("Go axe's --verbose", () => {
     );
   });
 });
+
+describe.concurrent("Go axe's model and provider errors", () => {
+  it('--model without a slash is exit 2 (invalid model format); an unsupported provider exit 1', async () => {
+    const { home } = await setup();
+    const cwd = seed(home);
+    const base = ['run', 'basic', '--agents-dir', home.agentsDir, '-p', 'x'];
+    const noSlash = await runAxe([...base, '--model', 'no-slash'], { env: home.env(), cwd });
+    expect(noSlash.code).toBe(2);
+    expect(noSlash.stdout).toBe('');
+    expect(noSlash.stderr).toMatch(
+      /^axe: --model: invalid model format "no-slash": expected provider\/model-name/,
+    );
+    const unsupported = await runAxe([...base, '--model', 'nosuch/model'], { env: home.env(), cwd });
+    expect(unsupported.code).toBe(1);
+    expect(unsupported.stderr).toMatch(/^axe: unsupported provider "nosuch": /);
+    const keyless = await runAxe([...base, '--model', 'anthropic/claude-x'], { env: home.env(), cwd });
+    expect(keyless.code).toBe(2);
+    expect(keyless.stderr).toBe(
+      'axe: API key for provider "anthropic" is not configured (set ANTHROPIC_API_KEY or add to config.toml)\n',
+    );
+  });
+});

@@ -67,7 +67,7 @@ describe('resolveAgentRun', () => {
     ).rejects.toThrow(`--skill: skill "missing" not found: ${root}/skills/missing/SKILL.md`);
     await expect(
       resolveAgentRun(spec, { configDir: root, overrides: { workdir: root, model: 'nope' } }),
-    ).rejects.toThrow(/^--model: invalid model "nope"/);
+    ).rejects.toThrow(/^--model: invalid model format "nope"/);
   });
 });
 

@@ -24,6 +24,8 @@ export interface JsonEnvelope {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost?: number;
+  /** OpenRouter's response cache of the last call, `HIT` or `MISS` (Go axe: only when sent). */
+  cache_status?: string;
   budget_max_tokens?: number;
   /** Tree-wide: every call of every agent. */
   budget_used_tokens?: number;
@@ -83,6 +85,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     agents: result.children.map(toAgentNode),
   };
   if (result.cost !== undefined) envelope.cost = result.cost;
+  if (result.cacheStatus) envelope.cache_status = result.cacheStatus;
   if (budget.limit !== undefined) {
     envelope.budget_max_tokens = budget.limit;
     envelope.budget_used_tokens = budget.used;

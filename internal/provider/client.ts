@@ -121,6 +121,8 @@ async function attempts(
         retries: attempt,
       };
       if (requestId !== undefined) out.requestId = requestId;
+      const cacheStatus = response.headers['x-openrouter-cache-status'];
+      if (cacheStatus) out.cacheStatus = cacheStatus;
       return out;
     } catch (caught) {
       if (caught instanceof ListenerError) throw caught.original;

@@ -86,6 +86,8 @@ export interface ChatResponse {
   cost?: number;
   /** How many retries this call needed (0 when the first attempt succeeded). */
   retries: number;
+  /** OpenRouter's response cache for this call (`X-OpenRouter-Cache-Status`: `HIT`, `MISS`). */
+  cacheStatus?: string;
   requestId?: string;
 }
 

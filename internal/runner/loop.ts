@@ -46,6 +46,8 @@ export interface LoopState {
   model: string;
   usage: Usage;
   cost?: number;
+  /** The last call's OpenRouter cache status, when the server sent one. */
+  cacheStatus?: string;
   retries: number;
   turns: number;
   toolCallDetails: ToolCallDetail[];
@@ -146,6 +148,8 @@ function record(state: LoopState, response: ChatResponse): void {
   state.usage = addUsage(state.usage, response.usage);
   state.retries += response.retries;
   if (response.cost !== undefined) state.cost = (state.cost ?? 0) + response.cost;
+  if (response.cacheStatus !== undefined) state.cacheStatus = response.cacheStatus;
+  else delete state.cacheStatus;
 }
 
 function addUsage(a: Usage, b: Usage): Usage {

@@ -234,6 +234,7 @@ function toResult(
     stopReason: state.stopReason,
     usage: state.usage,
     ...(state.cost !== undefined ? { cost: state.cost } : {}),
+    ...(state.cacheStatus !== undefined ? { cacheStatus: state.cacheStatus } : {}),
     retries: state.retries,
     turns: state.turns,
     durationMs: Date.now() - started,

@@ -68,6 +68,8 @@ export interface AgentRunResult {
   /** This agent's own provider calls, summed over its turns (children not included). */
   usage: Usage;
   cost?: number;
+  /** OpenRouter's cache status of the last call (Go axe's `cache_status`). */
+  cacheStatus?: string;
   retries: number;
   turns: number;
   durationMs: number;

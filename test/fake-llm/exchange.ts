@@ -9,6 +9,8 @@ export class Exchange {
   readonly record: RecordedRequest;
   readonly res: ServerResponse;
   readonly requestId: string;
+  /** Extra headers of the scripted reply (e.g. `x-openrouter-cache-status`), sent with a 200. */
+  replyHeaders: Record<string, string> = {};
   private readonly controller = new AbortController();
   private destroyedByServer = false;
 

@@ -6,7 +6,8 @@ import type { Refusal, StreamRendering, WireFormat } from './wire.js';
 
 /** Writing replies, refusals and faults onto the socket. */
 function baseHeaders(format: WireFormat, exchange: Exchange): Record<string, string> {
-  return format.requestIdHeader ? { [format.requestIdHeader]: exchange.requestId } : {};
+  const id = format.requestIdHeader ? { [format.requestIdHeader]: exchange.requestId } : {};
+  return { ...id, ...exchange.replyHeaders };
 }
 
 export function sendRefusal(

@@ -86,6 +86,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     });
     return;
   }
+  exchange.replyHeaders = reply.headers ?? {};
   await exchange.wait(reply.delayMs);
   if (exchange.closed) return;
   if (reply.fault) await sendFault(exchange, format, reply, reply.fault);

@@ -80,6 +80,8 @@ export interface ScriptedReply {
   stopReason?: string;
   /** Served model name (defaults to the requested one). */
   model?: string;
+  /** Extra response headers of a 200 (e.g. OpenRouter's `x-openrouter-cache-status`). */
+  headers?: Record<string, string>;
   /** Wait before the response starts. */
   delayMs?: number;
   /** Streamed responses: wait between events. */

@@ -313,3 +313,25 @@ describe.concurrent("Go axe's model and provider errors", () => {
     );
   });
 });
+
+describe.concurrent("OpenRouter's cache status", () => {
+  it('X-OpenRouter-Cache-Status of the last call is --json cache_status, absent when not sent', async () => {
+    const { home, fake } = await setup();
+    const cwd = seed(home);
+    const env = home.env(fake.url, {
+      AXE_OPENROUTER_BASE_URL: `${fake.url}/v1`,
+      OPENROUTER_API_KEY: 'test-key',
+    });
+    const args = ['run', 'basic', '--agents-dir', home.agentsDir, '--json', '-p', 'x'];
+    fake.enqueue({ text: 'cached', headers: { 'x-openrouter-cache-status': 'HIT' } });
+    expect(JSON.parse((await runAxe(args, { env, cwd })).stdout)).toMatchObject({ cache_status: 'HIT' });
+    fake.enqueue({ text: 'plain' });
+    expect(JSON.parse((await runAxe([...args, '--stream'], { env, cwd })).stdout)).not.toHaveProperty(
+      'cache_status',
+    );
+    fake.enqueue({ text: 'streamed', headers: { 'x-openrouter-cache-status': 'MISS' } });
+    expect(JSON.parse((await runAxe([...args, '--stream'], { env, cwd })).stdout)).toMatchObject({
+      cache_status: 'MISS',
+    });
+  });
+});

@@ -1,7 +1,7 @@
 import { listAgents, loadAgent } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { agentLookup } from '../internal/config/paths.js';
-import { errorMessage, RuntimeError } from '../internal/errors.js';
+import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../internal/errors.js';
 import { countEntries, memoryFile, readMemory, trimEntries } from '../internal/memory/memory.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { runTopLevel } from '../internal/runner/index.js';
@@ -157,6 +157,10 @@ async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<str
     signal: new AbortController().signal,
     emit: renderer.emit,
   });
+  // Go axe's gc refuses a missing key as a provider failure (exit 3), where `run` says 2.
+  if (outcome.error instanceof MissingKeyError) {
+    throw new AxeError(outcome.error.message, ExitCode.provider, { cause: outcome.error });
+  }
   if (outcome.error) throw outcome.error;
   return outcome.result.content;
 }

@@ -34,6 +34,9 @@ export class ConfigError extends AxeError {
   }
 }
 
+/** A provider's required API key is not set (exit 2 for `run`; Go axe's `gc` says 3). */
+export class MissingKeyError extends ConfigError {}
+
 /** A run that failed for a reason that is not the provider's: turn limit, tool failure (exit 1). */
 export class RuntimeError extends AxeError {
   constructor(message: string, options?: { cause?: unknown }) {

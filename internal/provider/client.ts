@@ -1,5 +1,5 @@
 import { withTimeout } from '../abort.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, MissingKeyError } from '../errors.js';
 import { redactUrl } from '../redact.js';
 import { addSecret } from '../secrets.js';
 import { oneLine } from '../text.js';
@@ -50,7 +50,7 @@ async function chat(
   { signal: userSignal, onEvent, deadline }: ChatOptions,
 ): Promise<ChatResponse> {
   if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
-    throw new ConfigError(
+    throw new MissingKeyError(
       `API key for provider "${settings.name}" is not configured (set ${settings.apiKeyEnv} or add to config.toml)`,
     );
   }

@@ -54,6 +54,14 @@ describe.concurrent('axe gc', () => {
       code: 0,
       stdout: 'No agents with memory enabled.\n',
     });
+    // Go's gc: a missing key is exit 3 (run says 2), after Agent: / Entries:.
+    keeper(home, 'keyless', 2);
+    expect(await runAxe(['gc', 'keyless', ...dirs], { env })).toMatchObject({
+      code: 3,
+      stdout: 'Agent: keyless\nEntries: 2\n',
+      stderr:
+        'axe: API key for provider "anthropic" is not configured (set ANTHROPIC_API_KEY or add to config.toml)\n',
+    });
   });
 
   it('analyses the whole log in one call, prints it, trims to last_n atomically (mode kept); --dry-run trims nothing', async () => {

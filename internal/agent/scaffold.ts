@@ -24,6 +24,7 @@ model = "provider/model-name"
 
 # Tools this agent can use (optional)
 # Valid: list_directory, read_file, write_file, edit_file, run_command, url_fetch, web_search
+# (axe) also: glob_files, grep_files
 # tools = []
 
 # Sub-agents this agent can invoke (optional)

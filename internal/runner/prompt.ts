@@ -2,9 +2,9 @@ import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
+import { GlobError, globFiles } from '../fs/glob.js';
 import { formatBytes, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
-import { GlobError, globFiles } from './glob.js';
 
 /** A context file: its path relative to the workdir (with `/`) and its text. */
 export interface ContextFile {

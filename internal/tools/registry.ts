@@ -1,4 +1,6 @@
 import { editFileTool } from './edit-file.js';
+import { globFilesTool } from './glob-files.js';
+import { grepFilesTool } from './grep-files.js';
 import { listDirectoryTool } from './list-directory.js';
 import { readFileTool } from './read-file.js';
 import { runCommandTool } from './run-command.js';
@@ -16,6 +18,8 @@ export const BUILTIN_TOOLS: Readonly<Record<BuiltinToolName, Tool>> = {
   run_command: runCommandTool,
   url_fetch: urlFetchTool,
   web_search: webSearchTool,
+  glob_files: globFilesTool,
+  grep_files: grepFilesTool,
 };
 
 export function isBuiltinToolName(name: string): name is BuiltinToolName {

@@ -42,6 +42,13 @@ export function summarizeToolCall(
     }
     case 'web_search':
       return `query ${quote(clip(arg('query'), 80))}${output.isError ? failure : ''}`;
+    case 'glob_files':
+    case 'grep_files': {
+      const hits = output.content.startsWith('no ')
+        ? 0
+        : output.content.split('\n').filter((l) => !l.startsWith('(')).length;
+      return `pattern ${quote(clip(arg('pattern'), 80))}${output.isError ? failure : ` (${hits} ${name === 'glob_files' ? 'files' : 'lines'})`}`;
+    }
     default:
       return `${clip(JSON.stringify(input ?? {}), 80)}${output.isError ? `: ${clip(output.content, 120)}` : ''}`;
   }

@@ -45,6 +45,8 @@ export const BUILTIN_TOOL_NAMES = [
   'run_command',
   'url_fetch',
   'web_search',
+  'glob_files',
+  'grep_files',
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
 

@@ -30,14 +30,12 @@ Review the diff.
       format: 'markdown',
       description: 'Expert code reviewer. Use after writing code.',
       model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
-      tools: ['read_file', 'run_command', 'url_fetch'],
+      tools: ['read_file', 'grep_files', 'glob_files', 'run_command', 'url_fetch'],
       disallowedTools: ['write_file'],
       maxTurns: 12,
       systemPrompt: 'You are a senior code reviewer.\n\nReview the diff.',
     });
     expect(spec.warnings).toEqual([
-      expect.stringMatching(/helper\.md:4:\d+: tools: "Grep" has no axe equivalent yet; ignored$/),
-      expect.stringMatching(/tools: "Glob" has no axe equivalent yet; ignored$/),
       expect.stringMatching(/helper\.md:8:\d+: color: Claude Code field not supported by axe yet; ignored$/),
     ]);
   });
@@ -100,12 +98,12 @@ Lead.
     const spec = await load(
       '---\nname: g\ntools: [read_file, grep_search]\nmcpServers:\n  a: { url: "http://127.0.0.1:1/sse" }\n  b: { httpUrl: "http://127.0.0.1:1/mcp" }\n---\nhi\n',
     );
-    expect(spec.tools).toEqual(['read_file']);
+    expect(spec.tools).toEqual(['read_file', 'grep_files']);
     expect(spec.mcpServers).toMatchObject([
       { name: 'a', transport: 'sse', url: 'http://127.0.0.1:1/sse' },
       { name: 'b', transport: 'streamable-http', url: 'http://127.0.0.1:1/mcp' },
     ]);
-    expect(spec.warnings).toEqual([expect.stringMatching(/tools: "grep_search" has no axe equivalent yet/)]);
+    expect(spec.warnings).toEqual([]);
   });
 
   it('reads inherit (or no model) as "the caller\'s model", and tools as a YAML list', async () => {

@@ -125,7 +125,7 @@ describe('request details', () => {
     expect(fake.requests[0]?.headers.authorization).toBe(`Bearer ${API_KEY}`);
   });
 
-  it('a missing required key is a ConfigError naming the env var, raised by chat before any request', async () => {
+  it('a missing required key is a ConfigError (MissingKeyError) naming the env var, raised by chat before any request', async () => {
     fake.reset();
     const provider = createProvider(settingsFor('anthropic', fake.url, { apiKey: undefined }), {
       retry: DEFAULT_RETRY,
@@ -134,7 +134,7 @@ describe('request details', () => {
     await expect(
       provider.chat(conversation(false), { signal: new AbortController().signal }),
     ).rejects.toMatchObject({
-      name: 'ConfigError',
+      name: 'MissingKeyError',
       exitCode: 2,
       message:
         'API key for provider "anthropic" is not configured (set ANTHROPIC_API_KEY or add to config.toml)',

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ConfigError } from '../../internal/errors.js';
-import { compileGlob } from '../../internal/runner/glob.js';
+import { compileGlob } from '../../internal/fs/glob.js';
 import { buildSystemPrompt, readContextFiles, readSkill } from '../../internal/runner/prompt.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'axe-prompt-')));

@@ -27,6 +27,20 @@ describe('summarizeToolCall', () => {
       failed('TAVILY_API_KEY environment variable is not set'),
       'query "q": TAVILY_API_KEY environment variable is not set',
     ],
+    [
+      'glob_files',
+      { pattern: '**/*.ts' },
+      ok('a.ts\nb.ts\n(3 more not shown: narrow the pattern)'),
+      'pattern "**/*.ts" (2 files)',
+    ],
+    ['glob_files', { pattern: '*.rs' }, ok('no files match "*.rs"'), 'pattern "*.rs" (0 files)'],
+    ['grep_files', { pattern: 'x' }, ok('a.ts:1: x'), 'pattern "x" (1 lines)'],
+    [
+      'grep_files',
+      { pattern: '(' },
+      failed('invalid regular expression'),
+      'pattern "(": invalid regular expression',
+    ],
     ['get-sum', { a: 1 }, ok('2'), '{"a":1}'],
   ] as const)('%s %j', (name, input, output, summary) => {
     expect(summarizeToolCall(name, input, output)).toBe(summary);

@@ -103,7 +103,7 @@ describe('axe agents', () => {
     expect(shown.mcp_servers[0]).toContain(`Authorization: Bearer \${GH_TOKEN}`);
     expect(shown.mcp_servers[0]).toContain('X-Key: ***; Mixed: ***');
     expect(shown.mcp_servers[1]).toBe(
-      'local stdio srv --root . --api-key *** --token=*** env A=${GH_TOKEN} B=***',
+      `local stdio srv --root . --api-key *** --token=*** env A=\${GH_TOKEN} B=***`,
     );
     const secrets = ['sk-from-file-456', 'sk-env-789', 'literal-secret-123', 'mixed-secret', 'url-pass-1'];
     secrets.push('query-secret-2', 'arg-secret-4', 'eq-secret-5', 'env-secret-6', 'base-secret-7');
@@ -145,7 +145,7 @@ describe('axe agents', () => {
       '# name = "my-tools"',
       '# url = "https://my-mcp-server.example.com/sse"',
       '# transport = "sse"',
-      '# headers = { Authorization = "Bearer ${MY_TOKEN}" }',
+      `# headers = { Authorization = "Bearer \${MY_TOKEN}" }`,
       '# [memory]',
       '# enabled = false',
       '# path = ""',

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
-import { checkAgentName, findAgentFile, hasAgentExtension } from '../internal/agent/agent-files.js';
+import { checkAgentName, hasAgentExtension, locateAgent } from '../internal/agent/agent-files.js';
 import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
@@ -23,9 +23,11 @@ export async function agentsCommand(
   }
   if (agent === undefined)
     throw new ConfigError(`missing <agent> for "agents ${action}" (e.g. axe agents ${action} reviewer)`);
-  checkAgentName(agent);
   if (action === 'show') return show(agent, options);
-  if (action === 'init') return init(agent, options);
+  if (action === 'init') {
+    checkAgentName(agent);
+    return init(agent, options);
+  }
   return edit(agent, options);
 }
 
@@ -44,8 +46,7 @@ async function list(options: Record<string, unknown>): Promise<number> {
 /** Go axe's label lines; `--json`: every resolved field, where the key comes from, warnings. */
 async function show(agent: string, options: Record<string, unknown>): Promise<number> {
   const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
-  const file = await findAgentFile(agent, searchDirs);
-  if (!file) throw new ConfigError(`agent config not found: ${agent}`);
+  const file = await locateAgent(agent, searchDirs, process.cwd());
   const { spec, data } = await loadAgentFileData(file, process.env);
   const { describeAgent, goAgentLines } = await import('./agents-show.js');
   const text =
@@ -90,8 +91,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
 
 async function edit(agent: string, options: Record<string, unknown>): Promise<number> {
   const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
-  const file = await findAgentFile(agent, searchDirs);
-  if (!file) throw new ConfigError(`agent config not found: ${agent}`);
+  const file = await locateAgent(agent, searchDirs, process.cwd());
   const editor = process.env.VISUAL || process.env.EDITOR;
   if (!editor) throw new ConfigError('$EDITOR is not set: set it (e.g. export EDITOR=vi) to edit agents');
   // Through the shell, so EDITOR may carry arguments (`code --wait`); the file is passed as $1.

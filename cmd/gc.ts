@@ -1,4 +1,5 @@
-import { listAgents, loadAgent } from '../internal/agent/load.js';
+import { locateAgent } from '../internal/agent/agent-files.js';
+import { listAgents, loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { agentLookup } from '../internal/config/paths.js';
 import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../internal/errors.js';
@@ -53,7 +54,8 @@ export async function gcCommand(
     replay: lastValue(argv, options.replay, ['--replay']),
   };
   if (agent !== undefined) {
-    await gcAgent(await loadAgent(agent, { searchDirs: gc.searchDirs, env: process.env }), gc);
+    const file = await locateAgent(agent, gc.searchDirs, process.cwd());
+    await gcAgent(await loadAgentFile(file, process.env), gc);
     return 0;
   }
   const { agents } = await listAgents(gc.searchDirs, process.env);

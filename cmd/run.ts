@@ -1,4 +1,5 @@
-import { loadAgent } from '../internal/agent/load.js';
+import { locateAgent } from '../internal/agent/agent-files.js';
+import { loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
 import { agentLookup } from '../internal/config/paths.js';
@@ -42,7 +43,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   }
   const agentsDirs = agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
-  const spec = await loadAgent(agentName, { searchDirs, env });
+  const spec = await loadAgentFile(await locateAgent(agentName, searchDirs, process.cwd()), env);
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
   const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;

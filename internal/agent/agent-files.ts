@@ -1,7 +1,8 @@
 /** Where agent files are: names, extensions, search directories. Reading them is load.ts's job. */
 import type { Dirent } from 'node:fs';
 import { lstat, readdir } from 'node:fs/promises';
-import { basename, extname, join } from 'node:path';
+import { basename, extname, join, resolve } from 'node:path';
+import { suggestion } from '../config/did-you-mean.js';
 import { ConfigError } from '../errors.js';
 
 /** File extensions of agent files, in the order they win when one directory has several. */
@@ -30,6 +31,28 @@ export async function findAgentFile(name: string, searchDirs: string[]): Promise
     }
   }
   return undefined;
+}
+
+/**
+ * The file a command line names: a path (`./agents/review.md`, anything with a `/`) as is, else
+ * the agent of that name in the search directories. Not found: Go axe's words, plus where axe
+ * looked and the nearest name.
+ */
+export async function locateAgent(nameOrPath: string, searchDirs: string[], cwd: string): Promise<string> {
+  if (/[/\\]/.test(nameOrPath)) {
+    const file = resolve(cwd, nameOrPath);
+    if (!hasAgentExtension(file)) {
+      throw new ConfigError(`agent file ${nameOrPath}: expected a .toml, .md, .yaml or .yml file`);
+    }
+    if (!(await exists(file))) throw new ConfigError(`agent file not found: ${nameOrPath}`);
+    return file;
+  }
+  const file = await findAgentFile(nameOrPath, searchDirs);
+  if (file) return file;
+  const names = (await agentFiles(searchDirs)).map((found) => found.name);
+  throw new ConfigError(
+    `agent config not found: ${nameOrPath} (looked in ${searchDirs.join(', ')})${suggestion(nameOrPath, names)}`,
+  );
 }
 
 /**

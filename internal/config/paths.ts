@@ -66,11 +66,19 @@ export function agentLookup(
   };
 }
 
-/** Agent lookup order: every `--agents-dir` (in the order given) → `./axe/agents` → `<config>/agents`. */
+/**
+ * Agent lookup order: every `--agents-dir` (in the order given) → `./axe/agents` → the project's
+ * Claude Code, Gemini CLI and opencode agents → `<config>/agents`.
+ */
 export function agentSearchDirs(options: { flagDirs: string[]; cwd: string; configDir: string }): string[] {
+  const { cwd } = options;
   const dirs = [
-    ...options.flagDirs.map((dir) => resolve(options.cwd, dir)),
-    join(options.cwd, 'axe', 'agents'),
+    ...options.flagDirs.map((dir) => resolve(cwd, dir)),
+    join(cwd, 'axe', 'agents'),
+    join(cwd, '.claude', 'agents'),
+    join(cwd, '.gemini', 'agents'),
+    join(cwd, '.opencode', 'agent'),
+    join(cwd, '.opencode', 'agents'),
     join(options.configDir, 'agents'),
   ];
   return [...new Set(dirs)];

@@ -24,12 +24,21 @@ describe('resolvePaths', () => {
 });
 
 describe('agentSearchDirs', () => {
-  it('puts --agents-dir first (in order), then ./axe/agents, then <config>/agents, without duplicates', () => {
+  it("puts --agents-dir first (in order), then ./axe/agents, the project's Claude / Gemini / opencode agents, then <config>/agents, without duplicates", () => {
     const dirs = agentSearchDirs({
       flagDirs: ['one', '/abs/two', 'one'],
       cwd: '/work',
       configDir: '/cfg/axe',
     });
-    expect(dirs).toEqual(['/work/one', '/abs/two', join('/work', 'axe', 'agents'), '/cfg/axe/agents']);
+    expect(dirs).toEqual([
+      '/work/one',
+      '/abs/two',
+      join('/work', 'axe', 'agents'),
+      '/work/.claude/agents',
+      '/work/.gemini/agents',
+      '/work/.opencode/agent',
+      '/work/.opencode/agents',
+      '/cfg/axe/agents',
+    ]);
   });
 });

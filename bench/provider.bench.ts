@@ -9,7 +9,7 @@ import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import { request as undiciRequest } from 'undici';
 import { createHttpPool, createProvider, WIRES } from '../internal/provider/index.js';
-import type { ChatRequest, ProviderApi, ProviderSettings, RetryPolicy } from '../internal/provider/types.js';
+import type { ChatRequest, ProviderSettings, RetryPolicy, WireApi } from '../internal/provider/types.js';
 import { startFakeLlm } from '../test/fake-llm/server.js';
 import { listen, shut } from '../test/provider/local-server.js';
 
@@ -65,12 +65,12 @@ async function main(): Promise<void> {
     '| wire | translate+parse | chat() per turn | bare fetch | bare undici request | layer overhead |',
   );
   lines.push('|---|---|---|---|---|---|');
-  for (const api of Object.keys(WIRES) as ProviderApi[]) {
+  for (const api of Object.keys(WIRES) as WireApi[]) {
     const wire = WIRES[api];
     const settings: ProviderSettings = {
       name: api,
       api,
-      baseUrl: api === 'openai' ? `${fake.url}/v1` : fake.url,
+      baseUrl: api === 'openai' || api === 'responses' ? `${fake.url}/v1` : fake.url,
       apiKey: 'bench-key',
       apiKeyEnv: 'BENCH_KEY',
       apiKeyRequired: true,

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
-import type { JsonValue } from '../provider/types.js';
+import type { JsonValue, ProviderApi } from '../provider/types.js';
 import { addSecret } from '../secrets.js';
 import { FileProblem, formatProblem, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
@@ -15,7 +15,7 @@ import { decodeUtf8Strict } from './utf8.js';
 export interface ProviderConfig {
   api_key?: string;
   base_url?: string;
-  api?: 'openai' | 'anthropic' | 'ollama' | 'google';
+  api?: ProviderApi;
   http_referer?: string;
   app_title?: string;
   referer?: string;

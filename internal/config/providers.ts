@@ -43,6 +43,13 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
     apiKeyEnv: 'GEMINI_API_KEY',
     apiKeyRequired: true,
   },
+  // Go axe's OpenCode Zen: the wire is picked by model (provider/index.ts openCodeRoute).
+  opencode: {
+    api: 'opencode',
+    baseUrl: 'https://opencode.ai/zen',
+    apiKeyEnv: 'OPENCODE_API_KEY',
+    apiKeyRequired: true,
+  },
   // Go axe's MiniMax: its Anthropic-compatible endpoint.
   minimax: {
     api: 'anthropic',
@@ -95,7 +102,7 @@ export function resolveProviderSettings(
     const known = [...Object.keys(BUILTIN_PROVIDERS), ...Object.keys(ALIASES)].join(', ');
     // Go axe's words and exit code (1): its provider factory refuses the name at run time.
     throw new RuntimeError(
-      `unsupported provider "${providerName}": use one of ${known}, or add [providers.${providerName}] with base_url and api = "openai" | "anthropic" | "ollama" | "google" to config.toml`,
+      `unsupported provider "${providerName}": use one of ${known}, or add [providers.${providerName}] with base_url and api = "openai" | "anthropic" | "ollama" | "google" | "responses" to config.toml`,
     );
   }
   const apiKey = env[keyEnv] || table.api_key || undefined;

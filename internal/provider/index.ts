@@ -4,17 +4,19 @@ import { googleWire } from './google.js';
 import type { HttpPool } from './http.js';
 import { ollamaWire } from './ollama.js';
 import { openaiWire } from './openai.js';
-import type { Provider, ProviderApi, ProviderSettings, RetryPolicy } from './types.js';
-import type { Wire } from './wire.js';
+import { responsesWire } from './responses.js';
+import type { Provider, ProviderSettings, RetryPolicy, WireApi } from './types.js';
+import { trimSlash, type Wire } from './wire.js';
 
 export { createHttpPool, type HttpPool } from './http.js';
 
 /** Every wire format by its `api` name. */
-export const WIRES: Record<ProviderApi, Wire> = {
+export const WIRES: Record<WireApi, Wire> = {
   anthropic: anthropicWire,
   openai: openaiWire,
   ollama: ollamaWire,
   google: googleWire,
+  responses: responsesWire,
 };
 
 /**
@@ -26,5 +28,28 @@ export function createProvider(
   settings: ProviderSettings,
   options: { retry: RetryPolicy; pool: HttpPool },
 ): Provider {
-  return createWireProvider(settings, WIRES[settings.api], options);
+  if (settings.api !== 'opencode') return createWireProvider(settings, WIRES[settings.api], options);
+  const byWire = new Map<WireApi, Provider>();
+  return {
+    name: settings.name,
+    chat: (request, chatOptions) => {
+      const { api, baseUrl } = openCodeRoute(request.model, settings.baseUrl);
+      let provider = byWire.get(api);
+      if (!provider) {
+        provider = createWireProvider({ ...settings, api, baseUrl }, WIRES[api], options);
+        byWire.set(api, provider);
+      }
+      return provider.chat(request, chatOptions);
+    },
+  };
+}
+
+/**
+ * OpenCode Zen (Go axe's `opencode`): one key and base URL, three APIs behind it — `claude-*` on
+ * the Anthropic Messages API (`{base}/v1/messages`), `gpt-*` on the OpenAI Responses API
+ * (`{base}/v1/responses`), every other model on Chat Completions (`{base}/v1/chat/completions`).
+ */
+export function openCodeRoute(model: string, baseUrl: string): { api: WireApi; baseUrl: string } {
+  if (model.startsWith('claude-')) return { api: 'anthropic', baseUrl };
+  return { api: model.startsWith('gpt-') ? 'responses' : 'openai', baseUrl: `${trimSlash(baseUrl)}/v1` };
 }

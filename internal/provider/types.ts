@@ -114,8 +114,11 @@ export interface Provider {
   chat(request: ChatRequest, options: ChatOptions): Promise<ChatResponse>;
 }
 
-/** Which wire format a provider speaks. */
-export type ProviderApi = 'anthropic' | 'openai' | 'ollama' | 'google';
+/** A wire format: how requests and responses look on the HTTP connection. */
+export type WireApi = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses';
+
+/** What a provider speaks: one wire, or `opencode`, which picks the wire by model (see index.ts). */
+export type ProviderApi = WireApi | 'opencode';
 
 /** Everything needed to construct a provider, resolved from env > config.toml > defaults. */
 export interface ProviderSettings {

@@ -40,6 +40,12 @@ function minimal(
         body: { contents: [{ role: 'user', parts: [{ text: 'hi' }] }] },
         headers: { 'x-goog-api-key': 'k' },
       };
+    case 'responses':
+      return {
+        url: `${fake.url}/v1/responses`,
+        body: { model: 'gpt-x', stream, input: 'hi' },
+        headers: { authorization: 'Bearer k' },
+      };
   }
 }
 
@@ -63,7 +69,7 @@ async function until(check: () => boolean, timeoutMs = 1000): Promise<void> {
 }
 
 const first = (): RecordedRequest => fake.requests[0] as RecordedRequest;
-const WIRES: Wire[] = ['anthropic', 'openai', 'ollama', 'google'];
+const WIRES: Wire[] = ['anthropic', 'openai', 'ollama', 'google', 'responses'];
 
 describe('status faults', () => {
   it('gives Anthropic 429 rate_limit_error with retry headers and the request-id', async () => {

@@ -6,14 +6,13 @@ import { jsonTypeName } from './json.js';
 import type { Refusal } from './wire.js';
 
 /**
- * The official OpenAI Chat Completions request schema, vendored with its licence in
- * `vendor/openai/`. Compiled once per process, on the first OpenAI request.
+ * Official OpenAI request schemas, vendored with their licence in `vendor/openai/`: Chat
+ * Completions and the Responses API. Each is compiled once per process, on its first request.
  */
-const OPENAI_SCHEMA_FILE = fileURLToPath(
-  new URL('./vendor/openai/openai-chat-completions.schema.json', import.meta.url),
-);
-
-let compiled: { validate: ValidateFunction; topLevelKeys: Set<string> } | undefined;
+interface Compiled {
+  validate: ValidateFunction;
+  topLevelKeys: Set<string>;
+}
 
 type SchemaNode = { properties?: Record<string, unknown>; allOf?: SchemaNode[]; $ref?: string };
 
@@ -25,22 +24,36 @@ function collectKeys(node: SchemaNode, schemas: Record<string, SchemaNode>, into
   if (ref && schemas[ref]) collectKeys(schemas[ref], schemas, into);
 }
 
-function load(): { validate: ValidateFunction; topLevelKeys: Set<string> } {
-  if (compiled) return compiled;
-  const schema = JSON.parse(readFileSync(OPENAI_SCHEMA_FILE, 'utf8')) as {
+function compile(fileName: string, root: string, discriminator: boolean): Compiled {
+  const file = fileURLToPath(new URL(`./vendor/openai/${fileName}`, import.meta.url));
+  const schema = JSON.parse(readFileSync(file, 'utf8')) as {
     $id: string;
     components: { schemas: Record<string, SchemaNode> };
   };
-  const ajv = new Ajv2020({ strict: false, discriminator: true, logger: false });
+  const ajv = new Ajv2020({ strict: false, discriminator, logger: false });
   ajv.addFormat('unixtime', true);
   ajv.addSchema(schema);
-  const validate = ajv.getSchema(`${schema.$id}#/components/schemas/CreateChatCompletionRequest`);
-  if (!validate) throw new Error(`CreateChatCompletionRequest not found in ${OPENAI_SCHEMA_FILE}`);
+  const validate = ajv.getSchema(`${schema.$id}#/components/schemas/${root}`);
+  if (!validate) throw new Error(`${root} not found in ${file}`);
   const topLevelKeys = new Set<string>();
-  const root = schema.components.schemas.CreateChatCompletionRequest;
-  if (root) collectKeys(root, schema.components.schemas, topLevelKeys);
-  compiled = { validate, topLevelKeys };
-  return compiled;
+  const node = schema.components.schemas[root];
+  if (node) collectKeys(node, schema.components.schemas, topLevelKeys);
+  return { validate, topLevelKeys };
+}
+
+/** A check of request bodies against one vendored schema's root, compiled on first use. */
+function schemaCheck(fileName: string, root: string, discriminator: boolean) {
+  let compiled: Compiled | undefined;
+  return (body: Record<string, unknown>): Refusal | undefined => {
+    compiled ??= compile(fileName, root, discriminator);
+    const { validate, topLevelKeys } = compiled;
+    for (const key of Object.keys(body)) {
+      if (!topLevelKeys.has(key))
+        return { status: 400, message: `Unrecognized request argument supplied: ${key}` };
+    }
+    if (validate(body)) return undefined;
+    return toRefusal(validate.errors ?? [], body);
+  };
 }
 
 /** `/messages/0/content` → `messages[0].content`, as OpenAI names params. */
@@ -110,13 +123,12 @@ function toRefusal(errors: ErrorObject[], body: unknown): Refusal {
   };
 }
 
-/** Refusal for a body the official schema does not accept, or undefined when it does. */
-export function checkOpenAiSchema(body: Record<string, unknown>): Refusal | undefined {
-  const { validate, topLevelKeys } = load();
-  for (const key of Object.keys(body)) {
-    if (!topLevelKeys.has(key))
-      return { status: 400, message: `Unrecognized request argument supplied: ${key}` };
-  }
-  if (validate(body)) return undefined;
-  return toRefusal(validate.errors ?? [], body);
-}
+/** Refusal for a Chat Completions body the official schema does not accept, or undefined. */
+export const checkOpenAiSchema = schemaCheck(
+  'openai-chat-completions.schema.json',
+  'CreateChatCompletionRequest',
+  true,
+);
+
+/** The same for the Responses API (its `oneOf`s carry no usable discriminator). */
+export const checkResponsesSchema = schemaCheck('openai-responses.schema.json', 'CreateResponse', false);

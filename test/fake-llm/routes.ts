@@ -2,6 +2,7 @@ import { anthropicWire } from './anthropic.js';
 import { googleWire } from './google.js';
 import { ollamaWire } from './ollama.js';
 import { openAiWire } from './openai.js';
+import { responsesWire } from './responses.js';
 import type { WireFormat } from './wire.js';
 
 export interface Route {
@@ -18,6 +19,7 @@ function formatOf(path: string): WireFormat {
   if (path.startsWith('/v1beta/')) return googleWire;
   if (path.startsWith('/api/')) return ollamaWire;
   if (path.startsWith('/v1/messages')) return anthropicWire;
+  if (path.startsWith('/v1/responses')) return responsesWire;
   return openAiWire;
 }
 
@@ -26,6 +28,6 @@ export function routeOf(method: string, path: string): Route {
   if (method !== 'POST') return { format, found: false };
   const google = GOOGLE_PATH.exec(path);
   if (google) return { format, found: true, pathModel: decodeURIComponent(google[1] ?? '') };
-  const found = ['/v1/messages', '/v1/chat/completions', '/api/chat'].includes(path);
+  const found = ['/v1/messages', '/v1/chat/completions', '/v1/responses', '/api/chat'].includes(path);
   return { format, found };
 }

@@ -6,6 +6,7 @@
  * Routing by path:
  *   anthropic  POST /v1/messages                                  (base = server.url)
  *   openai     POST /v1/chat/completions                          (base = server.url + '/v1')
+ *   responses  POST /v1/responses                                 (base = server.url + '/v1')
  *   ollama     POST /api/chat                                     (base = server.url)
  *   google     POST /v1beta/models/{model}:generateContent        (base = server.url)
  *              POST /v1beta/models/{model}:streamGenerateContent?alt=sse
@@ -13,7 +14,7 @@
  * Every request is validated as strictly as the real service; a malformed one gets the real
  * service's status and error body, and is recorded with `rejection` set.
  */
-export type Wire = 'anthropic' | 'openai' | 'ollama' | 'google';
+export type Wire = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses';
 
 export interface RecordedRequest {
   /** 0-based arrival order. */

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { CancelledError } from '../../internal/errors.js';
 import { createProvider } from '../../internal/provider/index.js';
-import type { ChatOptions, ProviderApi, StreamEvent } from '../../internal/provider/types.js';
+import type { ChatOptions, StreamEvent, WireApi } from '../../internal/provider/types.js';
 import type { Fault } from '../fake-llm/types.js';
 import {
   APIS,
@@ -16,7 +16,7 @@ import {
 const { fake, pool } = await fakeLlmAndPool();
 
 function failure(
-  api: ProviderApi,
+  api: WireApi,
   stream: boolean,
   options: Partial<ChatOptions> = {},
   retry = FAST_RETRY,

@@ -8,11 +8,11 @@ import type {
   ChatOptions,
   ChatRequest,
   Provider,
-  ProviderApi,
   ProviderSettings,
   RetryPolicy,
   StreamEvent,
   ToolSpec,
+  WireApi,
 } from '../../internal/provider/types.js';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
@@ -70,7 +70,7 @@ export function fixture(name: string): Buffer {
 
 /** Runs recorded stream bytes, cut into `chunks`, through the same reader the sender uses. */
 export function decodeChunks(
-  api: ProviderApi,
+  api: WireApi,
   chunks: Uint8Array[],
 ): { response: WireResponse; events: StreamEvent[] } {
   const events: StreamEvent[] = [];
@@ -147,14 +147,14 @@ export const API_KEY = 'sk-test-secret-key-0123456789';
 
 /** Settings pointing a provider of wire `api` at the fake server (OpenAI bases include `/v1`). */
 export function settingsFor(
-  api: ProviderApi,
+  api: WireApi,
   url: string,
   overrides: Partial<ProviderSettings> = {},
 ): ProviderSettings {
   return {
     name: api === 'openai' ? 'openrouter' : api,
     api,
-    baseUrl: api === 'openai' ? `${url}/v1` : url,
+    baseUrl: api === 'openai' || api === 'responses' ? `${url}/v1` : url,
     apiKey: API_KEY,
     apiKeyEnv: `${api.toUpperCase()}_API_KEY`,
     apiKeyRequired: api !== 'ollama',
@@ -163,12 +163,13 @@ export function settingsFor(
   };
 }
 
-export const APIS: ProviderApi[] = ['anthropic', 'openai', 'ollama', 'google'];
+export const APIS: WireApi[] = ['anthropic', 'openai', 'ollama', 'google', 'responses'];
 
 /** Natural stop reasons of each wire for a tool turn and a final answer. */
-export const STOP_REASONS: Record<ProviderApi, { tools: string; final: string }> = {
+export const STOP_REASONS: Record<WireApi, { tools: string; final: string }> = {
   anthropic: { tools: 'tool_use', final: 'end_turn' },
   openai: { tools: 'tool_calls', final: 'stop' },
   ollama: { tools: 'stop', final: 'stop' },
   google: { tools: 'STOP', final: 'STOP' },
+  responses: { tools: 'completed', final: 'completed' },
 };

@@ -2,16 +2,17 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NdjsonDecoder, SseDecoder } from '../../internal/provider/decoders.js';
 import { WireError } from '../../internal/provider/json.js';
-import type { ProviderApi } from '../../internal/provider/types.js';
+import type { WireApi } from '../../internal/provider/types.js';
 import { cut, decodeChunks, fixture } from './helpers.js';
 
 const enc = new TextEncoder();
 
-const RECORDED: { api: ProviderApi; file: string }[] = [
+const RECORDED: { api: WireApi; file: string }[] = [
   { api: 'anthropic', file: 'anthropic-tools.sse' },
   { api: 'openai', file: 'openai-tools.sse' },
   { api: 'ollama', file: 'ollama-tools.ndjson' },
   { api: 'google', file: 'google-tools.sse' },
+  { api: 'responses', file: 'responses-tools.sse' },
 ];
 
 describe('recorded streams decode to the expected response', () => {
@@ -96,6 +97,25 @@ describe('recorded streams decode to the expected response', () => {
       usage: { inputTokens: 100, outputTokens: 61, cacheReadTokens: 20, cacheWriteTokens: 0 },
       model: 'gemini-2.5-flash',
     });
+  });
+});
+
+describe('recorded Responses API stream', () => {
+  it('responses: named events, reasoning item skipped, calls by output_index with their call_id, usage from response.completed', () => {
+    const { response, events } = decodeChunks('responses', [fixture('responses-tools.sse')]);
+    expect(response).toEqual({
+      content: 'Je regarde Zürich et 東京 ☂',
+      toolCalls: [
+        { id: 'call_Zq8bAXg1', name: 'get_weather', arguments: { city: 'Zürich', days: 2 } },
+        { id: 'call_Tk3mPq9w', name: 'get_time', arguments: { zone: 'Asia/Tokyo', h24: true } },
+      ],
+      stopReason: 'completed',
+      usage: { inputTokens: 300, outputTokens: 97, cacheReadTokens: 512, cacheWriteTokens: 0 },
+      model: 'gpt-5-mini-2025-08-07',
+    });
+    expect(
+      events.filter((e) => e.type === 'toolcall.start').map((e) => e.type === 'toolcall.start' && e.index),
+    ).toEqual([2, 3]);
   });
 });
 

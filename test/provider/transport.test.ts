@@ -2,14 +2,14 @@ import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../internal/errors.js';
 import { createHttpPool, createProvider } from '../../internal/provider/index.js';
-import type { ProviderApi } from '../../internal/provider/types.js';
+import type { WireApi } from '../../internal/provider/types.js';
 import { chatFailure, conversation, FAST_RETRY, fakeLlmAndPool, settingsFor } from './helpers.js';
 import { listen, shut } from './local-server.js';
 
 /** The HTTP layer under the providers: refused connections, redirects, size bounds, the pool. */
 const { fake, pool } = await fakeLlmAndPool();
 
-const failure = (api: ProviderApi) =>
+const failure = (api: WireApi) =>
   chatFailure(createProvider(settingsFor(api, fake.url), { retry: FAST_RETRY, pool }), conversation(false));
 
 describe('transport edge cases', () => {
@@ -17,7 +17,7 @@ describe('transport edge cases', () => {
     const server = createServer();
     const base = await listen(server);
     await shut(server);
-    const refused = async (api: ProviderApi) => {
+    const refused = async (api: WireApi) => {
       const provider = createProvider(settingsFor(api, base), {
         retry: { ...FAST_RETRY, maxRetries: 0 },
         pool,

@@ -1,5 +1,6 @@
 import { RuntimeError } from '../errors.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
+import { awsCredentialSource } from '../provider/aws-credentials.js';
 import { trimSlash } from '../provider/wire.js';
 import type { GlobalConfig, ProviderConfig } from './global.js';
 import { own } from './own.js';
@@ -50,6 +51,13 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
     apiKeyEnv: 'OPENCODE_API_KEY',
     apiKeyRequired: true,
   },
+  // Go axe's Bedrock: the base URL is the region's (below); credentials are AWS's, not a key.
+  bedrock: {
+    api: 'bedrock',
+    baseUrl: '',
+    apiKeyEnv: 'AWS_ACCESS_KEY_ID',
+    apiKeyRequired: false,
+  },
   // Go axe's MiniMax: its Anthropic-compatible endpoint.
   minimax: {
     api: 'anthropic',
@@ -75,6 +83,12 @@ function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): R
   return headers;
 }
 
+/** Go axe's region order: `AWS_REGION` > `AWS_DEFAULT_REGION` > `[providers.bedrock] region`. */
+function awsSettings(table: ProviderConfig, env: NodeJS.ProcessEnv): NonNullable<ProviderSettings['aws']> {
+  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || table.region || undefined;
+  return { ...(region ? { region } : {}), credentials: awsCredentialSource(env) };
+}
+
 /** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
 function envName(providerName: string): string {
   return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -96,9 +110,12 @@ export function resolveProviderSettings(
   const table: ProviderConfig = own(config.providers, providerName) ?? own(config.providers, canonical) ?? {};
   const keyEnv = builtin?.apiKeyEnv ?? `${envName(providerName)}_API_KEY`;
   const baseUrlEnv = `AXE_${envName(providerName)}_BASE_URL`;
-  const baseUrl = env[baseUrlEnv] || table.base_url || builtin?.baseUrl;
   const api = table.api ?? builtin?.api;
-  if (!baseUrl || !api) {
+  const aws = api === 'bedrock' ? awsSettings(table, env) : undefined;
+  const regional = aws?.region ? `https://bedrock-runtime.${aws.region}.amazonaws.com` : undefined;
+  // A Bedrock provider without a region has no base URL yet: its request says which setting is missing.
+  const baseUrl = env[baseUrlEnv] || table.base_url || regional || builtin?.baseUrl;
+  if (baseUrl === undefined || !api) {
     const known = [...Object.keys(BUILTIN_PROVIDERS), ...Object.keys(ALIASES)].join(', ');
     // Go axe's words and exit code (1): its provider factory refuses the name at run time.
     throw new RuntimeError(
@@ -120,5 +137,6 @@ export function resolveProviderSettings(
     baseUrlEnv,
     apiKeyRequired: builtin?.apiKeyRequired ?? false,
     headers,
+    ...(aws ? { aws } : {}),
   };
 }

@@ -54,7 +54,6 @@ async function chat(
       `API key for provider "${settings.name}" is not configured (set ${settings.apiKeyEnv} or add to config.toml)`,
     );
   }
-  checkBaseUrl(settings);
   const context: CallContext = {
     provider: settings.name,
     api: settings.api,
@@ -70,7 +69,10 @@ async function chat(
     ...wire.authHeaders(settings.apiKey),
   };
   if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
+  if (wire.streamFormat === 'none') headers.accept = 'application/json';
   const body = JSON.stringify(wire.toWire(request));
+  if (wire.sign) Object.assign(headers, await wire.sign({ url, body }, settings));
+  checkBaseUrl(settings);
   const timed = deadline === undefined ? undefined : withTimeout(userSignal, deadline - Date.now());
   try {
     return await attempts(wire, { retry, pool }, request, {
@@ -162,7 +164,10 @@ async function readResponse(
       retryAfterMs: retryAfterMs(response.headers, Date.now()),
     });
   }
-  if (!request.stream) return wire.fromWire(parseJson(await readText(response.body), 'the response body'));
+  if (!request.stream || wire.streamFormat === 'none') {
+    const answer = wire.fromWire(parseJson(await readText(response.body), 'the response body'));
+    return request.stream ? builder.replay(answer) : answer;
+  }
   const reader = createStreamReader(wire, builder);
   for await (const chunk of boundedChunks(response.body)) reader.push(chunk);
   return reader.end();

@@ -1,4 +1,5 @@
 import { anthropicWire } from './anthropic.js';
+import { bedrockWire } from './bedrock.js';
 import { createWireProvider } from './client.js';
 import { googleWire } from './google.js';
 import type { HttpPool } from './http.js';
@@ -17,6 +18,7 @@ export const WIRES: Record<WireApi, Wire> = {
   ollama: ollamaWire,
   google: googleWire,
   responses: responsesWire,
+  bedrock: bedrockWire,
 };
 
 /**

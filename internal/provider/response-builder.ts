@@ -99,6 +99,19 @@ export class ResponseBuilder {
     this.cost = cost;
   }
 
+  /** A whole answer from a wire that does not stream, delivered as the events a stream would give. */
+  replay(answer: WireResponse): WireResponse {
+    this.setModel(answer.model);
+    this.addText(answer.content);
+    answer.toolCalls.forEach((call, index) => {
+      this.addWholeToolCall(index, call.id, call.name, JSON.stringify(call.arguments), call.signature);
+    });
+    this.setUsage(answer.usage);
+    this.setStopReason(answer.stopReason);
+    if (answer.cost !== undefined) this.setCost(answer.cost);
+    return { ...this.finish(), toolCalls: answer.toolCalls };
+  }
+
   /** Ends open tool calls and emits the closing `usage` and `done` events. */
   finish(): WireResponse {
     for (const index of this.calls.keys()) this.endToolCall(index);

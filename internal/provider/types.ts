@@ -1,3 +1,5 @@
+import type { AwsCredentialSource } from './aws-credentials.js';
+
 /**
  * The one vocabulary every provider translates to and from. Provider modules are pure translation
  * (`ChatRequest` → wire JSON, wire JSON / stream events → `ChatResponse`) plus the shared sender.
@@ -115,7 +117,7 @@ export interface Provider {
 }
 
 /** A wire format: how requests and responses look on the HTTP connection. */
-export type WireApi = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses';
+export type WireApi = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses' | 'bedrock';
 
 /** What a provider speaks: one wire, or `opencode`, which picks the wire by model (see index.ts). */
 export type ProviderApi = WireApi | 'opencode';
@@ -137,6 +139,8 @@ export interface ProviderSettings {
   apiKeyRequired: boolean;
   /** Extra headers (OpenRouter attribution headers, …). */
   headers: Record<string, string>;
+  /** AWS Bedrock: the region (signed, and in the default base URL) and where the credentials are. */
+  aws?: { region?: string; credentials: AwsCredentialSource };
 }
 
 export type Backoff = 'exponential' | 'linear' | 'fixed';

@@ -1,7 +1,7 @@
 import type { WireMessage } from './decoders.js';
 import type { ErrorInfo } from './json.js';
 import type { ResponseBuilder, WireResponse } from './response-builder.js';
-import type { ChatRequest, JsonObject, JsonValue } from './types.js';
+import type { ChatRequest, JsonObject, JsonValue, ProviderSettings } from './types.js';
 
 /** Turns one wire's stream messages into `ResponseBuilder` calls. */
 export interface StreamTranslator {
@@ -16,7 +16,8 @@ export interface StreamTranslator {
  * Adding a provider means writing one of these; the sender (client.ts) does the rest.
  */
 export interface Wire {
-  readonly streamFormat: 'sse' | 'ndjson';
+  /** `none`: the wire has no streaming endpoint axe uses; a streamed call is answered whole. */
+  readonly streamFormat: 'sse' | 'ndjson' | 'none';
   url(baseUrl: string, request: ChatRequest): string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
   toWire(request: ChatRequest): JsonObject;
@@ -24,6 +25,16 @@ export interface Wire {
   createStream(builder: ResponseBuilder): StreamTranslator;
   /** The provider's own message and error type from an error body (either may be absent). */
   errorInfo(json: JsonValue): ErrorInfo;
+  /**
+   * Wires that sign each request (AWS SigV4): the headers to add, worked out just before the
+   * request goes out. Throws a ConfigError (exit 2) or RuntimeError for missing settings.
+   */
+  sign?(request: SignableRequest, settings: ProviderSettings): Promise<Record<string, string>>;
+}
+
+export interface SignableRequest {
+  url: string;
+  body: string;
 }
 
 export function trimSlash(baseUrl: string): string {

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { signV4 } from '../../internal/provider/sigv4.js';
+import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from './bedrock-validate.js';
 import { startFakeLlm } from './server.js';
 import { at, parseNdjson, parseSse, post } from './test-client.js';
 import type { FakeLlm, RecordedRequest, ScriptedReply, Wire } from './types.js';
@@ -46,6 +48,21 @@ function minimal(
         body: { model: 'gpt-x', stream, input: 'hi' },
         headers: { authorization: 'Bearer k' },
       };
+    case 'bedrock': {
+      const url = `${fake.url}/model/anthropic.claude-x%3A0/converse`;
+      const body = { messages: [{ role: 'user', content: [{ text: 'hi' }] }] };
+      const headers = signV4({
+        method: 'POST',
+        url,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+        region: 'us-east-1',
+        service: 'bedrock',
+        credentials: { accessKeyId: FAKE_AWS_ACCESS_KEY_ID, secretAccessKey: FAKE_AWS_SECRET_ACCESS_KEY },
+        date: new Date(),
+      });
+      return { url, body, headers };
+    }
   }
 }
 
@@ -69,7 +86,7 @@ async function until(check: () => boolean, timeoutMs = 1000): Promise<void> {
 }
 
 const first = (): RecordedRequest => fake.requests[0] as RecordedRequest;
-const WIRES: Wire[] = ['anthropic', 'openai', 'ollama', 'google', 'responses'];
+const WIRES: Wire[] = ['anthropic', 'openai', 'ollama', 'google', 'responses', 'bedrock'];
 
 describe('status faults', () => {
   it('gives Anthropic 429 rate_limit_error with retry headers and the request-id', async () => {

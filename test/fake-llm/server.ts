@@ -53,6 +53,8 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     query: Object.fromEntries(url.searchParams),
     headers: headersOf(req),
     body: text === '' ? undefined : parseJson(text),
+    text,
+    rawPath: (req.url ?? '/').split('?')[0] ?? '/',
     ...(route.pathModel === undefined ? {} : { pathModel: route.pathModel }),
   };
   const record: RecordedRequest = {

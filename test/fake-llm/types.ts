@@ -7,6 +7,8 @@
  *   anthropic  POST /v1/messages                                  (base = server.url)
  *   openai     POST /v1/chat/completions                          (base = server.url + '/v1')
  *   responses  POST /v1/responses                                 (base = server.url + '/v1')
+ *   bedrock    POST /model/{modelId}/converse                     (base = server.url; SigV4 with the
+ *              fake's credentials, FAKE_AWS_ACCESS_KEY_ID / FAKE_AWS_SECRET_ACCESS_KEY)
  *   ollama     POST /api/chat                                     (base = server.url)
  *   google     POST /v1beta/models/{model}:generateContent        (base = server.url)
  *              POST /v1beta/models/{model}:streamGenerateContent?alt=sse
@@ -14,7 +16,7 @@
  * Every request is validated as strictly as the real service; a malformed one gets the real
  * service's status and error body, and is recorded with `rejection` set.
  */
-export type Wire = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses';
+export type Wire = 'anthropic' | 'openai' | 'ollama' | 'google' | 'responses' | 'bedrock';
 
 export interface RecordedRequest {
   /** 0-based arrival order. */

@@ -7,7 +7,11 @@ export interface IncomingRequest {
   query: Record<string, string>;
   headers: Record<string, string>;
   body: unknown;
-  /** Google carries the model in the path. */
+  /** The body as received (what a signature covers). */
+  text?: string;
+  /** The path exactly as received, percent-escapes kept (what a signature covers). */
+  rawPath?: string;
+  /** Google and Bedrock carry the model in the path. */
   pathModel?: string;
 }
 

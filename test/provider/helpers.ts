@@ -14,6 +14,7 @@ import type {
   ToolSpec,
   WireApi,
 } from '../../internal/provider/types.js';
+import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from '../fake-llm/bedrock-validate.js';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
 
@@ -157,13 +158,23 @@ export function settingsFor(
     baseUrl: api === 'openai' || api === 'responses' ? `${url}/v1` : url,
     apiKey: API_KEY,
     apiKeyEnv: `${api.toUpperCase()}_API_KEY`,
-    apiKeyRequired: api !== 'ollama',
+    apiKeyRequired: api !== 'ollama' && api !== 'bedrock',
     headers: {},
+    ...(api === 'bedrock' ? { aws: FAKE_AWS } : {}),
     ...overrides,
   };
 }
 
-export const APIS: WireApi[] = ['anthropic', 'openai', 'ollama', 'google', 'responses'];
+/** Bedrock signs with the credentials the fake server verifies. */
+const FAKE_AWS: NonNullable<ProviderSettings['aws']> = {
+  region: 'us-east-1',
+  credentials: {
+    kind: 'env',
+    credentials: { accessKeyId: FAKE_AWS_ACCESS_KEY_ID, secretAccessKey: FAKE_AWS_SECRET_ACCESS_KEY },
+  },
+};
+
+export const APIS: WireApi[] = ['anthropic', 'openai', 'ollama', 'google', 'responses', 'bedrock'];
 
 /** Natural stop reasons of each wire for a tool turn and a final answer. */
 export const STOP_REASONS: Record<WireApi, { tools: string; final: string }> = {
@@ -172,4 +183,5 @@ export const STOP_REASONS: Record<WireApi, { tools: string; final: string }> = {
   ollama: { tools: 'stop', final: 'stop' },
   google: { tools: 'STOP', final: 'STOP' },
   responses: { tools: 'completed', final: 'completed' },
+  bedrock: { tools: 'tool_use', final: 'end_turn' },
 };

@@ -1,6 +1,6 @@
 import { RuntimeError } from '../errors.js';
-import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import { awsCredentialSource } from '../provider/aws-credentials.js';
+import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import { trimSlash } from '../provider/wire.js';
 import type { GlobalConfig, ProviderConfig } from './global.js';
 import { own } from './own.js';

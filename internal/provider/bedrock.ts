@@ -82,7 +82,11 @@ export function fromWire(json: JsonValue): WireResponse {
     const use = optObject(block.toolUse);
     if (use !== undefined) {
       toolCalls.push(
-        toolCallFrom(optString(use.toolUseId) ?? '', optString(use.name) ?? '', JSON.stringify(use.input ?? {})),
+        toolCallFrom(
+          optString(use.toolUseId) ?? '',
+          optString(use.name) ?? '',
+          JSON.stringify(use.input ?? {}),
+        ),
       );
     }
   }

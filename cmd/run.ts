@@ -85,7 +85,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
-      run: { promptSource: source, timeoutSeconds },
+      run: { promptSource: source, timeoutSeconds, stream },
       stream,
       stdout: process.stdout,
       stderr: process.stderr,

@@ -11,6 +11,8 @@ export interface VerboseRunInfo {
   /** Where the user message came from. */
   promptSource: 'flag' | 'stdin' | 'default';
   timeoutSeconds: number;
+  /** `--stream`: Go says `Streaming request` / `Stream complete` in its turn lines. */
+  stream: boolean;
 }
 
 /**
@@ -31,12 +33,14 @@ export function createVerboseFormatter(run?: VerboseRunInfo): (event: RunEvent) 
       case 'turn.start':
         if (event.depth !== 0 || !loops) return [];
         return [
-          `[turn ${event.turn}] Sending request (${event.messages} messages, ${event.pendingToolCalls} tool calls pending)`,
+          run?.stream
+            ? `[turn ${event.turn}] Streaming request (${event.messages} messages)`
+            : `[turn ${event.turn}] Sending request (${event.messages} messages, ${event.pendingToolCalls} tool calls pending)`,
         ];
       case 'turn.end':
         if (event.depth !== 0 || !loops) return [];
         return [
-          `[turn ${event.turn}] Received response: ${event.stopReason} (${event.toolCalls} tool calls)`,
+          `[turn ${event.turn}] ${run?.stream ? 'Stream complete' : 'Received response'}: ${event.stopReason} (${event.toolCalls} tool calls)`,
         ];
       case 'agent.start':
         if (event.depth === 0) return [];

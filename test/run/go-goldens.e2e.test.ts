@@ -286,6 +286,13 @@ describe.concurrent("Go axe's --verbose", () => {
       /^Skill: {4}skills\/stub\/SKILL\.md\nFiles: {4}0 file\(s\)\nPrompt: {3}default\n/m,
     );
     const looping = await runAxe(['run', 'with_tools', '--agents-dir', home.agentsDir, '-v'], { env, cwd });
+    const streaming = await runAxe(['run', 'with_tools', '--agents-dir', home.agentsDir, '-v', '--stream'], {
+      env,
+      cwd,
+    });
+    expect(streaming.stderr).toMatch(
+      /^\[turn 1\] Streaming request \(1 messages\)\n\[turn 1\] Stream complete: tool_calls \(1 tool calls\)$/m,
+    );
     expect(looping.stderr).toMatch(
       /Params: {3}temperature=0, max_tokens=0\n\[turn 1\] Sending request \(1 messages, 0 tool calls pending\)\n/,
     );

@@ -34,7 +34,7 @@ export async function agentsCommand(
 async function list(options: Record<string, unknown>): Promise<number> {
   const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const { agents, problems } = await listAgents(searchDirs, process.env);
-  for (const problem of problems) process.stderr.write(`axe: warning: skipped ${problem.message}\n`);
+  for (const problem of problems) process.stderr.write(`Warning: skipped ${problem.message}\n`);
   // listAgents returns them sorted by name.
   const lines = agents.map((spec) =>
     spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name,

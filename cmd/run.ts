@@ -45,6 +45,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
   const spec = await loadAgentFile(await locateAgent(agentName, searchDirs, process.cwd()), env);
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
+  if (options.verbose === true) for (const note of spec.notes) process.stderr.write(`Note: ${note}\n`);
   const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
   const overrides = {

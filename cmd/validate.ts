@@ -20,8 +20,10 @@ export async function validateCommand(names: string[], options: Record<string, u
   const result = await lintAgents({ names, searchDirs, env: process.env, configDir, globalConfig });
   const findings = [...configFindings, ...result.findings];
   const strict = options.strict === true;
-  const errors = findings.filter((finding) => finding.severity === 'error' || strict).length;
-  const warnings = findings.length - findings.filter((finding) => finding.severity === 'error').length;
+  const errors = findings.filter(
+    (finding) => finding.severity === 'error' || (strict && finding.severity === 'warning'),
+  ).length;
+  const warnings = findings.filter((finding) => finding.severity === 'warning').length;
   if (options.json === true) {
     const report = {
       ok: errors === 0,

@@ -1,6 +1,6 @@
 import { own } from '../config/own.js';
 import { isObject } from '../provider/json.js';
-import type { JsonValue } from '../provider/types.js';
+import type { JsonObject, JsonValue } from '../provider/types.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import type { FieldNote } from './parsed-file.js';
 
@@ -32,7 +32,36 @@ const FOREIGN_TOOLS: Readonly<Record<string, string | null>> = {
   notebookread: null,
   save_memory: null,
   patch: null,
+  // Claude Code's other tools, and the ones of Gemini CLI and opencode, that axe has no match for.
+  bashoutput: null,
+  killbash: null,
+  killshell: null,
+  skill: null,
+  slashcommand: null,
+  exitplanmode: null,
+  enterplanmode: null,
+  askuserquestion: null,
+  taskcreate: null,
+  taskget: null,
+  tasklist: null,
+  taskupdate: null,
+  taskoutput: null,
+  taskstop: null,
+  sendmessage: null,
+  listmcpresourcestool: null,
+  readmcpresourcetool: null,
+  lsp: null,
+  write_todos: null,
+  web_search: 'web_search',
+  codesearch: null,
+  question: null,
 };
+
+/**
+ * What a Markdown agent without `tools` may use: the tools Claude Code and opencode let an agent
+ * run without asking — the read-only ones.
+ */
+export const DEFAULT_MARKDOWN_TOOLS = ['list_directory', 'read_file', 'glob_files', 'grep_files'] as const;
 
 /**
  * `tools` as a YAML list, a comma-separated string, or opencode's `{ name: true|false }` table,
@@ -50,10 +79,7 @@ export function mapTools(
   if (typeof value === 'string')
     names = (value.match(/[^,(]+(?:\([^)]*\))?/g) ?? []).map((name) => name.trim()).filter(Boolean);
   else if (Array.isArray(value)) names = value;
-  else if (isObject(value))
-    names = Object.entries(value)
-      .filter(([, on]) => on === true)
-      .map(([name]) => name);
+  else if (isObject(value)) return toggledTools(value, field, warnings, spawnable);
   else return value;
   const mapped: JsonValue[] = [];
   for (const name of names) {
@@ -65,6 +91,27 @@ export function mapTools(
     if (axeName !== undefined && !mapped.includes(axeName)) mapped.push(axeName);
   }
   return mapped;
+}
+
+/**
+ * opencode's `{ name: true | false }`: changes to the default tools — `true` adds a tool, `false`
+ * takes one away (`{ write: false }` is the default set without write_file).
+ */
+function toggledTools(
+  value: JsonObject,
+  field: string,
+  warnings: FieldNote[],
+  spawnable: string[] | undefined,
+): JsonValue {
+  let tools: string[] = [...DEFAULT_MARKDOWN_TOOLS];
+  for (const [name, on] of Object.entries(value)) {
+    // Turning off a tool axe does not have needs no word.
+    const axeName = mapToolName(name, field, on === true ? warnings : [], spawnable);
+    if (axeName === undefined) continue;
+    if (on === true && !tools.includes(axeName)) tools.push(axeName);
+    else if (on === false) tools = tools.filter((tool) => tool !== axeName);
+  }
+  return tools;
 }
 
 function mapToolName(

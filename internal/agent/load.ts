@@ -19,7 +19,8 @@ import { toSpec } from './to-spec.js';
 /** One problem found in an agent file. */
 export interface Finding {
   file: string;
-  severity: 'error' | 'warning';
+  /** `info`: a decision worth saying (`validate` prints it), never a failure. */
+  severity: 'error' | 'warning' | 'info';
   field?: string;
   message: string;
   line?: number;
@@ -112,7 +113,10 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     const warningOf = (warning: FieldNote): Finding =>
       located({ ...warning, severity: 'warning', file: path }, file);
     report.findings.push(...file.warnings.map(warningOf));
-    const { unknown, invalid } = await schemaErrors(file.data);
+    const notes = (file.notes ?? []).map((note) =>
+      located({ ...note, severity: 'info' as const, file: path }, file),
+    );
+    const { unknown, invalid } = await schemaErrors(file.data, file.knownFields ?? []);
     for (const [problem, severity] of [
       ...unknown.map((p) => [p, 'warning'] as const),
       ...invalid.map((p) => [p, 'error'] as const),
@@ -132,7 +136,9 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
       format: formatOf(path),
       env,
       warnings: report.findings.map(formatFinding),
+      notes: notes.map(formatFinding),
     });
+    report.findings.push(...notes);
     const refused = goRuleFindings(spec).map(locate);
     report.findings.push(...refused);
     if (refused.length === 0) {
@@ -148,12 +154,13 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
 /** The file's data against the agent schema (see validateIgnoringUnknown). */
 async function schemaErrors(
   data: JsonValue,
+  alsoKnown: readonly string[],
 ): Promise<{ unknown: SchemaProblem[]; invalid: SchemaProblem[] }> {
   if (validate(data)) return { unknown: [], invalid: [] };
   // The schema itself (for did-you-mean) is only needed to explain errors.
   const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } }))
     .default as unknown as JsonValue;
-  return validateIgnoringUnknown(validate, data, schema);
+  return validateIgnoringUnknown(validate, data, schema, alsoKnown);
 }
 
 async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {

@@ -2,7 +2,7 @@ import { own } from '../config/own.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import { mapForeignMcpServers } from './foreign-mcp.js';
-import { mapTools } from './foreign-tools.js';
+import { DEFAULT_MARKDOWN_TOOLS, mapTools } from './foreign-tools.js';
 import { impliedProvider, MODEL_ALIASES } from './model.js';
 import type { FieldNote } from './parsed-file.js';
 
@@ -52,11 +52,25 @@ export interface MappedFrontMatter {
   data: JsonObject;
   warnings: FieldNote[];
   errors: FieldNote[];
+  /** What axe decided for the file that is worth saying in `validate` and `--verbose`. */
+  notes: FieldNote[];
   writtenAs: Record<string, string>;
 }
 
+/** The front-matter keys of Claude Code, Gemini CLI and opencode that axe reads or knows. */
+export const FOREIGN_FIELD_NAMES: readonly string[] = [
+  ...Object.keys(UNSUPPORTED_FIELDS),
+  ...Object.keys(RENAMED),
+  'tools',
+  'kind',
+  'skills',
+  'mcpServers',
+  'timeout_mins',
+  'temperature',
+];
+
 export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: string): MappedFrontMatter {
-  const result: MappedFrontMatter = { data: {}, warnings: [], errors: [], writtenAs: {} };
+  const result: MappedFrontMatter = { data: {}, warnings: [], errors: [], notes: [], writtenAs: {} };
   if (!isObject(frontMatter)) {
     result.errors.push({ field: '', message: 'front-matter must be a YAML mapping of fields' });
     return result;
@@ -123,6 +137,13 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     const given = Array.isArray(data.sub_agents) ? data.sub_agents : [];
     data.sub_agents = [...new Set([...given, ...spawnable])];
     if (given.length === 0) defineOwn(writtenAs, 'sub_agents', 'tools');
+  }
+  if (!Object.hasOwn(frontMatter, 'tools')) {
+    data.tools = [...DEFAULT_MARKDOWN_TOOLS];
+    result.notes.push({
+      field: 'tools',
+      message: `not given: the read-only tools ${DEFAULT_MARKDOWN_TOOLS.join(', ')} (what Claude Code and opencode let an agent use without asking)`,
+    });
   }
   if (!Object.hasOwn(data, 'name')) data.name = fileName;
   if (!Object.hasOwn(data, 'model')) data.model = 'inherit';

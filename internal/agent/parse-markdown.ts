@@ -1,7 +1,7 @@
 import { FileProblem } from '../config/file-problem.js';
 import { own } from '../config/own.js';
 import { quoteColonValues, splitFrontMatter } from './front-matter.js';
-import { mapFrontMatter } from './markdown-fields.js';
+import { FOREIGN_FIELD_NAMES, mapFrontMatter } from './markdown-fields.js';
 import { parseYamlAgent } from './parse-yaml.js';
 import type { ParsedAgentFile } from './parsed-file.js';
 
@@ -22,6 +22,8 @@ export function parseMarkdownAgent(text: string, file: string, name: string): Pa
   return {
     data: mapped.data,
     warnings: mapped.warnings,
+    notes: mapped.notes,
+    knownFields: FOREIGN_FIELD_NAMES,
     writtenAs: mapped.writtenAs,
     ...(locate
       ? {

@@ -14,6 +14,10 @@ export interface ParsedAgentFile {
   locate?: (segments: (string | number)[]) => { line: number; column: number } | undefined;
   /** Findings of the format mapping (unsupported Claude / Gemini / opencode fields, …). */
   warnings: FieldNote[];
+  /** Decisions worth saying, not warnings (the default tools of a Markdown agent without `tools`). */
+  notes?: FieldNote[];
+  /** Other programs' field names this format knows, for the did-you-mean of an unknown key. */
+  knownFields?: readonly string[];
   /** Canonical top-level key → the key as written in the file, when they differ (`max_turns` ← `maxTurns`). */
   writtenAs: Record<string, string>;
 }

@@ -44,6 +44,8 @@ export interface AgentSpec {
   maxTurns?: number;
   /** Non-fatal findings from loading (unsupported known fields, …), one line each. */
   warnings: string[];
+  /** Decisions worth saying with `--verbose` (the default tools of a Markdown agent), one line each. */
+  notes: string[];
 }
 
 export interface ModelRef {

@@ -12,6 +12,7 @@ export interface SpecSource {
   format: AgentSpec['format'];
   env: NodeJS.ProcessEnv;
   warnings: string[];
+  notes?: string[];
 }
 
 /** Validated file fields → AgentSpec, with every default applied (Go axe's defaults). */
@@ -94,6 +95,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     mcpServers: (data.mcp_servers ?? []).map(toMcpServer),
     ...(data.max_turns !== undefined ? { maxTurns: data.max_turns } : {}),
     warnings: source.warnings,
+    notes: source.notes ?? [],
   };
 }
 

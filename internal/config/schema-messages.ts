@@ -269,14 +269,21 @@ export function validateIgnoringUnknown(
   validate: SchemaValidator,
   data: JsonValue,
   schema: JsonValue,
+  /** Other top-level names worth suggesting (other programs' field names in a foreign file). */
+  alsoKnown: readonly string[] = [],
 ): { unknown: SchemaProblem[]; invalid: SchemaProblem[] } {
   if (validate(data)) return { unknown: [], invalid: [] };
-  const unknown = dropUnknownFields(validate.errors ?? [], data, schema);
+  const unknown = dropUnknownFields(validate.errors ?? [], data, schema, alsoKnown);
   if (validate(data)) return { unknown, invalid: [] };
   return { unknown, invalid: describeSchemaErrors(validate.errors ?? [], data, schema) };
 }
 
-function dropUnknownFields(errors: ErrorObject[], data: JsonValue, schema: JsonValue): SchemaProblem[] {
+function dropUnknownFields(
+  errors: ErrorObject[],
+  data: JsonValue,
+  schema: JsonValue,
+  alsoKnown: readonly string[],
+): SchemaProblem[] {
   const dropped: SchemaProblem[] = [];
   for (const error of errors) {
     if (error.keyword !== 'additionalProperties' || /\/(anyOf|oneOf|allOf)\//.test(error.schemaPath))
@@ -286,7 +293,7 @@ function dropUnknownFields(errors: ErrorObject[], data: JsonValue, schema: JsonV
     const key = String((error.params as { additionalProperty: string }).additionalProperty);
     if (!isObject(parent) || !Object.hasOwn(parent, key)) continue;
     delete parent[key];
-    const known = propertyNames(schema, error.schemaPath);
+    const known = [...propertyNames(schema, error.schemaPath), ...(segments.length === 0 ? alsoKnown : [])];
     dropped.push(problem([...segments, key], `unknown field, ignored${suggestion(key, known)}`));
   }
   return dropped;

@@ -135,7 +135,15 @@ Lead.
     const spec = await load(
       '---\ndescription: d\nmodel: anthropic/claude-haiku-4-5\nmode: subagent\ntools:\n  write: false\n  edit: true\n  bash: true\n---\nhi\n',
     );
-    expect(spec.tools).toEqual(['edit_file', 'run_command']);
+    // opencode's table changes the default tools: write stays off, edit and bash are added.
+    expect(spec.tools).toEqual([
+      'list_directory',
+      'read_file',
+      'glob_files',
+      'grep_files',
+      'edit_file',
+      'run_command',
+    ]);
     expect(spec.warnings).toEqual([expect.stringMatching(/mode: opencode field not supported/)]);
   });
 
@@ -209,5 +217,76 @@ Lead.
     expect(await errorOf('---\nname: x\ntemperature: 1\nparams:\n  temperature: 0\n---\nb\n')).toMatch(
       /temperature/,
     );
+  });
+});
+
+describe('foreign agent files load as their own programs load them', () => {
+  it("knows every current Claude Code tool name: mapped to axe's, or one warning, never offered", async () => {
+    const names = [
+      'Read',
+      'Write',
+      'Edit',
+      'MultiEdit',
+      'Bash',
+      'BashOutput',
+      'KillBash',
+      'KillShell',
+      'Glob',
+      'Grep',
+      'LS',
+      'WebFetch',
+      'WebSearch',
+      'NotebookEdit',
+      'NotebookRead',
+      'TodoWrite',
+      'Task',
+      'Skill',
+      'SlashCommand',
+      'ExitPlanMode',
+      'TaskCreate',
+      'TaskGet',
+      'TaskList',
+      'TaskUpdate',
+      'SendMessage',
+      'ListMcpResourcesTool',
+      'ReadMcpResourceTool',
+      'AskUserQuestion',
+    ];
+    const spec = await load(`---\nname: all\nmodel: sonnet\ntools: ${names.join(', ')}\n---\nhi\n`);
+    expect(spec.tools).toEqual([
+      'read_file',
+      'write_file',
+      'edit_file',
+      'run_command',
+      'glob_files',
+      'grep_files',
+      'list_directory',
+      'url_fetch',
+      'web_search',
+    ]);
+    expect(spec.warnings.every((w) => /has no axe equivalent yet; ignored$/.test(w))).toBe(true);
+    expect(spec.warnings).toHaveLength(18);
+  });
+
+  it('a Markdown agent without tools gets the read-only ones, and a note says so', async () => {
+    const spec = await load('---\nname: quiet\nmodel: sonnet\n---\nhi\n');
+    expect(spec.tools).toEqual(['list_directory', 'read_file', 'glob_files', 'grep_files']);
+    expect(spec.warnings).toEqual([]);
+    expect(spec.notes).toEqual([
+      expect.stringMatching(
+        /tools: not given: the read-only tools list_directory, read_file, glob_files, grep_files/,
+      ),
+    ]);
+    expect((await load('---\nname: none\nmodel: sonnet\ntools: []\n---\nhi\n')).tools).toEqual([]);
+  });
+
+  it("an unknown front-matter key is a warning with a did-you-mean over the other programs' fields", async () => {
+    const spec = await load(
+      '---\nname: k\nmodel: sonnet\ntools: Read\ncategory: quality\npermissions: {}\n---\nhi\n',
+    );
+    expect(spec.warnings).toEqual([
+      expect.stringMatching(/category: unknown field, ignored$/),
+      expect.stringMatching(/permissions: unknown field, ignored \(did you mean "permission"\?\)$/),
+    ]);
   });
 });

@@ -122,6 +122,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       artifacts: { enabled: false, defaultWrite: false },
       mcpServers: [],
       warnings: [],
+      notes: [],
     });
   });
 

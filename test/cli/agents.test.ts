@@ -23,7 +23,7 @@ describe('axe agents', () => {
     const result = axe(['agents', 'list'], { cwd, env });
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('alpha - First one\nplain\nzeta - Last\n');
-    expect(result.stderr).toMatch(/^axe: warning: skipped \S*broken\.yaml:\d+:\d+: [^\n]+\n$/);
+    expect(result.stderr).toMatch(/^Warning: skipped \S*broken\.yaml:\d+:\d+: [^\n]+\n$/);
   });
 
   it('list: --agents-dir (repeatable) and ./axe/agents come before the config dir', () => {

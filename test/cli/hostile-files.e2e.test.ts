@@ -35,11 +35,11 @@ describe('hostile agent and config files', () => {
     expect(listed.code).toBe(0);
     expect(listed.stdout).toBe('ok - fine\n');
     expect(lines(listed.stderr).sort()).toEqual([
-      `axe: warning: skipped ${join(agentsDir, 'dangling.toml')}: is a symbolic link to a missing file`,
-      `axe: warning: skipped ${join(agentsDir, 'deep.toml')}: failed to parse agent config "deep": nested deeper than 64 levels`,
+      `Warning: skipped ${join(agentsDir, 'dangling.toml')}: is a symbolic link to a missing file`,
+      `Warning: skipped ${join(agentsDir, 'deep.toml')}: failed to parse agent config "deep": nested deeper than 64 levels`,
       expect.stringMatching(/deepy\.yaml:3:\d+: invalid YAML: nested too deeply to parse$/),
-      `axe: warning: skipped ${join(agentsDir, 'dir.toml')}: is a directory, not a regular file`,
-      `axe: warning: skipped ${join(agentsDir, 'fifo.toml')}: is a FIFO, not a regular file`,
+      `Warning: skipped ${join(agentsDir, 'dir.toml')}: is a directory, not a regular file`,
+      `Warning: skipped ${join(agentsDir, 'fifo.toml')}: is a FIFO, not a regular file`,
     ]);
 
     const validated = axe(['validate'], { cwd, env });

@@ -45,7 +45,14 @@ describe('axe validate', () => {
       checked: 1,
       errors: 0,
       warnings: 1,
-      findings: [{ severity: 'warning', field: 'color', line: 3 }],
+      findings: [
+        {
+          severity: 'info',
+          field: 'tools',
+          message: expect.stringMatching(/^not given: the read-only tools /),
+        },
+        { severity: 'warning', field: 'color', line: 3 },
+      ],
     });
     const strict = axe(['validate', '--strict', '--agents-dir', 'agents', 'worker'], { cwd, env });
     expect(strict.code).toBe(2);

@@ -31,6 +31,18 @@ describe.concurrent('agent lookup', () => {
     expect((await run('gem')).stdout).toBe('ROLE:.gemini/agents/gem');
     expect((await run('oc')).stdout).toBe('ROLE:.opencode/agent/oc');
     expect((await run('both')).stdout).toBe('ROLE:axe/agents/both');
+    // A Markdown agent without tools: the read-only defaults, said with --verbose only.
+    const verbose = await runAxe(['run', 'reviewer', '-p', 'x', '-v'], { env, cwd: project });
+    expect(verbose.stderr).toMatch(
+      /^Note: .*reviewer\.md: tools: not given: the read-only tools list_directory, read_file, glob_files, grep_files/m,
+    );
+    expect((await run('reviewer')).stderr).toBe('');
+    expect(fake.requests.at(-1)?.toolNames).toEqual([
+      'list_directory',
+      'read_file',
+      'glob_files',
+      'grep_files',
+    ]);
   });
 
   it('runs a file by path; a missing agent names where axe looked and the nearest name', async () => {

@@ -90,6 +90,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       stream,
       stdout: process.stdout,
       stderr: process.stderr,
+      tty: process.stdout.isTTY === true,
     });
     running = () => renderer.inFlight();
     const outcome = await runTopLevel({

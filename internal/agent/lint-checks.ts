@@ -87,12 +87,13 @@ export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Fi
     await access(file);
     return [];
   } catch {
+    // `axe run` (and --dry-run) refuse the agent as written, as Go axe does: an error here too.
     return [
       {
         file: spec.source,
-        severity: 'warning',
+        severity: 'error',
         field: 'skill',
-        message: `not found (looked for ${file}); --skill can give it at run time`,
+        message: `not found (looked for ${file}); axe run fails without it (--skill can replace it)`,
       },
     ];
   }

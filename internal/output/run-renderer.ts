@@ -19,6 +19,8 @@ export interface RunRendererOptions {
   stream: boolean;
   stdout: TextSink;
   stderr: TextSink;
+  /** stdout is a terminal: an answer is ended with a newline (never in a pipe or file: Go's bytes). */
+  tty?: boolean;
 }
 
 export interface RunRenderer {
@@ -37,7 +39,13 @@ export interface RunRenderer {
  */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   // Nothing the run prints may carry a key: a model or server may echo one back.
-  const stdout = masked(options.stdout);
+  let lastOut = '';
+  const stdout = masked({
+    write: (text: string) => {
+      if (text !== '') lastOut = text;
+      return options.stdout.write(text);
+    },
+  });
   const stderr = masked(options.stderr);
   const inFlight = new InFlightAgents();
   const formatVerbose = options.verbose ? createVerboseFormatter(options.run) : undefined;
@@ -73,6 +81,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
       stdout.write(streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content);
+      if (options.tty && lastOut !== '' && !lastOut.endsWith('\n')) stdout.write('\n');
     }
     if (formatVerbose) for (const line of verboseSummary(outcome)) stderr.write(`${line}\n`);
   };

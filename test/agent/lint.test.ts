@@ -106,7 +106,7 @@ describe('lintAgents', () => {
     ]);
   });
 
-  it('warns about unset variables in MCP settings, a missing skill and URLs as hosts', async () => {
+  it('refuses a missing skill (as run does); warns about unset variables in MCP settings and URLs as hosts', async () => {
     const result = await lint(
       {
         'a.toml': toml(
@@ -118,7 +118,7 @@ describe('lintAgents', () => {
       { SET: '1' },
     );
     expect(result.lines).toEqual([
-      expect.stringMatching(/^warning .*a\.toml:3:1: skill: not found/),
+      expect.stringMatching(/^error .*a\.toml:3:1: skill: not found/),
       expect.stringMatching(
         /^warning .*a\.toml:4:1: allowed_hosts\[0\]: "https:\/\/x\.example" should be a bare host name/,
       ),
@@ -133,7 +133,7 @@ describe('lintAgents', () => {
     const result = await lint({ 'a.toml': toml('a', 'skill = "skills"\n') });
     expect(result.lines).toEqual([
       expect.stringMatching(
-        /^warning .*a\.toml:3:1: skill: not found \(looked for .*\/skills\/skills\/SKILL\.md\)/,
+        /^error .*a\.toml:3:1: skill: not found \(looked for .*\/skills\/skills\/SKILL\.md\); axe run fails without it/,
       ),
     ]);
   });

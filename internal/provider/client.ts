@@ -161,7 +161,7 @@ async function readResponse(
       providerMessage: info.message ?? plainText(text),
       providerType: info.type,
       requestId,
-      retryAfterMs: retryAfterMs(response.headers, Date.now()),
+      retryAfterMs: retryAfterMs(response.headers, Date.now()) ?? info.retryAfterMs,
     });
   }
   if (!request.stream || wire.streamFormat === 'none') {

@@ -131,7 +131,20 @@ export function fromWire(json: JsonValue): WireResponse {
 }
 
 function errorInfo(json: JsonValue): ErrorInfo {
-  return nestedErrorInfo(json, ['status']) ?? {};
+  const info = nestedErrorInfo(json, ['status']) ?? {};
+  const wait = retryDelayOf(json);
+  return wait === undefined ? info : { ...info, retryAfterMs: wait };
+}
+
+/** Gemini's 429 says how long to wait in `error.details[]` `RetryInfo.retryDelay` (`"34.4s"`). */
+function retryDelayOf(json: JsonValue): number | undefined {
+  const details = isObject(json) ? optArray(optObject(json.error)?.details) : [];
+  for (const detail of details.filter(isObject)) {
+    if (!String(detail['@type']).endsWith('google.rpc.RetryInfo')) continue;
+    const delay = /^(\d+(?:\.\d+)?)s$/.exec(optString(detail.retryDelay) ?? '');
+    if (delay) return Math.round(Number(delay[1]) * 1000);
+  }
+  return undefined;
 }
 
 /** Data-only SSE, each event a partial GenerateContentResponse; the last one carries `finishReason`. */

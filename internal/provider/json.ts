@@ -28,6 +28,8 @@ export interface ErrorInfo {
   type?: string;
   /** An HTTP-like status carried in the body (`error.code` of OpenRouter and Gemini). */
   code?: number;
+  /** A wait the body asks for before retrying (Gemini's `RetryInfo.retryDelay`). */
+  retryAfterMs?: number;
 }
 
 /**

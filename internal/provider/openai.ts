@@ -77,6 +77,18 @@ function messageToWire(message: Message): JsonObject[] {
   ];
 }
 
+/**
+ * `content` as a string, or as an array of parts (Mistral: `[{type: "thinking", …}, {type:
+ * "text", text: "…"}]`): the text parts, in order. Thinking parts are not the answer.
+ */
+function textOf(content: JsonValue | undefined): string {
+  if (typeof content === 'string') return content;
+  return optArray(content)
+    .filter(isObject)
+    .map((part) => (part.type === 'text' ? (optString(part.text) ?? '') : ''))
+    .join('');
+}
+
 /** `prompt_tokens` includes cached tokens; `inputTokens` counts the uncached ones, as Anthropic does. */
 function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   if (usage === undefined) return {};
@@ -111,7 +123,7 @@ export function fromWire(json: JsonValue): WireResponse {
       return toolCallFrom(id, name, rawArguments);
     });
   const response: WireResponse = {
-    content: optString(message.content) ?? '',
+    content: textOf(message.content),
     toolCalls,
     stopReason: optString(choice.finish_reason) ?? '',
     usage: { ...emptyUsage(), ...usageFromWire(optObject(body.usage)) },
@@ -154,7 +166,7 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
       if (cost !== undefined) builder.setCost(cost);
       for (const choice of optArray(chunk.choices).filter(isObject)) {
         const delta = optObject(choice.delta);
-        builder.addText(optString(delta?.content) ?? '');
+        builder.addText(textOf(delta?.content));
         for (const call of optArray(delta?.tool_calls).filter(isObject)) {
           const id = optString(call.id);
           const fn = optObject(call.function);

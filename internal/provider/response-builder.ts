@@ -142,8 +142,15 @@ export class ResponseBuilder {
   }
 }
 
+/** Ids handed to calls a server sent without one (each answer must name its call). */
+let syntheticIds = 0;
+
 export function toolCallFrom(id: string, name: string, rawArgs: string, signature?: string): ToolCall {
-  const call: ToolCall = { id, name, ...parseToolArguments(rawArgs) };
+  const call: ToolCall = {
+    id: id === '' ? `call_axe_${++syntheticIds}` : id,
+    name,
+    ...parseToolArguments(rawArgs),
+  };
   if (signature !== undefined) call.signature = signature;
   return call;
 }

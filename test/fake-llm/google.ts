@@ -21,9 +21,13 @@ const STATUS_NAMES: Record<number, string> = {
   504: 'DEADLINE_EXCEEDED',
 };
 
-function errorJson(status: number, message: string): JsonRecord {
+function errorJson(status: number, message: string, retryDelay?: string): JsonRecord {
   const name = STATUS_NAMES[status] ?? (status >= 500 ? 'INTERNAL' : 'INVALID_ARGUMENT');
-  return { error: { code: status, message, status: name } };
+  const details =
+    retryDelay === undefined
+      ? {}
+      : { details: [{ '@type': 'type.googleapis.com/google.rpc.RetryInfo', retryDelay }] };
+  return { error: { code: status, message, status: name, ...details } };
 }
 
 function get(record: JsonRecord, camelName: string, snakeName: string): unknown {
@@ -141,7 +145,7 @@ export const googleWire: WireFormat = {
   validate: validateGoogle,
   errorResponse: (refusal) => ({
     headers: { 'content-type': 'application/json; charset=UTF-8' },
-    body: JSON.stringify(errorJson(refusal.status, refusal.message)),
+    body: JSON.stringify(errorJson(refusal.status, refusal.message, refusal.retryDelay)),
   }),
   renderJson,
   renderStream,

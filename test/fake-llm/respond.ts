@@ -90,7 +90,8 @@ export async function sendFault(
   switch (fault.kind) {
     case 'status': {
       const message = fault.message ?? FAULT_MESSAGES[fault.status] ?? STATUS_CODES[fault.status] ?? 'error';
-      sendRefusal(exchange, format, { status: fault.status, message }, fault.headers);
+      const retryDelay = fault.retryDelay === undefined ? {} : { retryDelay: fault.retryDelay };
+      sendRefusal(exchange, format, { status: fault.status, message, ...retryDelay }, fault.headers);
       return;
     }
     case 'hang':

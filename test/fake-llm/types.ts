@@ -59,7 +59,14 @@ export interface ScriptedToolCall {
 
 export type Fault =
   /** That status with the real service's error body and the given headers (e.g. retry-after). */
-  | { kind: 'status'; status: number; message?: string; headers?: Record<string, string> }
+  | {
+      kind: 'status';
+      status: number;
+      message?: string;
+      headers?: Record<string, string>;
+      /** Gemini: the wait its error details ask for (`RetryInfo.retryDelay`, e.g. "34.4s"). */
+      retryDelay?: string;
+    }
   /** Never answer; the request stays open until the client goes away. */
   | { kind: 'hang' }
   /** 200 with a body that is not JSON. */

@@ -22,6 +22,8 @@ export interface Refusal {
   /** OpenAI `param` / `code`, when the real service sets them. */
   param?: string;
   code?: string;
+  /** Gemini's `RetryInfo.retryDelay` (`"34.4s"`), sent in the error's details. */
+  retryDelay?: string;
 }
 
 /** The fields of RecordedRequest that depend on the wire's body shape. */

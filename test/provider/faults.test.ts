@@ -228,6 +228,30 @@ describe('retries', () => {
     expect(ms).toBeLessThan(1000);
   });
 
+  it("Gemini's RetryInfo.retryDelay is honoured when it fits, and named when it does not", async () => {
+    fake.reset();
+    fake.enqueue({ fault: { kind: 'status', status: 429, retryDelay: '0.06s' } }, { text: 'after the wait' });
+    const provider = createProvider(settingsFor('google', fake.url), { retry: FAST_RETRY, pool });
+    const events: StreamEvent[] = [];
+    const reply = await provider.chat(conversation(false), {
+      signal: new AbortController().signal,
+      onEvent: (e) => events.push(e),
+    });
+    expect(reply).toMatchObject({ content: 'after the wait', retries: 1 });
+    expect(events.filter((e) => e.type === 'retry').map((e) => e.type === 'retry' && e.delayMs)).toEqual([
+      60,
+    ]);
+
+    fake.reset();
+    fake.respond(() => ({ fault: { kind: 'status', status: 429, retryDelay: '34.4s' } }));
+    const policy = { ...FAST_RETRY, maxDelayMs: 60_000 };
+    const { error, ms } = await failure('google', false, { deadline: Date.now() + 2000 }, policy);
+    expect(error.details.retryAfterMs).toBe(34_400);
+    expect(error.message).toMatch(/retry in 35 s \(retries are set by/);
+    expect(fake.requests).toHaveLength(1);
+    expect(ms).toBeLessThan(1000);
+  });
+
   it("an overloaded or failing server's retry-after is in the message when the wait is not made", async () => {
     for (const status of [529, 503]) {
       fake.reset();

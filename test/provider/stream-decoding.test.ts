@@ -1,8 +1,9 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { NdjsonDecoder, SseDecoder } from '../../internal/provider/decoders.js';
+import { WIRES } from '../../internal/provider/index.js';
 import { WireError } from '../../internal/provider/json.js';
-import type { WireApi } from '../../internal/provider/types.js';
+import type { JsonValue, WireApi } from '../../internal/provider/types.js';
 import { cut, decodeChunks, fixture } from './helpers.js';
 
 const enc = new TextEncoder();
@@ -260,5 +261,72 @@ describe('error events in streams', () => {
     expect(decodeChunks('anthropic', [enc.encode(body)]).response.toolCalls).toEqual([
       { id: 't1', name: 'f', arguments: { q: 'x' } },
     ]);
+  });
+});
+
+describe('lenient where real servers differ', () => {
+  const enc2 = new TextEncoder();
+  const sse = (...events: unknown[]) =>
+    enc2.encode(events.map((e) => `data: ${typeof e === 'string' ? e : JSON.stringify(e)}\n\n`).join(''));
+
+  it("Mistral's array content: the text parts are the answer, thinking parts are not (JSON and stream)", () => {
+    const body = {
+      model: 'magistral-medium',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'stop',
+          message: {
+            role: 'assistant',
+            content: [
+              { type: 'thinking', thinking: [{ type: 'text', text: 'Two plus two…' }] },
+              { type: 'text', text: '2 + 2 = 4' },
+            ],
+          },
+        },
+      ],
+      usage: { prompt_tokens: 10, completion_tokens: 40 },
+    };
+    expect(WIRES.openai.fromWire(body as unknown as JsonValue).content).toBe('2 + 2 = 4');
+    const { response } = decodeChunks('openai', [
+      sse(
+        {
+          model: 'm',
+          choices: [
+            {
+              index: 0,
+              delta: { content: [{ type: 'thinking', thinking: [{ type: 'text', text: 'hmm' }] }] },
+            },
+          ],
+        },
+        { model: 'm', choices: [{ index: 0, delta: { content: [{ type: 'text', text: '2 + 2' }] } }] },
+        { model: 'm', choices: [{ index: 0, delta: { content: ' = 4' }, finish_reason: 'stop' }] },
+        '[DONE]',
+      ),
+    ]);
+    expect(response.content).toBe('2 + 2 = 4');
+  });
+
+  it('a tool call with an empty or missing id gets a unique one, so its answer can name it', () => {
+    const call = (id?: string) => ({
+      ...(id === undefined ? {} : { id }),
+      type: 'function',
+      function: { name: 'f', arguments: '{}' },
+    });
+    const body = {
+      model: 'm',
+      choices: [
+        {
+          index: 0,
+          finish_reason: 'tool_calls',
+          message: { role: 'assistant', content: null, tool_calls: [call(''), call()] },
+        },
+      ],
+    };
+    const ids = WIRES.openai.fromWire(body as unknown as JsonValue).toolCalls.map((c) => c.id);
+    expect(ids.every((id) => /^call_axe_\d+$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(2);
+    const again = WIRES.openai.fromWire(body as unknown as JsonValue).toolCalls.map((c) => c.id);
+    expect(again.some((id) => ids.includes(id))).toBe(false);
   });
 });

@@ -26,6 +26,8 @@ export interface JsonEnvelope {
   cost?: number;
   /** OpenRouter's response cache of the last call, `HIT` or `MISS` (Go axe: only when sent). */
   cache_status?: string;
+  /** The provider's reason when the last call was refused or blocked (`refused` is then true). */
+  refusal?: string;
   budget_max_tokens?: number;
   /** Tree-wide: every call of every agent. */
   budget_used_tokens?: number;
@@ -78,7 +80,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     duration_ms: result.durationMs,
     tool_calls: result.toolCalls,
     tool_call_details: result.toolCallDetails.map(toJsonDetail),
-    refused: detectRefusal(result.content),
+    refused: result.refusal !== undefined || detectRefusal(result.content),
     retry_attempts: result.retries,
     cache_read_tokens: result.usage.cacheReadTokens,
     cache_write_tokens: result.usage.cacheWriteTokens,
@@ -86,6 +88,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
   };
   if (result.cost !== undefined) envelope.cost = result.cost;
   if (result.cacheStatus) envelope.cache_status = result.cacheStatus;
+  if (result.refusal !== undefined) envelope.refusal = result.refusal;
   if (budget.limit !== undefined) {
     envelope.budget_max_tokens = budget.limit;
     envelope.budget_used_tokens = budget.used;

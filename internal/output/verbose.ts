@@ -117,6 +117,7 @@ export function verboseSummary(outcome: RunOutcome): string[] {
         : '';
   const lines = [`Duration: ${result.durationMs}ms`, `Tokens:   ${tokens}${qualifier}`];
   if (result.stopReason !== '') lines.push(`Stop:     ${result.stopReason}`);
+  if (result.refusal !== undefined) lines.push(`Refused:  ${result.refusal}`);
   const calls = countSubAgentCalls(result.children);
   if (calls > 0) lines.push(`Agents:   ${calls} sub-agent call(s), ${budget.used} tokens across the tree`);
   return lines;

@@ -20,6 +20,24 @@ import type {
 } from './types.js';
 import type { Wire } from './wire.js';
 
+/**
+ * Stop reasons that mean the model declined or a safety system blocked the answer, on every wire:
+ * Anthropic `refusal`; Gemini's finish and block reasons; OpenAI-compatible and Responses
+ * `content_filter`; Bedrock's `content_filtered` and `guardrail_intervened`.
+ */
+const REFUSAL_STOPS = new Set([
+  'refusal',
+  'SAFETY',
+  'PROHIBITED_CONTENT',
+  'RECITATION',
+  'BLOCKLIST',
+  'SPII',
+  'IMAGE_SAFETY',
+  'content_filter',
+  'content_filtered',
+  'guardrail_intervened',
+]);
+
 /** Error bodies are short; a larger one is cut here (only its message is wanted). */
 const MAX_ERROR_BODY_BYTES = 64 * 1024;
 const REQUEST_ID_HEADERS = ['request-id', 'x-request-id', 'x-goog-request-id', 'x-amzn-requestid'];
@@ -125,6 +143,7 @@ async function attempts(
       if (requestId !== undefined) out.requestId = requestId;
       const cacheStatus = response.headers['x-openrouter-cache-status'];
       if (cacheStatus) out.cacheStatus = cacheStatus;
+      if (out.refusal === undefined && REFUSAL_STOPS.has(out.stopReason)) out.refusal = out.stopReason;
       return out;
     } catch (caught) {
       if (caught instanceof ListenerError) throw caught.original;

@@ -131,6 +131,8 @@ export function fromWire(json: JsonValue): WireResponse {
   };
   const cost = optNumber(optObject(body.usage)?.cost);
   if (cost !== undefined) response.cost = cost;
+  const refusal = optString(message.refusal);
+  if (refusal) response.refusal = refusal;
   return response;
 }
 
@@ -167,6 +169,7 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
       for (const choice of optArray(chunk.choices).filter(isObject)) {
         const delta = optObject(choice.delta);
         builder.addText(textOf(delta?.content));
+        builder.addRefusal(optString(delta?.refusal) ?? '');
         for (const call of optArray(delta?.tool_calls).filter(isObject)) {
           const id = optString(call.id);
           const fn = optObject(call.function);

@@ -31,6 +31,7 @@ export class ResponseBuilder {
   private readonly usage: Usage = emptyUsage();
   private stopReason: string | undefined;
   private cost: number | undefined;
+  private refusal = '';
   /** True once any event was emitted, listener or not (a failed stream is then not retried). */
   delivered = false;
 
@@ -99,6 +100,11 @@ export class ResponseBuilder {
     this.cost = cost;
   }
 
+  /** OpenAI's `refusal` text, as it streams. */
+  addRefusal(delta: string): void {
+    this.refusal += delta;
+  }
+
   /** A whole answer from a wire that does not stream, delivered as the events a stream would give. */
   replay(answer: WireResponse): WireResponse {
     this.setModel(answer.model);
@@ -109,6 +115,7 @@ export class ResponseBuilder {
     this.setUsage(answer.usage);
     this.setStopReason(answer.stopReason);
     if (answer.cost !== undefined) this.setCost(answer.cost);
+    if (answer.refusal !== undefined) this.addRefusal(answer.refusal);
     return { ...this.finish(), toolCalls: answer.toolCalls };
   }
 
@@ -129,6 +136,7 @@ export class ResponseBuilder {
       model: this.served,
     };
     if (this.cost !== undefined) response.cost = this.cost;
+    if (this.refusal !== '') response.refusal = this.refusal;
     return response;
   }
 

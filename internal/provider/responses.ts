@@ -113,9 +113,13 @@ export function fromWire(json: JsonValue): WireResponse {
   if (info !== undefined && body.object !== 'response') throw wireErrorFrom(info);
   throwIfFailed(body);
   let content = '';
+  let refusal = '';
   const toolCalls: ToolCall[] = [];
   for (const item of optArray(body.output).filter(isObject)) {
-    if (item.type === 'message') content += messageText(item);
+    if (item.type === 'message') {
+      content += messageText(item, 'output_text', 'text');
+      refusal += messageText(item, 'refusal', 'refusal');
+    }
     else if (item.type === 'function_call') {
       toolCalls.push(
         toolCallFrom(callIdOf(item), optString(item.name) ?? '', optString(item.arguments) ?? ''),
@@ -128,13 +132,15 @@ export function fromWire(json: JsonValue): WireResponse {
     stopReason: stopReasonOf(body),
     usage: { ...emptyUsage(), ...usageFromWire(optObject(body.usage)) },
     model: optString(body.model) ?? '',
+    ...(refusal !== '' ? { refusal } : {}),
   };
 }
 
-function messageText(item: JsonObject): string {
+/** The `field` of a message's content parts of type `type` (`output_text` / `refusal`). */
+function messageText(item: JsonObject, type: string, field: string): string {
   return optArray(item.content)
     .filter(isObject)
-    .map((part) => (part.type === 'output_text' ? (optString(part.text) ?? '') : ''))
+    .map((part) => (part.type === type ? (optString(part[field]) ?? '') : ''))
     .join('');
 }
 
@@ -163,6 +169,9 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
       switch (event.type) {
         case 'response.output_text.delta':
           builder.addText(optString(event.delta) ?? '');
+          break;
+        case 'response.refusal.delta':
+          builder.addRefusal(optString(event.delta) ?? '');
           break;
         case 'response.output_item.added': {
           const item = optObject(event.item);

@@ -90,6 +90,11 @@ export interface ChatResponse {
   retries: number;
   /** OpenRouter's response cache for this call (`X-OpenRouter-Cache-Status`: `HIT`, `MISS`). */
   cacheStatus?: string;
+  /**
+   * Why the model or the provider declined: OpenAI's `refusal` text, or a stop reason that means
+   * a refusal or a safety block (`refusal`, `SAFETY`, `content_filter`, …).
+   */
+  refusal?: string;
   requestId?: string;
 }
 

@@ -48,6 +48,8 @@ export interface LoopState {
   cost?: number;
   /** The last call's OpenRouter cache status, when the server sent one. */
   cacheStatus?: string;
+  /** Why the last call was refused or blocked, when it was. */
+  refusal?: string;
   retries: number;
   turns: number;
   toolCallDetails: ToolCallDetail[];
@@ -150,6 +152,8 @@ function record(state: LoopState, response: ChatResponse): void {
   if (response.cost !== undefined) state.cost = (state.cost ?? 0) + response.cost;
   if (response.cacheStatus !== undefined) state.cacheStatus = response.cacheStatus;
   else delete state.cacheStatus;
+  if (response.refusal !== undefined) state.refusal = response.refusal;
+  else delete state.refusal;
 }
 
 function addUsage(a: Usage, b: Usage): Usage {

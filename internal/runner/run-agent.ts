@@ -7,6 +7,7 @@ import {
   CancelledError,
   errorMessage,
   ProviderError,
+  RefusalError,
   RuntimeError,
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
@@ -77,6 +78,10 @@ export async function runAgentSettled(
       },
       state,
     );
+    // A refusal or safety block that leaves no answer is a failure, not an empty success.
+    if (state.refusal !== undefined && state.content.trim() === '') {
+      throw new RefusalError(`the model gave no answer: refused or blocked (${state.refusal})`);
+    }
     // Go axe remembers fully successful runs only: not one whose last call overran the budget.
     if (memory && ctx.budget.overrun() === undefined)
       await remember(spec, ctx, memory.file, input, state.content);
@@ -235,6 +240,7 @@ function toResult(
     usage: state.usage,
     ...(state.cost !== undefined ? { cost: state.cost } : {}),
     ...(state.cacheStatus !== undefined ? { cacheStatus: state.cacheStatus } : {}),
+    ...(state.refusal !== undefined ? { refusal: state.refusal } : {}),
     retries: state.retries,
     turns: state.turns,
     durationMs: Date.now() - started,

@@ -70,6 +70,8 @@ export interface AgentRunResult {
   cost?: number;
   /** OpenRouter's cache status of the last call (Go axe's `cache_status`). */
   cacheStatus?: string;
+  /** Why the last call was refused or blocked (the provider's reason), when it was. */
+  refusal?: string;
   retries: number;
   turns: number;
   durationMs: number;

@@ -85,7 +85,7 @@ function renderJson(reply: ScriptedReply, request: RecordedRequest): JsonRecord 
   const message: JsonRecord = {
     role: 'assistant',
     content: reply.text ?? null,
-    refusal: null,
+    refusal: reply.refusal ?? null,
     annotations: [],
   };
   if (calls.length > 0) message.tool_calls = calls;
@@ -117,6 +117,7 @@ function renderStream(reply: ScriptedReply, request: RecordedRequest): StreamRen
     chunk({ role: 'assistant', content: '', refusal: null }),
   ];
   for (const content of splitDeltas(reply.text ?? '')) frames.push(chunk({ content }));
+  for (const refusal of splitDeltas(reply.refusal ?? '')) frames.push(chunk({ refusal }));
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {
     const id = toolCallId('call_', request, call, index);
     frames.push(

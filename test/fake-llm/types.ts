@@ -88,6 +88,8 @@ export interface ScriptedReply {
   usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: number };
   /** Overrides the natural stop reason of the wire. */
   stopReason?: string;
+  /** OpenAI / Responses: the model's refusal text (`message.refusal`, a `refusal` content part). */
+  refusal?: string;
   /** Served model name (defaults to the requested one). */
   model?: string;
   /** Extra response headers of a 200 (e.g. OpenRouter's `x-openrouter-cache-status`). */

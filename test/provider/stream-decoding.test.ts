@@ -330,3 +330,33 @@ describe('lenient where real servers differ', () => {
     expect(again.some((id) => ids.includes(id))).toBe(false);
   });
 });
+
+describe('refusals are kept, not dropped', () => {
+  it('Responses API: a refusal content part (JSON) and response.refusal.delta events (stream)', () => {
+    const body = {
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-5',
+      output: [
+        { type: 'message', role: 'assistant', content: [{ type: 'refusal', refusal: 'I cannot help.' }] },
+      ],
+      usage: { input_tokens: 5, output_tokens: 3 },
+    };
+    expect(WIRES.responses.fromWire(body as unknown as JsonValue)).toMatchObject({
+      content: '',
+      refusal: 'I cannot help.',
+    });
+    const events = [
+      { type: 'response.refusal.delta', item_id: 'm', output_index: 0, content_index: 0, delta: 'I cannot ' },
+      { type: 'response.refusal.delta', item_id: 'm', output_index: 0, content_index: 0, delta: 'help.' },
+      { type: 'response.completed', response: { ...body, output: [] } },
+    ];
+    const bytes = new TextEncoder().encode(
+      events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(''),
+    );
+    expect(decodeChunks('responses', [bytes]).response).toMatchObject({
+      content: '',
+      refusal: 'I cannot help.',
+    });
+  });
+});

@@ -119,8 +119,7 @@ export function fromWire(json: JsonValue): WireResponse {
     if (item.type === 'message') {
       content += messageText(item, 'output_text', 'text');
       refusal += messageText(item, 'refusal', 'refusal');
-    }
-    else if (item.type === 'function_call') {
+    } else if (item.type === 'function_call') {
       toolCalls.push(
         toolCallFrom(callIdOf(item), optString(item.name) ?? '', optString(item.arguments) ?? ''),
       );

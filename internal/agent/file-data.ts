@@ -24,6 +24,8 @@ export interface AgentFileData {
   params?: {
     temperature?: number;
     max_tokens?: number;
+    thinking_budget?: number;
+    reasoning_effort?: string;
     response_format?:
       | 'text'
       | 'json_object'

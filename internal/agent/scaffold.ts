@@ -72,6 +72,9 @@ model = "provider/model-name"
 # max_tokens = 4096
 # (axe) structured answers
 # response_format = "json_object"
+# (axe) extended thinking (Anthropic, Gemini) and reasoning effort (OpenAI-compatible)
+# thinking_budget = 2048
+# reasoning_effort = "low"
 
 # [retry]
 # max_retries = 0

@@ -75,6 +75,8 @@ export interface ModelParams {
   temperature?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
+  thinkingBudget?: number;
+  reasoningEffort?: string;
 }
 
 export interface ArtifactsConfig {

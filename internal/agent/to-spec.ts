@@ -76,6 +76,10 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(data.params?.temperature !== undefined ? { temperature: data.params.temperature } : {}),
       // Go axe's 0 is its "unset": nothing is sent.
       ...(data.params?.max_tokens ? { maxTokens: data.params.max_tokens } : {}),
+      ...(data.params?.thinking_budget !== undefined ? { thinkingBudget: data.params.thinking_budget } : {}),
+      ...(data.params?.reasoning_effort !== undefined
+        ? { reasoningEffort: data.params.reasoning_effort }
+        : {}),
       ...(data.params?.response_format !== undefined
         ? { responseFormat: toResponseFormat(data.params.response_format, source.name) }
         : {}),

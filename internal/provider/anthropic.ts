@@ -17,6 +17,7 @@ import {
   type JsonObject,
   type JsonValue,
   type Message,
+  type Reasoning,
   type ToolCall,
   type Usage,
 } from './types.js';
@@ -43,6 +44,9 @@ export function toWire(request: ChatRequest): JsonObject {
     }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.thinkingBudget !== undefined) {
+    body.thinking = { type: 'enabled', budget_tokens: request.thinkingBudget };
+  }
   if (request.stream) body.stream = true;
   return body;
 }
@@ -62,13 +66,22 @@ function messageToWire(message: Message): JsonObject[] {
       },
     ];
   }
-  // Anthropic rejects empty text blocks: text only when there is some.
-  const content: JsonObject[] = [];
+  // Thinking blocks come back first, with their signatures (the API checks them); Anthropic
+  // rejects empty text blocks: text only when there is some.
+  const content: JsonObject[] = (message.reasoning ?? []).flatMap(thinkingToWire);
   if (message.content !== '') content.push({ type: 'text', text: message.content });
   for (const call of message.toolCalls ?? []) {
     content.push({ type: 'tool_use', id: call.id, name: call.name, input: call.arguments });
   }
   return content.length === 0 ? [] : [{ role: 'assistant', content }];
+}
+
+/** A thinking block without a signature (another wire's reasoning) cannot be sent to Anthropic. */
+function thinkingToWire(block: Reasoning): JsonObject[] {
+  if (block.type === 'redacted') return [{ type: 'redacted_thinking', data: block.data }];
+  return block.signature === undefined
+    ? []
+    : [{ type: 'thinking', thinking: block.text, signature: block.signature }];
 }
 
 function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
@@ -90,9 +103,19 @@ export function fromWire(json: JsonValue): WireResponse {
   if (body.type === 'error') throw wireErrorFrom(errorInfo(body));
   let content = '';
   const toolCalls: ToolCall[] = [];
+  const reasoning: Reasoning[] = [];
   for (const block of optArray(body.content)) {
     if (!isObject(block)) continue;
-    if (block.type === 'text') content += optString(block.text) ?? '';
+    if (block.type === 'thinking') {
+      const signature = optString(block.signature);
+      reasoning.push({
+        type: 'thinking',
+        text: optString(block.thinking) ?? '',
+        ...(signature ? { signature } : {}),
+      });
+    } else if (block.type === 'redacted_thinking')
+      reasoning.push({ type: 'redacted', data: optString(block.data) ?? '' });
+    else if (block.type === 'text') content += optString(block.text) ?? '';
     else if (block.type === 'tool_use') {
       toolCalls.push(
         toolCallFrom(
@@ -109,6 +132,7 @@ export function fromWire(json: JsonValue): WireResponse {
     stopReason: optString(body.stop_reason) ?? '',
     usage: { ...emptyUsage(), ...usageFromWire(optObject(body.usage)) },
     model: optString(body.model) ?? '',
+    ...(reasoning.length > 0 ? { reasoning } : {}),
   };
 }
 
@@ -144,13 +168,20 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
               builder.addToolArguments(index, JSON.stringify(input));
             }
           } else if (block?.type === 'text') builder.addText(optString(block.text) ?? '');
+          else if (block?.type === 'thinking') builder.addThinking(index, optString(block.thinking) ?? '');
+          else if (block?.type === 'redacted_thinking')
+            builder.addRedactedThinking(index, optString(block.data) ?? '');
           return;
         }
         case 'content_block_delta': {
           const index = optNumber(event.index) ?? 0;
           const delta = optObject(event.delta);
           if (delta?.type === 'text_delta') builder.addText(optString(delta.text) ?? '');
-          else if (delta?.type === 'input_json_delta') {
+          else if (delta?.type === 'thinking_delta')
+            builder.addThinking(index, optString(delta.thinking) ?? '');
+          else if (delta?.type === 'signature_delta') {
+            builder.setThinkingSignature(index, optString(delta.signature) ?? '');
+          } else if (delta?.type === 'input_json_delta') {
             builder.addToolArguments(index, optString(delta.partial_json) ?? '');
           }
           return;

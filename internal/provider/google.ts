@@ -44,6 +44,8 @@ export function toWire(request: ChatRequest): JsonObject {
   const config: JsonObject = {};
   if (request.temperature !== undefined) config.temperature = request.temperature;
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
+  if (request.thinkingBudget !== undefined)
+    config.thinkingConfig = { thinkingBudget: request.thinkingBudget };
   const format = request.responseFormat;
   if (format?.type === 'json_object' || format?.type === 'json_schema') {
     config.responseMimeType = 'application/json';

@@ -36,6 +36,7 @@ export function toWire(request: ChatRequest): JsonObject {
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
+  if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
   if (request.responseFormat !== undefined)
     body.response_format = responseFormatToWire(request.responseFormat);
   if (request.stream) {
@@ -64,10 +65,15 @@ function messageToWire(message: Message): JsonObject[] {
   }
   const calls = message.toolCalls ?? [];
   if (calls.length === 0) return [{ role: 'assistant', content: message.content }];
+  // DeepSeek's thinking mode (and compatible servers) want the turn's reasoning back with its calls.
+  const reasoning = (message.reasoning ?? []).flatMap((block) =>
+    block.type === 'thinking' ? [block.text] : [],
+  );
   return [
     {
       role: 'assistant',
       content: message.content === '' ? null : message.content,
+      ...(reasoning.length > 0 ? { reasoning_content: reasoning.join('') } : {}),
       tool_calls: calls.map((call) => ({
         id: call.id,
         type: 'function',
@@ -133,6 +139,8 @@ export function fromWire(json: JsonValue): WireResponse {
   if (cost !== undefined) response.cost = cost;
   const refusal = optString(message.refusal);
   if (refusal) response.refusal = refusal;
+  const reasoning = optString(message.reasoning_content);
+  if (reasoning) response.reasoning = [{ type: 'thinking', text: reasoning }];
   return response;
 }
 
@@ -170,6 +178,7 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
         const delta = optObject(choice.delta);
         builder.addText(textOf(delta?.content));
         builder.addRefusal(optString(delta?.refusal) ?? '');
+        builder.addThinking(0, optString(delta?.reasoning_content) ?? '');
         for (const call of optArray(delta?.tool_calls).filter(isObject)) {
           const id = optString(call.id);
           const fn = optObject(call.function);

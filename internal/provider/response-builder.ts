@@ -1,5 +1,12 @@
 import { parseToolArguments } from './json.js';
-import { type ChatResponse, emptyUsage, type StreamEvent, type ToolCall, type Usage } from './types.js';
+import {
+  type ChatResponse,
+  emptyUsage,
+  type Reasoning,
+  type StreamEvent,
+  type ToolCall,
+  type Usage,
+} from './types.js';
 
 /** What a wire's translation produces before the sender adds retries and the request id. */
 export type WireResponse = Omit<ChatResponse, 'retries' | 'requestId'>;
@@ -32,6 +39,7 @@ export class ResponseBuilder {
   private stopReason: string | undefined;
   private cost: number | undefined;
   private refusal = '';
+  private readonly thinking = new Map<number, Reasoning>();
   /** True once any event was emitted, listener or not (a failed stream is then not retried). */
   delivered = false;
 
@@ -100,6 +108,23 @@ export class ResponseBuilder {
     this.cost = cost;
   }
 
+  /** Reasoning text at `index` (a content block's, or 0 for OpenAI's `reasoning_content`). */
+  addThinking(index: number, delta: string): void {
+    const block = this.thinking.get(index);
+    if (block?.type === 'thinking') block.text += delta;
+    else if (delta !== '') this.thinking.set(index, { type: 'thinking', text: delta });
+  }
+
+  setThinkingSignature(index: number, signature: string): void {
+    const block = this.thinking.get(index);
+    if (block?.type === 'thinking') block.signature = (block.signature ?? '') + signature;
+    else this.thinking.set(index, { type: 'thinking', text: '', signature });
+  }
+
+  addRedactedThinking(index: number, data: string): void {
+    this.thinking.set(index, { type: 'redacted', data });
+  }
+
   /** OpenAI's `refusal` text, as it streams. */
   addRefusal(delta: string): void {
     this.refusal += delta;
@@ -116,6 +141,7 @@ export class ResponseBuilder {
     this.setStopReason(answer.stopReason);
     if (answer.cost !== undefined) this.setCost(answer.cost);
     if (answer.refusal !== undefined) this.addRefusal(answer.refusal);
+    for (const [index, block] of (answer.reasoning ?? []).entries()) this.thinking.set(index, block);
     return { ...this.finish(), toolCalls: answer.toolCalls };
   }
 
@@ -137,6 +163,9 @@ export class ResponseBuilder {
     };
     if (this.cost !== undefined) response.cost = this.cost;
     if (this.refusal !== '') response.refusal = this.refusal;
+    if (this.thinking.size > 0) {
+      response.reasoning = [...this.thinking.entries()].sort(([a], [b]) => a - b).map(([, block]) => block);
+    }
     return response;
   }
 

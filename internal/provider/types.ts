@@ -41,9 +41,18 @@ export interface ToolResult {
   isError: boolean;
 }
 
+/**
+ * Reasoning a model returned with a turn, sent back with that turn as the API requires (never
+ * shown): Anthropic `thinking` (with its signature) and `redacted_thinking` blocks, OpenAI-wire
+ * `reasoning_content` (DeepSeek's thinking mode answers 400 without it).
+ */
+export type Reasoning =
+  | { type: 'thinking'; text: string; signature?: string }
+  | { type: 'redacted'; data: string };
+
 export type Message =
   | { role: 'user'; content: string }
-  | { role: 'assistant'; content: string; toolCalls?: ToolCall[] }
+  | { role: 'assistant'; content: string; toolCalls?: ToolCall[]; reasoning?: Reasoning[] }
   | { role: 'tool'; results: ToolResult[] };
 
 export type ResponseFormat =
@@ -61,6 +70,10 @@ export interface ChatRequest {
   temperature?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
+  /** Anthropic / Gemini thinking budget in tokens (`[params] thinking_budget`). */
+  thinkingBudget?: number;
+  /** OpenAI-wire / Responses reasoning effort (`[params] reasoning_effort`). */
+  reasoningEffort?: string;
   stream: boolean;
 }
 
@@ -88,6 +101,8 @@ export interface ChatResponse {
   cost?: number;
   /** How many retries this call needed (0 when the first attempt succeeded). */
   retries: number;
+  /** Reasoning to send back with this turn (see Reasoning), in the order it came. */
+  reasoning?: Reasoning[];
   /** OpenRouter's response cache for this call (`X-OpenRouter-Cache-Status`: `HIT`, `MISS`). */
   cacheStatus?: string;
   /**

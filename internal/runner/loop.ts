@@ -114,7 +114,12 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     if (response.content !== '') state.content = response.content;
     if (turn >= limit) throw new RuntimeError(`agent exceeded maximum conversation turns (${limit})`);
 
-    messages.push({ role: 'assistant', content: response.content, toolCalls: response.toolCalls });
+    messages.push({
+      role: 'assistant',
+      content: response.content,
+      toolCalls: response.toolCalls,
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+    });
     const results = await runCalls(setup, state, response.toolCalls, turn);
     messages.push({ role: 'tool', results });
     pending = results.length;

@@ -70,6 +70,10 @@ export async function runAgentSettled(
           ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
           ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
           ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
+          ...(spec.params.thinkingBudget !== undefined ? { thinkingBudget: spec.params.thinkingBudget } : {}),
+          ...(spec.params.reasoningEffort !== undefined
+            ? { reasoningEffort: spec.params.reasoningEffort }
+            : {}),
           stream: ctx.stream,
         },
         ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),

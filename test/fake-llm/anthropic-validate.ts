@@ -67,7 +67,49 @@ export function validateAnthropic(request: IncomingRequest): Refusal | undefined
   if (body.tool_choice !== undefined && body.tools === undefined) {
     return invalid('tool_choice may only be specified while providing tools.');
   }
-  return validateSystem(body.system) ?? validateTools(body.tools) ?? validateMessages(body.messages);
+  return (
+    validateSystem(body.system) ??
+    validateTools(body.tools) ??
+    validateMessages(body.messages) ??
+    validateThinking(body)
+  );
+}
+
+/**
+ * Extended thinking: a budget of at least 1024 below max_tokens, no temperature but 1, and — the
+ * rule that breaks clients that drop thinking — every assistant turn that called tools must
+ * start with its thinking block (with the signature it came with).
+ */
+function validateThinking(body: JsonRecord): Refusal | undefined {
+  const thinking = body.thinking;
+  if (thinking === undefined || (isRecord(thinking) && thinking.type === 'disabled')) return undefined;
+  if (!isRecord(thinking) || thinking.type !== 'enabled' || !Number.isInteger(thinking.budget_tokens)) {
+    return invalid('thinking: Input should be a valid dictionary with type "enabled" and budget_tokens');
+  }
+  const budget = thinking.budget_tokens as number;
+  if (budget < 1024)
+    return invalid('thinking.enabled.budget_tokens: Input should be greater than or equal to 1024');
+  if (budget >= (body.max_tokens as number)) {
+    return invalid('`max_tokens` must be greater than `thinking.budget_tokens`.');
+  }
+  if (body.temperature !== undefined && body.temperature !== 1) {
+    return invalid('`temperature` may only be set to 1 when thinking is enabled.');
+  }
+  for (const [i, message] of (body.messages as unknown[]).entries()) {
+    const blocks = blocksOf(message);
+    if (!isRecord(message) || message.role !== 'assistant' || !blocks.some((b) => b.type === 'tool_use'))
+      continue;
+    const first = blocks[0];
+    if (first?.type !== 'thinking' && first?.type !== 'redacted_thinking') {
+      return invalid(
+        `messages.${i}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${String(first?.type)}\`. When \`thinking\` is enabled, a final \`assistant\` message must start with a thinking block (preceeding the lastmost set of \`tool_use\` and \`tool_result\` blocks).`,
+      );
+    }
+    if (first.type === 'thinking' && (typeof first.signature !== 'string' || first.signature === '')) {
+      return invalid(`messages.${i}.content.0.thinking.signature: Field required`);
+    }
+  }
+  return undefined;
 }
 
 function validateCacheControl(value: unknown, at: string): Refusal | undefined {

@@ -70,6 +70,8 @@ function usageJson(reply: ScriptedReply, outputTokens: number): JsonRecord {
 
 function renderJson(reply: ScriptedReply, request: RecordedRequest): JsonRecord {
   const content: JsonRecord[] = [];
+  if (reply.thinking)
+    content.push({ type: 'thinking', thinking: reply.thinking.text, signature: reply.thinking.signature });
   if (reply.text) content.push({ type: 'text', text: reply.text });
   for (const [i, call] of (reply.toolCalls ?? []).entries()) {
     content.push({
@@ -112,6 +114,25 @@ function renderStream(reply: ScriptedReply, request: RecordedRequest): StreamRen
     event('ping', {}),
   ];
   let index = 0;
+  if (reply.thinking) {
+    frames.push(
+      event('content_block_start', {
+        index,
+        content_block: { type: 'thinking', thinking: '', signature: '' },
+      }),
+    );
+    for (const thinking of splitDeltas(reply.thinking.text)) {
+      frames.push(event('content_block_delta', { index, delta: { type: 'thinking_delta', thinking } }));
+    }
+    frames.push(
+      event('content_block_delta', {
+        index,
+        delta: { type: 'signature_delta', signature: reply.thinking.signature },
+      }),
+    );
+    frames.push(event('content_block_stop', { index }));
+    index++;
+  }
   if (reply.text) {
     frames.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
     for (const text of splitDeltas(reply.text)) {

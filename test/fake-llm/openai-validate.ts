@@ -42,7 +42,26 @@ export function validateOpenAi(request: IncomingRequest): Refusal | undefined {
       code: 'invalid_value',
     };
   }
-  return validateToolOrdering(body.messages as unknown[]);
+  return validateToolOrdering(body.messages as unknown[]) ?? validateDeepSeekReasoning(body);
+}
+
+/**
+ * DeepSeek's thinking mode (`deepseek-reasoner`): an assistant turn that called tools must carry
+ * the `reasoning_content` it came with, or the next request of the tool loop is a 400.
+ */
+function validateDeepSeekReasoning(body: Record<string, unknown>): Refusal | undefined {
+  if (body.model !== 'deepseek-reasoner') return undefined;
+  for (const [i, message] of (body.messages as unknown[]).entries()) {
+    if (!isRecord(message) || message.role !== 'assistant' || !Array.isArray(message.tool_calls)) continue;
+    if (typeof message.reasoning_content !== 'string') {
+      return {
+        status: 400,
+        message: `Missing \`reasoning_content\` field in the assistant message at message index ${i}. For more information, please refer to https://api-docs.deepseek.com/guides/thinking_mode#tool-calls`,
+        code: 'invalid_request_error',
+      };
+    }
+  }
+  return undefined;
 }
 
 function unanswered(assistantIndex: number, ids: Set<string>): Refusal {

@@ -86,6 +86,7 @@ function renderJson(reply: ScriptedReply, request: RecordedRequest): JsonRecord 
     role: 'assistant',
     content: reply.text ?? null,
     refusal: reply.refusal ?? null,
+    ...(reply.reasoning === undefined ? {} : { reasoning_content: reply.reasoning }),
     annotations: [],
   };
   if (calls.length > 0) message.tool_calls = calls;
@@ -116,6 +117,8 @@ function renderStream(reply: ScriptedReply, request: RecordedRequest): StreamRen
     { kind: 'comment', text: 'OPENROUTER PROCESSING' },
     chunk({ role: 'assistant', content: '', refusal: null }),
   ];
+  for (const reasoning of splitDeltas(reply.reasoning ?? ''))
+    frames.push(chunk({ reasoning_content: reasoning }));
   for (const content of splitDeltas(reply.text ?? '')) frames.push(chunk({ content }));
   for (const refusal of splitDeltas(reply.refusal ?? '')) frames.push(chunk({ refusal }));
   for (const [index, call] of (reply.toolCalls ?? []).entries()) {

@@ -90,6 +90,10 @@ export interface ScriptedReply {
   stopReason?: string;
   /** OpenAI / Responses: the model's refusal text (`message.refusal`, a `refusal` content part). */
   refusal?: string;
+  /** Anthropic: a thinking block (with its signature) before the text. */
+  thinking?: { text: string; signature: string };
+  /** OpenAI-compatible (DeepSeek): `reasoning_content`. */
+  reasoning?: string;
   /** Served model name (defaults to the requested one). */
   model?: string;
   /** Extra response headers of a 200 (e.g. OpenRouter's `x-openrouter-cache-status`). */

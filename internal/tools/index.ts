@@ -32,16 +32,20 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
   const taken = new Set([CALL_AGENT_TOOL_NAME, ...tools.map((t) => t.spec.name)]);
   for (const connection of connections) {
     let offered = 0;
-    for (const tool of connection.tools) {
+    for (const original of connection.tools) {
+      if (disallowed.has(original.spec.name)) continue;
+      // MCP allows names providers refuse (`docs.search`, `admin/list`): the model sees a name it
+      // can call; the call still goes to the server under the tool's own name.
+      const tool = PROVIDER_TOOL_NAME.test(original.spec.name) ? original : renamed(original, taken);
       const name = tool.spec.name;
-      if (!PROVIDER_TOOL_NAME.test(name)) {
-        report({
-          type: 'warning',
-          message: `mcp server "${connection.server}": tool ${JSON.stringify(name)} skipped: providers accept only letters, digits, "_" and "-" (at most 64)`,
-        });
-        continue;
-      }
       if (disallowed.has(name)) continue;
+      if (tool !== original) {
+        report({
+          type: 'mcp',
+          server: connection.server,
+          message: `tool ${JSON.stringify(original.spec.name)} offered as "${name}" (providers accept only letters, digits, "_" and "-")`,
+        });
+      }
       if (taken.has(name)) {
         report({
           type: 'warning',
@@ -64,6 +68,14 @@ export async function createToolset(options: ToolsetOptions): Promise<Toolset> {
       return closing;
     },
   };
+}
+
+/** `tool` under a name every provider accepts, not yet taken (`docs.search` → `docs_search`). */
+function renamed(tool: Tool, taken: ReadonlySet<string>): Tool {
+  const base = tool.spec.name.replace(/[^a-zA-Z0-9_-]/g, '_').slice(0, 60) || 'tool';
+  let name = base;
+  for (let n = 2; taken.has(name); n++) name = `${base}_${n}`;
+  return { ...tool, spec: { ...tool.spec, name } };
 }
 
 /** A built-in tool; the file tools take an `artifact` argument when the agent's artifact system is on. */

@@ -57,13 +57,14 @@ describe('MCP over stdio (server-everything, a server nobody here wrote)', () =>
 });
 
 describe('MCP over stdio (paged fixture)', () => {
-  it('follows nextCursor, skips unusable names and keeps the built-in on a clash (warning both), describes non-text content', async () => {
+  it('follows nextCursor, renames unusable names and keeps the built-in on a clash (warning both), describes non-text content', async () => {
     const { toolset, reports } = await open([stdio('paged', process.execPath, [PAGED])], {
       tools: ['read_file'],
     });
     try {
       expect(toolset.tools.map((t) => t.spec.name)).toEqual([
         'read_file',
+        'bad_name_x',
         'shout',
         'mixed',
         'fails',
@@ -72,17 +73,22 @@ describe('MCP over stdio (paged fixture)', () => {
       expect(tool(toolset, 'read_file').spec.description).not.toBe('clashes with the built-in');
       expect(reports).toEqual([
         {
-          type: 'warning',
+          type: 'mcp',
+          server: 'paged',
           message:
-            'mcp server "paged": tool "bad.name/x" skipped: providers accept only letters, digits, "_" and "-" (at most 64)',
+            'tool "bad.name/x" offered as "bad_name_x" (providers accept only letters, digits, "_" and "-")',
         },
         {
           type: 'warning',
           message:
             'mcp server "paged": tool "read_file" clashes with a tool already offered; keeping the first one',
         },
-        { type: 'mcp', server: 'paged', message: 'connected (4 tools)' },
+        { type: 'mcp', server: 'paged', message: 'connected (5 tools)' },
       ]);
+      expect(await tool(toolset, 'bad_name_x').execute({}, ctx())).toEqual({
+        content: 'called as bad.name/x',
+        isError: false,
+      });
       expect(await tool(toolset, 'count').execute({ a: 2, b: 3 }, ctx())).toEqual({
         content: '5',
         isError: false,
@@ -123,11 +129,8 @@ describe('MCP over stdio (paged fixture)', () => {
     const started = Date.now();
     const { toolset, reports } = await open([slow('one'), slow('two'), slow('three')]);
     const elapsed = Date.now() - started;
-    expect(reports.filter((r) => r.type === 'mcp').map((r) => (r.type === 'mcp' ? r.server : ''))).toEqual([
-      'one',
-      'two',
-      'three',
-    ]);
+    const connected = reports.filter((r) => r.type === 'mcp' && r.message.startsWith('connected'));
+    expect(connected.map((r) => (r.type === 'mcp' ? r.server : ''))).toEqual(['one', 'two', 'three']);
     expect(childPids().length).toBe(3);
     expect(elapsed).toBeLessThan(4000);
     await toolset.close();

@@ -94,7 +94,7 @@ try {
     ['dist/main.js', 'run', 'team-lead', '--agents-dir', 'agents/examples', '--record', cassette],
     {
       cwd: repo,
-      stdio: ['pipe', 'ignore', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
       env: {
         PATH: process.env.PATH ?? '',
         HOME: home,
@@ -104,6 +104,7 @@ try {
       },
     },
   );
+  child.stdout.resume();
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk;

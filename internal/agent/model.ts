@@ -2,11 +2,18 @@ import { own } from '../config/own.js';
 import { ConfigError } from '../errors.js';
 import type { ModelRef } from './spec.js';
 
-/** Claude Code model aliases, as written in `.claude/agents/*.md`. */
+/**
+ * Model aliases other programs' agent files use: Claude Code's (`.claude/agents/*.md`) name the
+ * newest model of each family in `@anthropic-ai/sdk`'s `Model` type; gemini-cli's map to the
+ * Gemini API's own `-latest` aliases. test/agent/model-aliases.test.ts keeps them current.
+ */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
-  sonnet: 'anthropic/claude-sonnet-4-5',
-  haiku: 'anthropic/claude-haiku-4-5',
-  opus: 'anthropic/claude-opus-4-1',
+  sonnet: 'anthropic/claude-sonnet-5-5',
+  haiku: 'anthropic/claude-haiku-5-5',
+  opus: 'anthropic/claude-opus-5-5',
+  pro: 'google/gemini-pro-latest',
+  flash: 'google/gemini-flash-latest',
+  'flash-lite': 'google/gemini-flash-lite-latest',
 };
 
 /**
@@ -23,7 +30,7 @@ export function parseModelRef(text: string): ModelRef | undefined {
   const model = expanded.slice(slash + 1);
   if (slash <= 0 || model.trim() === '' || /\s/.test(provider)) {
     throw new ConfigError(
-      `invalid model format ${JSON.stringify(text)}: expected provider/model-name (e.g. "anthropic/claude-sonnet-4-5"), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`,
+      `invalid model format ${JSON.stringify(text)}: expected provider/model-name (e.g. "anthropic/claude-sonnet-5-5"), an alias (${Object.keys(MODEL_ALIASES).join(', ')}) or "inherit"`,
     );
   }
   return { provider, model };

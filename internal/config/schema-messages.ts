@@ -15,7 +15,7 @@ export interface SchemaProblem {
 /** Messages for the `pattern`s used in schemas/, keyed by the pattern itself. */
 const PATTERN_MESSAGES: Record<string, string> = {
   '\\S': 'must not be empty',
-  '^(inherit|[^/\\s]+/\\S.*)$': 'must be "provider/model" (e.g. "anthropic/claude-sonnet-4-5") or "inherit"',
+  '^(inherit|[^/\\s]+/\\S.*)$': 'must be "provider/model" (e.g. "anthropic/claude-sonnet-5-5") or "inherit"',
   '^[^/\\\\]+$': 'must be an agent name, without "/" or "\\"',
   '^https?://[^/?#\\s]+': 'must be an http:// or https:// URL with a host',
   '^$|^https?://[^/?#\\s]+': 'must be empty or an http:// or https:// URL with a host',

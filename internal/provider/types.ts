@@ -61,7 +61,7 @@ export type ResponseFormat =
   | { type: 'json_schema'; name: string; schema: JsonObject; strict?: boolean; description?: string };
 
 export interface ChatRequest {
-  /** The model id without the provider prefix, e.g. `claude-sonnet-4-5`. */
+  /** The model id without the provider prefix, e.g. `claude-sonnet-5-5`. */
   model: string;
   system: string;
   messages: Message[];

@@ -72,7 +72,7 @@ describe('parseModelRef', () => {
       provider: 'openrouter',
       model: 'google/gemini-2.5-flash',
     });
-    expect(parseModelRef('opus')).toEqual({ provider: 'anthropic', model: 'claude-opus-4-1' });
+    expect(parseModelRef('opus')).toEqual({ provider: 'anthropic', model: 'claude-opus-5-5' });
     expect(parseModelRef('inherit')).toBeUndefined();
     for (const bad of ['gpt-4o', '/x', 'x/', 'constructor', ''])
       expect(() => parseModelRef(bad)).toThrow(ConfigError);

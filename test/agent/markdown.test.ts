@@ -29,7 +29,7 @@ Review the diff.
       declaredName: 'code-reviewer',
       format: 'markdown',
       description: 'Expert code reviewer. Use after writing code.',
-      model: { provider: 'anthropic', model: 'claude-sonnet-4-5' },
+      model: { provider: 'anthropic', model: 'claude-sonnet-5-5' },
       tools: ['read_file', 'grep_files', 'glob_files', 'run_command', 'url_fetch'],
       disallowedTools: ['write_file'],
       maxTurns: 12,
@@ -164,7 +164,7 @@ Lead.
       '---\nname: r\ndescription: Use this agent when: the user asks for a review\nmodel: haiku\n---\nbody\n',
     );
     expect(spec.description).toBe('Use this agent when: the user asks for a review');
-    expect(spec.model).toEqual({ provider: 'anthropic', model: 'claude-haiku-4-5' });
+    expect(spec.model).toEqual({ provider: 'anthropic', model: 'claude-haiku-5-5' });
   });
 
   it('says how to fix front-matter that quoting cannot repair', async () => {

@@ -129,7 +129,7 @@ describe.concurrent('MCP servers through axe run', () => {
     const offered = (role: string) => fake.requests.find((r) => r.system.includes(role))?.toolNames;
     expect(offered('ROLE:lead')).toEqual(['call_agent']);
     expect(offered('ROLE:worker')).toEqual(expect.arrayContaining(['shout', 'count']));
-    expect(result.stderr).toMatch(/^\[mcp\] paged: connected \(5 tools\)$/m);
+    expect(result.stderr).toMatch(/^\[mcp\] paged: connected \(6 tools\)$/m);
     expect(tree.every((pid) => !isRunning(pid))).toBe(true);
   });
 

@@ -5,6 +5,7 @@ import type { GlobalConfig } from '../config/global.js';
 import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { AxeError } from '../errors.js';
+import { requestProblems } from '../provider/request-support.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import { toolNameFindings } from './go-rules.js';
@@ -71,8 +72,22 @@ export function checkHosts(spec: AgentSpec): Finding[] {
 export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.ProcessEnv): Finding[] {
   if (!spec.model) return [];
   try {
-    resolveProviderSettings(config, spec.model.provider, env);
-    return [];
+    const { api } = resolveProviderSettings(config, spec.model.provider, env);
+    const problems = requestProblems(api, {
+      model: spec.model.model,
+      ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
+      hasTools: spec.tools.length > 0 || spec.mcpServers.length > 0 || spec.subAgents.length > 0,
+    });
+    const finding = (severity: 'error' | 'warning', message: string): Finding => ({
+      file: spec.source,
+      severity,
+      field: 'params.response_format',
+      message,
+    });
+    return [
+      ...problems.warnings.map((message) => finding('warning', message)),
+      ...(problems.error !== undefined ? [finding('error', problems.error)] : []),
+    ];
   } catch (error) {
     if (!(error instanceof AxeError)) throw error;
     return [{ file: spec.source, severity: 'error', field: 'model', message: error.message }];

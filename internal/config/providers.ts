@@ -44,7 +44,7 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
     apiKeyEnv: 'GEMINI_API_KEY',
     apiKeyRequired: true,
   },
-  // Go axe's OpenCode Zen: the wire is picked by model (provider/index.ts openCodeRoute).
+  // Go axe's OpenCode Zen: the wire is picked by model (provider/opencode-route.ts).
   opencode: {
     api: 'opencode',
     baseUrl: 'https://opencode.ai/zen',

@@ -1,3 +1,4 @@
+import { structuredOutputSchema } from './anthropic-schema.js';
 import {
   type ErrorInfo,
   isObject,
@@ -46,6 +47,12 @@ export function toWire(request: ChatRequest): JsonObject {
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.thinkingBudget !== undefined) {
     body.thinking = { type: 'enabled', budget_tokens: request.thinkingBudget };
+  }
+  // json_object has no equivalent here (request-support.ts warns before the run).
+  if (request.responseFormat?.type === 'json_schema') {
+    body.output_config = {
+      format: { type: 'json_schema', schema: structuredOutputSchema(request.responseFormat.schema) },
+    };
   }
   if (request.stream) body.stream = true;
   return body;

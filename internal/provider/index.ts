@@ -5,9 +5,10 @@ import { googleWire } from './google.js';
 import type { HttpPool } from './http.js';
 import { ollamaWire } from './ollama.js';
 import { openaiWire } from './openai.js';
+import { openCodeRoute } from './opencode-route.js';
 import { responsesWire } from './responses.js';
 import type { Provider, ProviderSettings, RetryPolicy, WireApi } from './types.js';
-import { trimSlash, type Wire } from './wire.js';
+import type { Wire } from './wire.js';
 
 export { createHttpPool, type HttpPool } from './http.js';
 
@@ -44,14 +45,4 @@ export function createProvider(
       return provider.chat(request, chatOptions);
     },
   };
-}
-
-/**
- * OpenCode Zen (Go axe's `opencode`): one key and base URL, three APIs behind it — `claude-*` on
- * the Anthropic Messages API (`{base}/v1/messages`), `gpt-*` on the OpenAI Responses API
- * (`{base}/v1/responses`), every other model on Chat Completions (`{base}/v1/chat/completions`).
- */
-export function openCodeRoute(model: string, baseUrl: string): { api: WireApi; baseUrl: string } {
-  if (model.startsWith('claude-')) return { api: 'anthropic', baseUrl };
-  return { api: model.startsWith('gpt-') ? 'responses' : 'openai', baseUrl: `${trimSlash(baseUrl)}/v1` };
 }

@@ -1,4 +1,4 @@
-import { functionCallFromWire, functionToolsToWire } from './function-tools.js';
+import { functionCallFromWire } from './function-tools.js';
 import {
   type ErrorInfo,
   isObject,
@@ -10,6 +10,7 @@ import {
   parseJson,
   WireError,
 } from './json.js';
+import { ollamaTools } from './ollama-tools.js';
 import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
 import {
   type ChatRequest,
@@ -28,7 +29,7 @@ export function toWire(request: ChatRequest): JsonObject {
   for (const message of request.messages) messages.push(...messageToWire(message));
   const body: JsonObject = { model: request.model, messages, stream: request.stream };
   if (request.tools !== undefined && request.tools.length > 0) {
-    body.tools = functionToolsToWire(request.tools);
+    body.tools = ollamaTools(request.tools);
   }
   const options: JsonObject = {};
   if (request.temperature !== undefined) options.temperature = request.temperature;

@@ -4,7 +4,7 @@ import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
-import type { Provider } from '../provider/types.js';
+import type { Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
@@ -12,8 +12,11 @@ import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
-  /** Throws a ConfigError for an unknown provider or a missing required key (live only). */
-  forAgent(model: ModelRef, spec: AgentSpec, agentPath: string): Provider;
+  /**
+   * The provider an agent talks to, and its API when live (a cassette has none). Throws a
+   * ConfigError for an unknown provider or a missing required key (live only).
+   */
+  forAgent(model: ModelRef, spec: AgentSpec, agentPath: string): { provider: Provider; api?: ProviderApi };
 }
 
 /** The abort reason when a deadline fires (the run's, or a sub-agent's own): a timeout, not a cancel. */

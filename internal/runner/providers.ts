@@ -15,12 +15,17 @@ export function liveProviders(options: {
     forAgent(model, spec, agentPath) {
       const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
       const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
-      return options.recorder ? options.recorder.wrap(provider, agentPath) : provider;
+      return {
+        provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
+        api: settings.api,
+      };
     },
   };
 }
 
 /** Providers that answer from a cassette only: no provider settings, no key, no network. */
 export function replayProviders(player: CassettePlayer): ProviderSource {
-  return { forAgent: (model, _spec, agentPath) => player.provider(model.provider, agentPath) };
+  return {
+    forAgent: (model, _spec, agentPath) => ({ provider: player.provider(model.provider, agentPath) }),
+  };
 }

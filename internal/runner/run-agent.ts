@@ -5,12 +5,14 @@ import {
   AxeError,
   BudgetError,
   CancelledError,
+  ConfigError,
   errorMessage,
   ProviderError,
   RefusalError,
   RuntimeError,
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
+import { requestProblems } from '../provider/request-support.js';
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -43,7 +45,7 @@ export async function runAgentSettled(
     for (const message of memory?.warnings ?? []) emitEvent(ctx, spec.name, { type: 'warning', message });
     provider = resolved.model.provider;
     state.model = resolved.model.model;
-    const chat = ctx.providers.forAgent(resolved.model, spec, ctx.path);
+    const { provider: chat, api } = ctx.providers.forAgent(resolved.model, spec, ctx.path);
     artifactDir = await openArtifactDir(spec, {
       flagDir: ctx.overrides.artifactDir,
       workdir: resolved.workdir,
@@ -56,6 +58,15 @@ export async function runAgentSettled(
     }
     const tools = await buildTools(spec, ctx, resolved, artifactDir);
     toolset = tools.toolset;
+    if (api !== undefined) {
+      const problems = requestProblems(api, {
+        model: resolved.model.model,
+        ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
+        hasTools: tools.specs.length > 0,
+      });
+      for (const message of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
+      if (problems.error !== undefined) throw new ConfigError(problems.error);
+    }
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs.length));
     await runLoop(
       {

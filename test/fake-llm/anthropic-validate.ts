@@ -1,3 +1,4 @@
+import { validateOutputConfig } from './anthropic-output.js';
 import { isRecord, type JsonRecord } from './json.js';
 import type { IncomingRequest, Refusal } from './wire.js';
 
@@ -21,6 +22,7 @@ const TOP_LEVEL_KEYS = new Set([
   'mcp_servers',
   'context_management',
   'output_format',
+  'output_config',
 ]);
 const BLOCK_TYPES = [
   'text',
@@ -71,7 +73,8 @@ export function validateAnthropic(request: IncomingRequest): Refusal | undefined
     validateSystem(body.system) ??
     validateTools(body.tools) ??
     validateMessages(body.messages) ??
-    validateThinking(body)
+    validateThinking(body) ??
+    validateOutputConfig(body.output_config)
   );
 }
 

@@ -216,6 +216,24 @@ describe('anthropic wire', () => {
       400,
       /tool_result blocks must come first/,
     ],
+    [
+      'a structured-output object that is not closed',
+      (b) => {
+        b.output_config = { format: { type: 'json_schema', schema: { type: 'object', properties: {} } } };
+      },
+      400,
+      /'additionalProperties' must be explicitly set to false/,
+    ],
+    [
+      'a numeric bound in a structured-output schema',
+      (b) => {
+        const score = { type: 'integer', minimum: 1 };
+        const schema = { type: 'object', properties: { score }, additionalProperties: false };
+        b.output_config = { format: { type: 'json_schema', schema } };
+      },
+      400,
+      /properties\.score: 'minimum' is not supported/,
+    ],
   ];
   it.each(malformed)('rejects %s', async (_name, mutate, status, message, headers = HEADERS) => {
     const body = conversation();

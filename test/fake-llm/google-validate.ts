@@ -44,8 +44,20 @@ export function validateGoogle(request: IncomingRequest): Refusal | undefined {
     unknownKey(body, TOP_LEVEL, '') ??
     validateSystemInstruction(field(body, 'systemInstruction')) ??
     validateTools(field(body, 'tools')) ??
-    validateContents(field(body, 'contents'))
+    validateContents(field(body, 'contents')) ??
+    validateToolsWithJson(request.path, body)
   );
+}
+
+/** Gemini models before 3 refuse function declarations together with a JSON response. */
+function validateToolsWithJson(path: string, body: Record<string, unknown>): Refusal | undefined {
+  const tools = field(body, 'tools');
+  const config = field(body, 'generationConfig');
+  if (!Array.isArray(tools) || tools.length === 0 || !isRecord(config)) return undefined;
+  if (field(config, 'responseMimeType') !== 'application/json') return undefined;
+  const major = /\/models\/gemini-(\d+)(?:\.\d+)?-[^/:]*:/.exec(decodeURIComponent(path))?.[1];
+  if (major === undefined || Number(major) >= 3) return undefined;
+  return invalid("Function calling with a response mime type: 'application/json' is unsupported");
 }
 
 function validateSystemInstruction(value: unknown): Refusal | undefined {

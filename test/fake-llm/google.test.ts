@@ -190,7 +190,21 @@ describe('google wire', () => {
       400,
       /Unknown name "system": Cannot find field/,
     ],
+    [
+      'tools with a JSON response on a model before Gemini 3',
+      (b) => {
+        b.generationConfig = { responseMimeType: 'application/json' };
+      },
+      400,
+      /Function calling with a response mime type: 'application\/json' is unsupported/,
+    ],
   ];
+  it('takes tools with a JSON response from Gemini 3 on', async () => {
+    fake.enqueue({ text: '{}' });
+    const body = { ...conversation(), generationConfig: { responseMimeType: 'application/json' } };
+    expect((await post(generate('gemini-3-flash-preview'), body, KEY)).status).toBe(200);
+  });
+
   it.each(malformed)('rejects %s', async (_name, mutate, status, message, headers = KEY) => {
     const body = conversation();
     mutate(body);

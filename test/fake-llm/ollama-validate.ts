@@ -41,6 +41,31 @@ function validateTools(tools: unknown): Refusal | undefined {
     if (parameters !== undefined && !isRecord(parameters)) {
       return unmarshal(parameters, 'ToolFunction.tools.function.parameters', 'api.ToolFunctionParameters');
     }
+    const dropped = parameters === undefined ? undefined : droppedKey(tool.function.name, parameters);
+    if (dropped !== undefined) return dropped;
+  }
+  return undefined;
+}
+
+/**
+ * The real server decodes parameters into Go structs and silently drops any other key, so the
+ * model never sees it; the fake refuses instead, so that a dropped constraint cannot go unnoticed.
+ */
+const PARAMETER_KEYS = ['type', '$defs', 'items', 'required', 'properties'];
+const PROPERTY_KEYS = ['type', 'items', 'description', 'enum'];
+
+function droppedKey(tool: string, parameters: Record<string, unknown>): Refusal | undefined {
+  const unread = (where: string, key: string, read: string[]) =>
+    invalid(
+      `tool "${tool}": ${where} key "${key}" would be dropped by Ollama (it reads only ${read.join(', ')})`,
+    );
+  const extra = Object.keys(parameters).find((key) => !PARAMETER_KEYS.includes(key));
+  if (extra !== undefined) return unread('parameters', extra, PARAMETER_KEYS);
+  const properties = isRecord(parameters.properties) ? parameters.properties : {};
+  for (const [name, schema] of Object.entries(properties)) {
+    if (!isRecord(schema)) return unmarshal(schema, 'ToolFunctionParameters.properties', 'api.ToolProperty');
+    const key = Object.keys(schema).find((k) => !PROPERTY_KEYS.includes(k));
+    if (key !== undefined) return unread(`property "${name}"`, key, PROPERTY_KEYS);
   }
   return undefined;
 }

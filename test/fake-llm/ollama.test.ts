@@ -143,6 +143,33 @@ describe('ollama wire', () => {
       },
       /cannot unmarshal string into Go struct field ChatRequest\.options/,
     ],
+    [
+      'a tool parameter constraint Ollama would drop',
+      (b) => {
+        b.tools = [
+          {
+            type: 'function',
+            function: {
+              name: 'n',
+              parameters: { type: 'object', properties: { x: { type: 'integer', minimum: 1 } } },
+            },
+          },
+        ];
+      },
+      /tool "n": property "x" key "minimum" would be dropped by Ollama/,
+    ],
+    [
+      'additionalProperties in tool parameters',
+      (b) => {
+        b.tools = [
+          {
+            type: 'function',
+            function: { name: 'n', parameters: { type: 'object', additionalProperties: false } },
+          },
+        ];
+      },
+      /parameters key "additionalProperties" would be dropped/,
+    ],
   ];
   it.each(malformed)('rejects %s with 400 {"error": …}', async (_name, mutate, message) => {
     const body = conversation();

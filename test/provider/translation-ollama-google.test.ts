@@ -38,6 +38,62 @@ describe('ollama toWire', () => {
     expect(ollama.toWire(noTools())).not.toHaveProperty('options');
   });
 
+  it('reduces tool schemas to the keys Ollama reads and writes the rest into the descriptions', () => {
+    const body = ollama.toWire({
+      ...noTools(),
+      tools: [
+        {
+          name: 'fetch_rows',
+          description: 'Reads rows.',
+          parameters: {
+            $schema: 'https://json-schema.org/draft/2020-12/schema',
+            type: 'object',
+            properties: {
+              limit: { type: 'integer', description: 'How many.', minimum: 1, maximum: 50 },
+              order: { type: 'string', enum: ['asc', 'desc'] },
+              filter: { type: 'object', properties: { col: { type: 'string' } }, required: ['col'] },
+              tags: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } },
+            },
+            required: ['limit'],
+            additionalProperties: false,
+            minProperties: 1,
+          },
+        },
+        { name: 'plain', description: 'No constraints.', parameters: { type: 'object', properties: {} } },
+      ],
+    });
+    expect(body.tools).toEqual([
+      {
+        type: 'function',
+        function: {
+          name: 'fetch_rows',
+          description: 'Reads rows. (JSON Schema: {"minProperties":1})',
+          parameters: {
+            type: 'object',
+            properties: {
+              limit: { type: 'integer', description: 'How many. (JSON Schema: {"minimum":1,"maximum":50})' },
+              order: { type: 'string', enum: ['asc', 'desc'] },
+              filter: {
+                type: 'object',
+                description: 'JSON Schema: {"properties":{"col":{"type":"string"}},"required":["col"]}',
+              },
+              tags: { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } },
+            },
+            required: ['limit'],
+          },
+        },
+      },
+      {
+        type: 'function',
+        function: {
+          name: 'plain',
+          description: 'No constraints.',
+          parameters: { type: 'object', properties: {} },
+        },
+      },
+    ]);
+  });
+
   it('fromWire synthesises ollama_<i> ids and reads the counts', () => {
     const response = ollama.fromWire({
       model: 'llama3.2',

@@ -8,7 +8,7 @@ const accepted = (schema: JsonObject) =>
 
 describe('Anthropic structured-output schemas', () => {
   it('closes every object, turns oneOf into anyOf and keeps $defs / $ref', () => {
-    const schema = {
+    const schema: JsonObject = {
       $schema: 'https://json-schema.org/draft/2020-12/schema',
       type: 'object',
       properties: {

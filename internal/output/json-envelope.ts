@@ -24,6 +24,8 @@ export interface JsonEnvelope {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost?: number;
+  /** Of `output_tokens`, the reasoning tokens, when the provider reports any. */
+  reasoning_tokens?: number;
   /** OpenRouter's response cache of the last call, `HIT` or `MISS` (Go axe: only when sent). */
   cache_status?: string;
   /** The provider's reason when the last call was refused or blocked (`refused` is then true). */
@@ -87,6 +89,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     agents: result.children.map(toAgentNode),
   };
   if (result.cost !== undefined) envelope.cost = result.cost;
+  if (result.usage.reasoningTokens) envelope.reasoning_tokens = result.usage.reasoningTokens;
   if (result.cacheStatus) envelope.cache_status = result.cacheStatus;
   if (result.refusal !== undefined) envelope.refusal = result.refusal;
   if (budget.limit !== undefined) {

@@ -116,6 +116,8 @@ export function verboseSummary(outcome: RunOutcome): string[] {
         ? ' (cumulative)'
         : '';
   const lines = [`Duration: ${result.durationMs}ms`, `Tokens:   ${tokens}${qualifier}`];
+  const reasoning = result.usage.reasoningTokens;
+  if (reasoning !== undefined && reasoning > 0) lines.push(`Reasoning: ${reasoning} of the output tokens`);
   if (result.stopReason !== '') lines.push(`Stop:     ${result.stopReason}`);
   if (result.refusal !== undefined) lines.push(`Refused:  ${result.refusal}`);
   const calls = countSubAgentCalls(result.children);

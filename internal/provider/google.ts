@@ -84,11 +84,12 @@ function messageToWire(message: Message): JsonObject[] {
 function usageFromWire(metadata: JsonObject): Partial<Usage> {
   const prompt = optNumber(metadata.promptTokenCount) ?? 0;
   const cached = optNumber(metadata.cachedContentTokenCount) ?? 0;
+  const thoughts = optNumber(metadata.thoughtsTokenCount) ?? 0;
   return {
     inputTokens: Math.max(0, prompt - cached),
-    outputTokens:
-      (optNumber(metadata.candidatesTokenCount) ?? 0) + (optNumber(metadata.thoughtsTokenCount) ?? 0),
+    outputTokens: (optNumber(metadata.candidatesTokenCount) ?? 0) + thoughts,
     cacheReadTokens: cached,
+    ...(thoughts > 0 ? { reasoningTokens: thoughts } : {}),
   };
 }
 

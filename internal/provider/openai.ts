@@ -100,10 +100,17 @@ function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   if (usage === undefined) return {};
   const prompt = optNumber(usage.prompt_tokens) ?? 0;
   const cached = optNumber(optObject(usage.prompt_tokens_details)?.cached_tokens) ?? 0;
+  const completion = optNumber(usage.completion_tokens) ?? 0;
+  const reasoning = optNumber(optObject(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
+  // OpenAI counts reasoning inside completion_tokens; xAI and Gemini's OpenAI endpoint count it
+  // beside them, which their total_tokens shows.
+  const total = optNumber(usage.total_tokens);
+  const beside = reasoning > 0 && total !== undefined && total >= prompt + completion + reasoning;
   return {
     inputTokens: Math.max(0, prompt - cached),
-    outputTokens: optNumber(usage.completion_tokens) ?? 0,
+    outputTokens: completion + (beside ? reasoning : 0),
     cacheReadTokens: cached,
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }
 

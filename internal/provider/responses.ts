@@ -85,11 +85,13 @@ function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   const details = optObject(usage.input_tokens_details);
   const cached = optNumber(details?.cached_tokens) ?? 0;
   const written = optNumber(details?.cache_write_tokens) ?? 0;
+  const reasoning = optNumber(optObject(usage.output_tokens_details)?.reasoning_tokens) ?? 0;
   return {
     inputTokens: Math.max(0, input - cached - written),
     outputTokens: optNumber(usage.output_tokens) ?? 0,
     cacheReadTokens: cached,
     cacheWriteTokens: written,
+    ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),
   };
 }
 

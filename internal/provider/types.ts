@@ -84,9 +84,12 @@ export interface ChatRequest {
  */
 export interface Usage {
   inputTokens: number;
+  /** Everything the model generated, reasoning included, whichever field the server put it in. */
   outputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Of `outputTokens`, the reasoning (thinking) tokens, when the server reports them. */
+  reasoningTokens?: number;
 }
 
 export interface ChatResponse {

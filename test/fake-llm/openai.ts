@@ -56,12 +56,13 @@ function finishReason(reply: ScriptedReply): string {
 
 function usageJson(reply: ScriptedReply): JsonRecord {
   const usage = usageOf(reply);
+  const completion = usage.reasoningBeside ? usage.output - usage.reasoning : usage.output;
   return {
     prompt_tokens: usage.input,
-    completion_tokens: usage.output,
+    completion_tokens: completion,
     total_tokens: usage.input + usage.output,
     prompt_tokens_details: { cached_tokens: usage.cacheRead, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0 },
+    completion_tokens_details: { reasoning_tokens: usage.reasoning, audio_tokens: 0 },
     ...(usage.cost === undefined ? {} : { cost: usage.cost }),
   };
 }

@@ -10,6 +10,8 @@ export interface ReplyUsage {
   cacheRead: number;
   cacheWrite: number;
   cost?: number;
+  reasoning: number;
+  reasoningBeside: boolean;
 }
 
 export function usageOf(reply: ScriptedReply): ReplyUsage {
@@ -19,6 +21,8 @@ export function usageOf(reply: ScriptedReply): ReplyUsage {
     output: scripted.output ?? DEFAULT_USAGE.output,
     cacheRead: scripted.cacheRead ?? DEFAULT_USAGE.cacheRead,
     cacheWrite: scripted.cacheWrite ?? DEFAULT_USAGE.cacheWrite,
+    reasoning: scripted.reasoning ?? 0,
+    reasoningBeside: scripted.reasoningBeside ?? false,
     ...(scripted.cost === undefined ? {} : { cost: scripted.cost }),
   };
 }

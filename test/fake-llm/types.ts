@@ -84,8 +84,18 @@ export interface ScriptedReply {
   /**
    * Rendered as each wire counts: `input` is Anthropic `input_tokens` (cache excluded) and OpenAI
    * `prompt_tokens` / Gemini `promptTokenCount` (cache included). Unscripted: input 10, output 5, no cache.
+   * `reasoning` (OpenAI wire): of `output`, the reasoning tokens, inside `completion_tokens` as
+   * OpenAI counts them, or beside them as xAI does when `reasoningBeside` is set.
    */
-  usage?: { input?: number; output?: number; cacheRead?: number; cacheWrite?: number; cost?: number };
+  usage?: {
+    input?: number;
+    output?: number;
+    cacheRead?: number;
+    cacheWrite?: number;
+    cost?: number;
+    reasoning?: number;
+    reasoningBeside?: boolean;
+  };
   /** Overrides the natural stop reason of the wire. */
   stopReason?: string;
   /** OpenAI / Responses: the model's refusal text (`message.refusal`, a `refusal` content part). */

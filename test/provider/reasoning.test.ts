@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import * as google from '../../internal/provider/google.js';
 import { createProvider } from '../../internal/provider/index.js';
-import { DEFAULT_RETRY, type Message } from '../../internal/provider/types.js';
+import * as openai from '../../internal/provider/openai.js';
+import * as responses from '../../internal/provider/responses.js';
+import { DEFAULT_RETRY, type JsonObject, type Message } from '../../internal/provider/types.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { conversation, fakeLlmAndPool, settingsFor } from './helpers.js';
 
@@ -104,5 +107,67 @@ describe('reasoning round trips', () => {
         { signal: new AbortController().signal },
       ),
     ).rejects.toThrow(/Missing `reasoning_content` field in the assistant message at message index 2/);
+  });
+});
+
+describe('reasoning tokens count as output, wherever the server puts them', () => {
+  const body = (usage: JsonObject) => ({
+    id: 'x',
+    object: 'chat.completion',
+    model: 'm',
+    choices: [{ index: 0, message: { role: 'assistant', content: '4' }, finish_reason: 'stop' }],
+    usage,
+  });
+
+  it('OpenAI: inside completion_tokens (total = prompt + completion)', () => {
+    const usage = openai.fromWire(
+      body({
+        prompt_tokens: 20,
+        completion_tokens: 150,
+        total_tokens: 170,
+        completion_tokens_details: { reasoning_tokens: 128 },
+      }),
+    ).usage;
+    expect(usage).toMatchObject({ inputTokens: 20, outputTokens: 150, reasoningTokens: 128 });
+  });
+
+  it("xAI and Gemini's OpenAI endpoint: beside completion_tokens (total = prompt + completion + reasoning)", () => {
+    const usage = openai.fromWire(
+      body({
+        prompt_tokens: 20,
+        completion_tokens: 22,
+        total_tokens: 170,
+        completion_tokens_details: { reasoning_tokens: 128 },
+      }),
+    ).usage;
+    expect(usage).toMatchObject({ inputTokens: 20, outputTokens: 150, reasoningTokens: 128 });
+  });
+
+  it('Gemini thoughtsTokenCount and Responses reasoning_tokens are reported too', () => {
+    const gemini = google.fromWire({
+      candidates: [{ content: { role: 'model', parts: [{ text: '4' }] }, finishReason: 'STOP' }],
+      usageMetadata: {
+        promptTokenCount: 9,
+        candidatesTokenCount: 3,
+        thoughtsTokenCount: 40,
+        totalTokenCount: 52,
+      },
+    }).usage;
+    expect(gemini).toMatchObject({ outputTokens: 43, reasoningTokens: 40 });
+    const answer = responses.fromWire({
+      id: 'r',
+      object: 'response',
+      status: 'completed',
+      model: 'gpt-5',
+      output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '4' }] }],
+      usage: {
+        input_tokens: 9,
+        input_tokens_details: { cached_tokens: 0 },
+        output_tokens: 97,
+        output_tokens_details: { reasoning_tokens: 64 },
+        total_tokens: 106,
+      },
+    }).usage;
+    expect(answer).toMatchObject({ outputTokens: 97, reasoningTokens: 64 });
   });
 });

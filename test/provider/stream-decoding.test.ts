@@ -95,7 +95,13 @@ describe('recorded streams decode to the expected response', () => {
         { id: 'gemini_1', name: 'get_time', arguments: { zone: 'Europe/Madrid' } },
       ],
       stopReason: 'STOP',
-      usage: { inputTokens: 100, outputTokens: 61, cacheReadTokens: 20, cacheWriteTokens: 0 },
+      usage: {
+        inputTokens: 100,
+        outputTokens: 61,
+        cacheReadTokens: 20,
+        cacheWriteTokens: 0,
+        reasoningTokens: 30,
+      },
       model: 'gemini-2.5-flash',
     });
   });
@@ -111,7 +117,13 @@ describe('recorded Responses API stream', () => {
         { id: 'call_Tk3mPq9w', name: 'get_time', arguments: { zone: 'Asia/Tokyo', h24: true } },
       ],
       stopReason: 'completed',
-      usage: { inputTokens: 300, outputTokens: 97, cacheReadTokens: 512, cacheWriteTokens: 0 },
+      usage: {
+        inputTokens: 300,
+        outputTokens: 97,
+        cacheReadTokens: 512,
+        cacheWriteTokens: 0,
+        reasoningTokens: 64,
+      },
       model: 'gpt-5-mini-2025-08-07',
     });
     expect(

@@ -58,4 +58,27 @@ describe.concurrent('reasoning through the loop', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'done', stderr: '' });
     expect(fake.rejections).toEqual([]);
   });
+
+  it('xAI-style reasoning tokens beside completion_tokens count as output: budget, --json, --verbose', async () => {
+    const { home, fake } = await setup();
+    home.agent(
+      'grok',
+      agentToml('grok', { model: 'openai/grok-4', extra: ['[budget]', 'max_tokens = 100'] }),
+    );
+    const reply = { text: '4', usage: { input: 20, output: 150, reasoning: 128, reasoningBeside: true } };
+    fake.enqueue(reply, reply);
+    const args = ['run', 'grok', '--agents-dir', home.agentsDir, '-p', '2+2'];
+    const json = await runAxe([...args, '--json'], { env: home.env(fake.url) });
+    // 20 + 150 is over the budget of 100 (counting completion_tokens alone, 20 + 22 was not).
+    expect(json.code).toBe(4);
+    const verbose = await runAxe(args.concat('--verbose'), { env: home.env(fake.url) });
+    expect(verbose.stderr).toContain('Tokens:   20 input, 150 output (cumulative, budget: 170/100)');
+    expect(verbose.stderr).toContain('Reasoning: 128 of the output tokens');
+    home.agent('free', agentToml('free', { model: 'openai/grok-4' }));
+    fake.enqueue(reply);
+    const free = await runAxe(['run', 'free', '--agents-dir', home.agentsDir, '-p', '2+2', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(JSON.parse(free.stdout)).toMatchObject({ output_tokens: 150, reasoning_tokens: 128 });
+  });
 });

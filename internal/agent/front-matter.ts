@@ -13,6 +13,15 @@ export interface FrontMatter {
  */
 export function splitFrontMatter(text: string, file: string): FrontMatter {
   const opening = /^---([^\r\n]*)\r?\n/.exec(text);
+  const misplaced = opening ? undefined : misplacedOpening(text);
+  if (misplaced) throw new FileProblem(file, misplaced.message, { line: misplaced.line });
+  if (opening && /^-+[ \t]*$/.test(opening[1] ?? '')) {
+    throw new FileProblem(
+      file,
+      `front-matter opens with "${opening[0].trim()}": write exactly "---" (three dashes) on the first line`,
+      { line: 1 },
+    );
+  }
   if (!opening) {
     throw new FileProblem(
       file,
@@ -32,12 +41,41 @@ export function splitFrontMatter(text: string, file: string): FrontMatter {
   }
   const rest = text.slice(opening[0].length);
   const closing = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m.exec(rest);
-  if (!closing)
+  if (!closing) {
+    const near = /^([ \t]+---|-{4,})[ \t]*\r?$/m.exec(rest);
+    if (near) {
+      const line = 2 + rest.slice(0, near.index).split('\n').length - 1;
+      const what = near[0].trim().startsWith('----') ? `"${near[0].trim()}"` : 'an indented "---"';
+      throw new FileProblem(
+        file,
+        `front-matter closes with ${what}: write exactly "---" at the start of the line`,
+        { line },
+      );
+    }
     throw new FileProblem(file, 'front-matter is not closed: add a line "---" after the fields', { line: 1 });
+  }
   return {
     yaml: rest.slice(0, closing.index),
     body: rest.slice(closing.index + closing[0].length),
     lineOffset: 1,
+  };
+}
+
+/** A front-matter that is there but not where it must be: indented, or after blank lines. */
+function misplacedOpening(text: string): { message: string; line: number } | undefined {
+  const found = /^(\s*?)([ \t]*)---[ \t]*\r?\n/.exec(text);
+  if (!found) return undefined;
+  const line = (found[1] ?? '').split('\n').length;
+  if ((found[2] ?? '') !== '') {
+    return {
+      message:
+        'the front-matter\'s "---" is indented: start it (and the closing "---") at the beginning of the line',
+      line,
+    };
+  }
+  return {
+    message: 'the front-matter must start on the first line: remove what comes before its "---"',
+    line,
   };
 }
 

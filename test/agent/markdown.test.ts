@@ -198,6 +198,24 @@ Lead.
     expect(await errorOf('---\n- a\n- b\n---\nhi\n')).toMatch(/front-matter must be a YAML mapping/);
   });
 
+  it('says exactly what to fix in a misplaced or misdrawn front-matter', async () => {
+    expect(await errorOf('  ---\n  name: x\n  ---\nhi\n')).toMatch(
+      /helper\.md:1: the front-matter's "---" is indented: start it/,
+    );
+    expect(await errorOf('\n\n---\nname: x\n---\nhi\n')).toMatch(
+      /helper\.md:3: the front-matter must start on the first line/,
+    );
+    expect(await errorOf('-----\nname: x\n-----\nhi\n')).toMatch(
+      /helper\.md:1: front-matter opens with "-----": write exactly "---"/,
+    );
+    expect(await errorOf('---\nname: x\n----------\nhi\n')).toMatch(
+      /helper\.md:3: front-matter closes with "----------": write exactly "---"/,
+    );
+    expect(await errorOf('---\nname: x\n  ---\nhi\n')).toMatch(
+      /helper\.md:3: front-matter closes with an indented "---"/,
+    );
+  });
+
   it('names unknown keys with a did-you-mean and the line, using the key as written', async () => {
     // Claude Code and opencode ignore keys they do not know (`category:`, `version:`): so does axe.
     const spec = await load('---\nname: x\ndescripton: d\ncategory: review\n---\nhi\n');

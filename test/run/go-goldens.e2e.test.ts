@@ -1,8 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { e2eHomes, runAxe, type TempHome } from './cli.js';
+import { e2eHomes, REPO_ROOT, runAxe, type TempHome } from './cli.js';
+import { expectRequestGolden } from './request-goldens.js';
 
 /**
  * Go axe v1.8's golden tests (`cmd/golden_test.go`, `cmd/testdata/golden/{dry-run,json}`), written
@@ -232,8 +233,44 @@ describe.concurrent("Go axe's golden files", () => {
       expect(result.stderr).toBe('');
       expect(result.code).toBe(0);
       expect(maskJson(result.stdout)).toBe(`${JSON.stringify(JSON_GOLDENS[agent], null, 2)}\n`);
+      expectRequestGolden(`go-${agent}`, fake.requests, (text) => text.replaceAll(cwd, '{{WORKDIR}}'));
     });
   }
+});
+
+describe("the shipped example's requests", () => {
+  it('team-lead and its two reviewers send what they sent before the sub-agent work', async () => {
+    const { home, fake } = await setup();
+    fake.respond((request) => {
+      if (!request.toolNames.includes('call_agent'))
+        return { text: `findings of ${request.system.slice(0, 40)}` };
+      if (request.toolResults.length > 0) return { text: 'REQUEST CHANGES' };
+      return {
+        toolCalls: [
+          {
+            id: 'c1',
+            name: 'call_agent',
+            arguments: { agent: 'security-reviewer', task: 'security', context: 'diff' },
+          },
+          {
+            id: 'c2',
+            name: 'call_agent',
+            arguments: { agent: 'style-reviewer', task: 'style', context: 'diff' },
+          },
+        ],
+      };
+    });
+    const examples = path.join(REPO_ROOT, 'agents/examples');
+    const diff = readFileSync(path.join(examples, 'sample.diff'), 'utf8');
+    const result = await runAxe(['run', 'team-lead', '--agents-dir', examples], {
+      env: home.env(fake.url),
+      cwd: home.root,
+      stdin: diff,
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'REQUEST CHANGES' });
+    expect(fake.requests).toHaveLength(4);
+    expectRequestGolden('shipped-example', fake.requests, (text) => text.replaceAll(home.root, '{{HOME}}'));
+  });
 });
 
 describe.concurrent("Go axe's --verbose", () => {

@@ -47,6 +47,9 @@ export class RuntimeError extends AxeError {
 /** The model declined, or a safety system blocked its answer, and there is no answer (exit 1). */
 export class RefusalError extends RuntimeError {}
 
+/** The agent used all its turns and still called tools (exit 1, Go axe's error). */
+export class TurnLimitError extends RuntimeError {}
+
 /** The run itself succeeded, but its `--record` cassette could not be written (exit 1, after the answer). */
 export class RecordingError extends RuntimeError {}
 

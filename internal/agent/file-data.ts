@@ -19,7 +19,13 @@ export interface AgentFileData {
   allowed_hosts?: string[];
   sub_agents?: string[];
   max_turns?: number;
-  sub_agents_config?: { max_depth?: number; parallel?: boolean; timeout?: number; max_parallel?: number };
+  sub_agents_config?: {
+    max_depth?: number;
+    parallel?: boolean;
+    timeout?: number;
+    max_parallel?: number;
+    result_format?: 'text' | 'json';
+  };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {
     temperature?: number;

@@ -45,6 +45,8 @@ model = "provider/model-name"
 # timeout = 120
 # (axe) run-wide limit of concurrent sub-agent calls
 # max_parallel = 16
+# (axe) what call_agent returns: "text" (Go's) or "json" (status, result, tokens, files, …)
+# result_format = "text"
 
 # MCP server connections (optional)
 # [[mcp_servers]]

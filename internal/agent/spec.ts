@@ -61,6 +61,8 @@ export interface SubAgentsConfig {
   timeout: number;
   /** Run-wide concurrency limit when set in the file (env AXE_MAX_PARALLEL, default 16, otherwise). */
   maxParallel?: number;
+  /** What `call_agent` returns: Go's text contract, or one JSON object per call. */
+  resultFormat: 'text' | 'json';
 }
 
 export interface MemoryConfig {

@@ -65,6 +65,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       parallel: subAgents.parallel ?? true,
       timeout: subAgents.timeout ?? 0,
       ...(subAgents.max_parallel !== undefined ? { maxParallel: subAgents.max_parallel } : {}),
+      resultFormat: subAgents.result_format ?? 'text',
     },
     memory: {
       enabled: memory.enabled ?? false,

@@ -64,7 +64,10 @@ export interface JsonAgentNode {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost?: number;
+  turns: number;
   tool_calls: number;
+  files_read: string[];
+  files_modified: string[];
   error?: string;
   children: JsonAgentNode[];
 }
@@ -139,7 +142,10 @@ function toAgentNode(result: AgentRunResult): JsonAgentNode {
     output_tokens: result.usage.outputTokens,
     cache_read_tokens: result.usage.cacheReadTokens,
     cache_write_tokens: result.usage.cacheWriteTokens,
+    turns: result.turns,
     tool_calls: result.toolCalls,
+    files_read: result.filesRead,
+    files_modified: result.filesModified,
     children: result.children.map(toAgentNode),
   };
   if (result.cost !== undefined) node.cost = result.cost;

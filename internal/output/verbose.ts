@@ -49,7 +49,7 @@ export function createVerboseFormatter(run?: VerboseRunInfo): (event: RunEvent) 
         ];
       case 'agent.end':
         if (event.depth === 0) return [];
-        if (event.status === 'ok') {
+        if (event.status === 'completed') {
           return [
             `[sub-agent] "${event.agent}" completed in ${event.durationMs}ms (${event.chars} chars returned)`,
           ];

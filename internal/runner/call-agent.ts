@@ -11,12 +11,21 @@ import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failedBeforeStart, type SettledRun, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
-/** The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it. */
-export function callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec {
+const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
+
+/**
+ * The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it; with
+ * `result_format = "json"`, one sentence more says what a result holds.
+ */
+export function callAgentToolSpec(allowedAgents: readonly string[], resultFormat: 'text' | 'json'): ToolSpec {
   const list = allowedAgents.join(', ');
+  const json =
+    resultFormat === 'json'
+      ? ` Each result is a JSON object: status (${JSON_STATUSES}), result, agent_id, turns_used, tool_calls, total_tokens, duration_seconds, files_read, files_modified and, unless completed, error.`
+      : '';
   return {
     name: CALL_AGENT_TOOL_NAME,
-    description: `Delegate a task to a sub-agent. The sub-agent runs independently with its own context and returns only its final result. Available agents: ${list}`,
+    description: `Delegate a task to a sub-agent. The sub-agent runs independently with its own context and returns only its final result. Available agents: ${list}${json}`,
     parameters: {
       type: 'object',
       properties: {
@@ -126,7 +135,7 @@ async function runSubAgent(
     if ('spec' in loaded) {
       ({ result } = await options.runSettled(loaded.spec, subAgentUserMessage(args.task, args.context), ctx));
       output =
-        result.status === 'ok'
+        result.status === 'completed'
           ? { content: result.content, isError: false }
           : toolFailure(failure(args.agent, result));
     } else {
@@ -134,6 +143,7 @@ async function runSubAgent(
       result = failedBeforeStart(where, 'error', loaded.error, Date.now() - started);
       output = toolFailure(loaded.error);
     }
+    if (options.spec.subAgentsConfig.resultFormat === 'json') output = jsonResult(result);
     emitEvent(ctx, args.agent, {
       type: 'agent.end',
       status: result.status,
@@ -157,6 +167,32 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
       error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
     return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
   }
+}
+
+/** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */
+function jsonResult(result: AgentRunResult): ToolOutput {
+  const outcome = {
+    status: result.status,
+    result: result.content,
+    agent_id: result.path,
+    turns_used: result.turns,
+    tool_calls: result.toolCalls,
+    total_tokens: treeTokens(result),
+    duration_seconds: Math.round(result.durationMs) / 1000,
+    files_read: result.filesRead,
+    files_modified: result.filesModified,
+    // The parent model reads this: an error that echoed a key must not hand it over.
+    ...(result.error !== undefined ? { error: maskSecrets(result.error) } : {}),
+  };
+  return { content: JSON.stringify(outcome), isError: result.status !== 'completed' };
+}
+
+/** Input + output tokens of an agent and every agent it called. */
+function treeTokens(result: AgentRunResult): number {
+  return result.children.reduce(
+    (sum, child) => sum + treeTokens(child),
+    result.usage.inputTokens + result.usage.outputTokens,
+  );
 }
 
 /** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */

@@ -9,7 +9,12 @@ import type { Usage } from '../provider/types.js';
  */
 export type RunEvent = { path: string; agent: string; depth: number; time: number } & RunEventBody;
 
-export type AgentStatus = 'ok' | 'error' | 'timeout' | 'cancelled' | 'budget';
+/**
+ * How an agent run ended: its answer, `budget_exceeded` (the token budget), `timeout` (its own or
+ * the run's deadline), `max_turns` (still calling tools at the turn limit), `cancelled` (Ctrl-C),
+ * or `error` (anything else: a provider error, a refusal, a sub-agent file that does not load).
+ */
+export type AgentStatus = 'completed' | 'budget_exceeded' | 'timeout' | 'max_turns' | 'cancelled' | 'error';
 
 export type RunEventBody =
   | { type: 'agent.start'; model: string; task: string }

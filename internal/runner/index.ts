@@ -11,7 +11,7 @@
  *     and `outcome.result.content` the answer so far. Everything it opened is closed on return.
  *     Events (request.emit), each with path / agent / depth / time:
  *       agent.start, agent.end  — sub-agents only (depth >= 1), in the order they start / end;
- *                                 agent.end.status ok | error | timeout | cancelled | budget
+ *                                 agent.end.status completed | budget_exceeded | timeout | max_turns | cancelled | error
  *       turn.start, turn.end, tool.start, tool.end, retry — every agent of the tree
  *       text.delta              — depth 0 only, only when request.stream (every turn's text)
  *       mcp, warning            — MCP connection lines and warnings of the agents' toolsets
@@ -23,7 +23,7 @@
  *     (for the memory file). The run
  *     uses this same function, so `--dry-run` and the run never disagree. Throws ConfigError.
  *
- *   callAgentToolSpec(allowedAgents: readonly string[]): ToolSpec   // §3.6, word for word
+ *   callAgentToolSpec(allowedAgents, resultFormat): ToolSpec   // §3.6, word for word (+ json)
  *   subAgentUserMessage(task: string, context?: string): string      // `Task: …\n\nContext:\n…`
  *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string

@@ -1,5 +1,5 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import { errorMessage, ProviderError, RuntimeError } from '../errors.js';
+import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
 import {
   type ChatRequest,
   type ChatResponse,
@@ -112,7 +112,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       return;
     }
     if (response.content !== '') state.content = response.content;
-    if (turn >= limit) throw new RuntimeError(`agent exceeded maximum conversation turns (${limit})`);
+    if (turn >= limit) throw new TurnLimitError(`agent exceeded maximum conversation turns (${limit})`);
 
     messages.push({
       role: 'assistant',

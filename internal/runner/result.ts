@@ -1,8 +1,9 @@
+import { posix } from 'node:path';
 import type { AxeError } from '../errors.js';
 import { emptyUsage } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
-import type { AgentRunResult } from './types.js';
+import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** How an agent run ended: never a throw, the error (if any) typed for its exit code. */
 export interface SettledRun {
@@ -30,9 +31,36 @@ export function failedBeforeStart(
     durationMs,
     toolCalls: 0,
     toolCallDetails: [],
+    filesRead: [],
+    filesModified: [],
     children: [],
     error,
   };
+}
+
+const READS = new Set(['read_file']);
+const WRITES = new Set(['write_file', 'edit_file']);
+
+/**
+ * The files an agent's built-in file tools read and changed, each once, in call order: the path
+ * as the model gave it (normalised), under `$AXE_ARTIFACT_DIR/` for an artifact. Failed calls
+ * touched nothing.
+ */
+export function filesTouched(details: readonly ToolCallDetail[]): {
+  filesRead: string[];
+  filesModified: string[];
+} {
+  const read = new Set<string>();
+  const modified = new Set<string>();
+  for (const detail of details) {
+    const input = detail.input as { path?: unknown; artifact?: unknown } | null;
+    if (detail.isError || typeof input?.path !== 'string') continue;
+    const artifact = input.artifact === true || input.artifact === 'true';
+    const file = artifact ? posix.join('$AXE_ARTIFACT_DIR', input.path) : posix.normalize(input.path);
+    if (READS.has(detail.name)) read.add(file);
+    if (WRITES.has(detail.name)) modified.add(file);
+  }
+  return { filesRead: [...read], filesModified: [...modified] };
 }
 
 const DETAIL_OUTPUT_BYTES = 1024;

@@ -10,6 +10,7 @@ import {
   ProviderError,
   RefusalError,
   RuntimeError,
+  TurnLimitError,
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
@@ -21,7 +22,7 @@ import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from '
 import type { AgentStatus, RunEventBody } from './events.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
-import type { SettledRun } from './result.js';
+import { filesTouched, type SettledRun } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /**
@@ -100,7 +101,7 @@ export async function runAgentSettled(
     // Go axe remembers fully successful runs only: not one whose last call overran the budget.
     if (memory && ctx.budget.overrun() === undefined)
       await remember(spec, ctx, memory.file, input, state.content);
-    return { result: toResult(spec, ctx, state, provider, started, 'ok') };
+    return { result: toResult(spec, ctx, state, provider, started, 'completed') };
   } catch (thrown) {
     const error = typedError(thrown, ctx, provider);
     const status = statusOf(error);
@@ -162,7 +163,7 @@ async function buildTools(
   }
   if (resolved.callsAgents) {
     prefetchSubAgents(spec.subAgents, ctx);
-    specs.push(callAgentToolSpec(spec.subAgents));
+    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig.resultFormat));
     handlers.set(
       CALL_AGENT_TOOL_NAME,
       callAgentHandler({ spec, ctx, model: resolved.model, runSettled: runAgentSettled }),
@@ -229,8 +230,9 @@ function deadlineError(seconds: number, provider: string): ProviderError {
 }
 
 function statusOf(error: AxeError): AgentStatus {
-  if (error instanceof BudgetError) return 'budget';
+  if (error instanceof BudgetError) return 'budget_exceeded';
   if (error instanceof DeadlineError) return 'timeout';
+  if (error instanceof TurnLimitError) return 'max_turns';
   if (error instanceof CancelledError) return 'cancelled';
   return 'error';
 }
@@ -261,6 +263,7 @@ function toResult(
     durationMs: Date.now() - started,
     toolCalls: state.toolCallDetails.length,
     toolCallDetails: state.toolCallDetails,
+    ...filesTouched(state.toolCallDetails),
     children: state.children,
     ...(error !== undefined ? { error } : {}),
   };

@@ -77,6 +77,9 @@ export interface AgentRunResult {
   durationMs: number;
   toolCalls: number;
   toolCallDetails: ToolCallDetail[];
+  /** Files its successful `read_file` calls read, and `write_file` / `edit_file` calls changed. */
+  filesRead: string[];
+  filesModified: string[];
   /** Sub-agent calls made by this agent, in call order, each with its own children. */
   children: AgentRunResult[];
   /** Set when status is not ok. */

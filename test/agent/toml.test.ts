@@ -114,7 +114,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       disallowedTools: [],
       allowedHosts: [],
       subAgents: [],
-      subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0 },
+      subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text' },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },
       params: {},
       retry: { maxRetries: 2, backoff: 'exponential', initialDelayMs: 500, maxDelayMs: 30000 },

@@ -58,8 +58,8 @@ describe('budget under a wide fan-out', () => {
     expect(envelope.budget_used_tokens - limit).toBeLessThanOrEqual(maxInFlight() * CHILD_TOKENS);
     const statuses = envelope.agents.map((agent) => agent.status);
     expect(statuses).toHaveLength(200);
-    expect(statuses.filter((status) => status === 'ok')).toHaveLength(childCalls);
-    expect(statuses.filter((status) => status === 'budget')).toHaveLength(200 - childCalls);
+    expect(statuses.filter((status) => status === 'completed')).toHaveLength(childCalls);
+    expect(statuses.filter((status) => status === 'budget_exceeded')).toHaveLength(200 - childCalls);
   });
 
   it('a budget far from its limit keeps the fan-out parallel', async () => {

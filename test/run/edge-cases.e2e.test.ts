@@ -55,7 +55,7 @@ describe('sub-agent failures (§5.7)', () => {
       'keyless:error',
       'badmodel:error',
       'limited:error',
-      'looper:error',
+      'looper:max_turns',
     ]);
   });
 });

@@ -21,7 +21,7 @@ function result(overrides: Partial<AgentRunResult> = {}): AgentRunResult {
     agent: 'lead',
     path: 'lead',
     depth: 0,
-    status: 'ok',
+    status: 'completed',
     content: 'final answer',
     model: 'anthropic/claude-x',
     stopReason: 'end_turn',
@@ -31,6 +31,8 @@ function result(overrides: Partial<AgentRunResult> = {}): AgentRunResult {
     durationMs: 1234,
     toolCalls: 0,
     toolCallDetails: [],
+    filesRead: [],
+    filesModified: [],
     children: [],
     ...overrides,
   };
@@ -52,7 +54,7 @@ const baseView: DryRunView = {
   tools: [],
   mcpServers: [],
   subAgents: [],
-  subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0 },
+  subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text' },
 };
 
 describe('dry-run layout', () => {
@@ -100,7 +102,7 @@ describe('dry-run layout', () => {
       maxTokens: 512,
       budgetMaxTokens: 9000,
       subAgents: ['basic', 'with_skill'],
-      subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60 },
+      subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60, resultFormat: 'text' },
       mcpServers: [
         {
           name: 'fs',
@@ -233,7 +235,7 @@ describe('verbose lines', () => {
       `[sub-agent] Calling "helper" (depth 1) with task: ${'x'.repeat(80)}...`,
     ]);
     const end = { type: 'agent.end', durationMs: 12, usage: usage(1, 1), chars: 5 } as const;
-    expect(format(event({ ...end, status: 'ok' }, 1, 'helper'))).toEqual([
+    expect(format(event({ ...end, status: 'completed' }, 1, 'helper'))).toEqual([
       '[sub-agent] "helper" completed in 12ms (5 chars returned)',
     ]);
     expect(format(event({ ...end, status: 'error', error: 'boom' }, 1, 'helper'))).toEqual([
@@ -351,7 +353,11 @@ describe('run renderer', () => {
     renderer.emit({ ...event({ type: 'agent.start', model: 'm', task: 't' }, 1, 'a'), path: 'lead/a' });
     renderer.emit({ ...event({ type: 'agent.start', model: 'm', task: 't' }, 1, 'b'), path: 'lead/b' });
     renderer.emit({
-      ...event({ type: 'agent.end', status: 'ok', durationMs: 1, usage: usage(0, 0), chars: 0 }, 1, 'a'),
+      ...event(
+        { type: 'agent.end', status: 'completed', durationMs: 1, usage: usage(0, 0), chars: 0 },
+        1,
+        'a',
+      ),
       path: 'lead/a',
     });
     expect(renderer.inFlight()).toEqual(['lead/b']);

@@ -74,7 +74,9 @@ describe.concurrent('axe run', () => {
       ],
       refused: false,
       retry_attempts: 0,
-      agents: [{ agent: 'helper', depth: 1, status: 'ok', input_tokens: 7, output_tokens: 3, children: [] }],
+      agents: [
+        { agent: 'helper', depth: 1, status: 'completed', input_tokens: 7, output_tokens: 3, children: [] },
+      ],
     });
     expect(envelope.duration_ms).toBeGreaterThanOrEqual(0);
     expect(envelope).not.toHaveProperty('budget_max_tokens');

@@ -12,7 +12,12 @@ describe('the turn loop', () => {
     t.llm.enqueue({ text: 'just text', usage: { input: 7, output: 3 } });
     const { outcome } = await t.home.run('solo');
     expect(outcome.error).toBeUndefined();
-    expect(outcome.result).toMatchObject({ status: 'ok', content: 'just text', turns: 1, toolCalls: 0 });
+    expect(outcome.result).toMatchObject({
+      status: 'completed',
+      content: 'just text',
+      turns: 1,
+      toolCalls: 0,
+    });
     expect(outcome.result.usage).toMatchObject({ inputTokens: 7, outputTokens: 3 });
     expect(t.llm.requests).toHaveLength(1);
     expect(hasToolsKey(t.llm.requests[0]!)).toBe(false);
@@ -63,14 +68,14 @@ describe('the turn loop', () => {
     expect(second?.toolResults[0]?.isError).not.toBe(true);
 
     const { result } = outcome;
-    expect(result).toMatchObject({ content: 'final answer', turns: 2, toolCalls: 1, status: 'ok' });
+    expect(result).toMatchObject({ content: 'final answer', turns: 2, toolCalls: 1, status: 'completed' });
     expect(result.usage).toMatchObject({ inputTokens: 20, outputTokens: 10 });
     expect(result.children).toHaveLength(1);
     expect(result.children[0]).toMatchObject({
       agent: 'helper',
       path: 'boss/call_agent#1:helper',
       depth: 1,
-      status: 'ok',
+      status: 'completed',
       content: 'helper answer',
       usage: { inputTokens: 100, outputTokens: 50 },
     });
@@ -78,7 +83,7 @@ describe('the turn loop', () => {
     const kinds = events.map((e) => `${e.type}@${e.depth}`);
     expect(kinds).toContain('agent.start@1');
     expect(kinds).toContain('agent.end@1');
-    expect(events.find((e) => e.type === 'agent.end')).toMatchObject({ status: 'ok', chars: 13 });
+    expect(events.find((e) => e.type === 'agent.end')).toMatchObject({ status: 'completed', chars: 13 });
   });
 
   it('answers bad calls with error results in the spec words and carries on', async () => {
@@ -121,7 +126,7 @@ describe('the turn loop', () => {
     expect(outcome.result.children.map((c) => `${c.agent}:${c.status}`)).toEqual([
       'ghost:error',
       'flaky:error',
-      'helper:ok',
+      'helper:completed',
     ]);
   });
 
@@ -158,7 +163,7 @@ describe('the turn loop', () => {
     expect(outcome.error).toBeInstanceOf(BudgetError);
     expect(outcome.error?.message).toBe('budget exceeded: used 30 of 20 tokens');
     expect(outcome.error?.exitCode).toBe(4);
-    expect(outcome.result).toMatchObject({ status: 'budget', content: 'Answer so far.' });
+    expect(outcome.result).toMatchObject({ status: 'budget_exceeded', content: 'Answer so far.' });
     expect(outcome.budget).toEqual({ used: 30, limit: 20 });
     expect(t.llm.requests).toHaveLength(2);
   });

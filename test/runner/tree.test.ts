@@ -196,7 +196,7 @@ describe('deadlines and cancellation', () => {
       'Error: sub-agent "sleepy" failed - timeout after 1s. You may retry or proceed without this result.',
       'quick',
     ]);
-    expect(outcome.result.children.map((c) => c.status)).toEqual(['timeout', 'ok']);
+    expect(outcome.result.children.map((c) => c.status)).toEqual(['timeout', 'completed']);
     expect(events.find((e) => e.type === 'agent.end' && e.agent === 'sleepy')).toMatchObject({
       status: 'timeout',
     });

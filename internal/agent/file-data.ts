@@ -24,6 +24,9 @@ export interface AgentFileData {
     parallel?: boolean;
     timeout?: number;
     max_parallel?: number;
+    max_tool_calls?: number;
+    max_turns?: number;
+    max_tokens?: number;
     result_format?: 'text' | 'json';
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
@@ -49,7 +52,7 @@ export interface AgentFileData {
     initial_delay_ms?: number;
     max_delay_ms?: number;
   };
-  budget?: { max_tokens?: number };
+  budget?: { max_tokens?: number; max_tool_calls?: number; max_turns?: number; timeout?: number };
   artifacts?: { enabled?: boolean; dir?: string; default_write?: boolean };
   mcp_servers?: McpServerData[];
 }

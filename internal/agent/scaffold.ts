@@ -45,6 +45,10 @@ model = "provider/model-name"
 # timeout = 120
 # (axe) run-wide limit of concurrent sub-agent calls
 # max_parallel = 16
+# (axe) defaults for each sub-agent call: tool calls, turns, tokens of its subtree
+# max_tool_calls = 15
+# max_turns = 10
+# max_tokens = 20000
 # (axe) what call_agent returns: "text" (Go's) or "json" (status, result, tokens, files, …)
 # result_format = "text"
 
@@ -86,6 +90,10 @@ model = "provider/model-name"
 
 # [budget]
 # max_tokens = 0
+# (axe) this agent's own limits: it stops with its answer so far
+# max_tool_calls = 15
+# max_turns = 10
+# timeout = 300
 
 # [artifacts]
 # enabled = false

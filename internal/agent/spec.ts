@@ -37,7 +37,11 @@ export interface AgentSpec {
   memory: MemoryConfig;
   params: ModelParams;
   retry: RetryPolicy;
-  budget: { maxTokens?: number };
+  /**
+   * `maxTokens`: the tree-wide token budget (Go's; read from the top-level agent only). The rest
+   * are this agent's own limits, wherever it runs in the tree.
+   */
+  budget: AgentBudget;
   artifacts: ArtifactsConfig;
   mcpServers: McpServerSpec[];
   /** Claude-style `maxTurns`; undefined = the hard limit (50). */
@@ -53,6 +57,14 @@ export interface ModelRef {
   model: string;
 }
 
+export interface AgentBudget {
+  maxTokens?: number;
+  maxToolCalls?: number;
+  maxTurns?: number;
+  /** Seconds. */
+  timeout?: number;
+}
+
 export interface SubAgentsConfig {
   /** Effective max depth, 1..5 (0 in the file means the default 3). */
   maxDepth: number;
@@ -61,6 +73,10 @@ export interface SubAgentsConfig {
   timeout: number;
   /** Run-wide concurrency limit when set in the file (env AXE_MAX_PARALLEL, default 16, otherwise). */
   maxParallel?: number;
+  /** Defaults for each sub-agent call: tool calls, turns, and tokens of its subtree. */
+  childMaxToolCalls?: number;
+  childMaxTurns?: number;
+  childMaxTokens?: number;
   /** What `call_agent` returns: Go's text contract, or one JSON object per call. */
   resultFormat: 'text' | 'json';
 }

@@ -65,6 +65,9 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       parallel: subAgents.parallel ?? true,
       timeout: subAgents.timeout ?? 0,
       ...(subAgents.max_parallel !== undefined ? { maxParallel: subAgents.max_parallel } : {}),
+      ...(subAgents.max_tool_calls !== undefined ? { childMaxToolCalls: subAgents.max_tool_calls } : {}),
+      ...(subAgents.max_turns !== undefined ? { childMaxTurns: subAgents.max_turns } : {}),
+      ...(subAgents.max_tokens ? { childMaxTokens: subAgents.max_tokens } : {}),
       resultFormat: subAgents.result_format ?? 'text',
     },
     memory: {
@@ -91,7 +94,12 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       initialDelayMs: retry.initial_delay_ms ?? DEFAULT_RETRY.initialDelayMs,
       maxDelayMs: retry.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
     },
-    budget: data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {},
+    budget: {
+      ...(data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {}),
+      ...(data.budget?.max_tool_calls !== undefined ? { maxToolCalls: data.budget.max_tool_calls } : {}),
+      ...(data.budget?.max_turns !== undefined ? { maxTurns: data.budget.max_turns } : {}),
+      ...(data.budget?.timeout !== undefined ? { timeout: data.budget.timeout } : {}),
+    },
     artifacts: {
       enabled: data.artifacts?.enabled ?? false,
       ...(given(data.artifacts?.dir) ? { dir: expand(data.artifacts.dir, 'artifacts.dir') } : {}),

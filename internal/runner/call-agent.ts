@@ -6,7 +6,13 @@ import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { childContext, effectiveAllowedHosts, emitEvent, type RunContext } from './context.js';
+import {
+  childContext,
+  effectiveAllowedHosts,
+  emitEvent,
+  type RunContext,
+  shorterTimeout,
+} from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failedBeforeStart, type SettledRun, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -115,12 +121,20 @@ async function runSubAgent(
 ): Promise<ExecutedCall> {
   const started = Date.now();
   const loaded = await loadSpec(args.agent, options.ctx);
+  const own = 'spec' in loaded ? loaded.spec.budget : {};
+  const defaults = options.spec.subAgentsConfig;
   const child = childContext(options.ctx, {
     agent: args.agent,
     callNumber,
-    timeoutSeconds: options.spec.subAgentsConfig.timeout,
+    timeoutSeconds: shorterTimeout(defaults.timeout, own.timeout),
     parentModel: options.model,
     parentAllowedHosts: effectiveAllowedHosts(options.spec, options.ctx),
+    // A sub-agent's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
+    limits: options.ctx.limits.child({
+      ...smaller('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls),
+      ...smaller('maxTurns', own.maxTurns, defaults.childMaxTurns),
+      ...smaller('maxTokens', undefined, defaults.childMaxTokens),
+    }),
   });
   try {
     const { ctx } = child;
@@ -137,7 +151,9 @@ async function runSubAgent(
       output =
         result.status === 'completed'
           ? { content: result.content, isError: false }
-          : toolFailure(failure(args.agent, result));
+          : result.stopped !== undefined
+            ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
+            : toolFailure(failure(args.agent, result));
     } else {
       const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
       result = failedBeforeStart(where, 'error', loaded.error, Date.now() - started);
@@ -167,6 +183,16 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
       error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
     return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
   }
+}
+
+/** `{ [key]: the smaller of two optional limits }`, or nothing when neither is set. */
+function smaller<K extends string>(
+  key: K,
+  a: number | undefined,
+  b: number | undefined,
+): Partial<Record<K, number>> {
+  const values = [a, b].filter((v): v is number => v !== undefined);
+  return values.length === 0 ? {} : ({ [key]: Math.min(...values) } as Partial<Record<K, number>>);
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

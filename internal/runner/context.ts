@@ -8,6 +8,7 @@ import type { Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
+import type { LimitScope } from './limits.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
@@ -40,6 +41,8 @@ export interface RunContext {
   /** ...and that deadline's timeout in seconds, for `timeout after <N>s`. */
   readonly deadlineSeconds: number | undefined;
   readonly budget: Budget;
+  /** This agent's own limits, nested in its callers' (tool calls, tokens, turns). */
+  readonly limits: LimitScope;
   readonly limiter: Limiter;
   readonly emit: EmitEvent;
   readonly providers: ProviderSource;
@@ -84,10 +87,12 @@ export function childContext(
     timeoutSeconds: number;
     parentModel: ModelRef;
     parentAllowedHosts: readonly string[];
+    limits: LimitScope;
   },
 ): ChildContext {
   const base = {
     ...parent,
+    limits: options.limits,
     path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
     depth: parent.depth + 1,
     stream: false,
@@ -195,4 +200,10 @@ export function effectiveAllowedHosts(spec: AgentSpec, ctx: RunContext): string[
 /** Emits an event stamped with this agent's place in the tree. */
 export function emitEvent(ctx: RunContext, agent: string, body: RunEventBody): void {
   ctx.emit({ path: ctx.path, agent, depth: ctx.depth, time: Date.now(), ...body });
+}
+
+/** Of two timeouts in seconds (0 or undefined: none), the one that ends first. */
+export function shorterTimeout(a: number, b: number | undefined): number {
+  if (b === undefined || b <= 0) return a;
+  return a > 0 && a <= b ? a : b;
 }

@@ -14,6 +14,7 @@ import {
 import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
+import { LimitReachedError } from './limits.js';
 import { detailOutput, toolFailure } from './result.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
@@ -81,8 +82,11 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const messages: Message[] = [...request.messages];
   let pending = 0;
 
+  const ownTurns = ctx.limits.limits.maxTurns;
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
+    const spent = ctx.limits.stop('tokens');
+    if (spent) throw spent;
     const turnRequest = { ...request, messages: [...messages] };
     const release = await ctx.budget.reserve(turnRequest, ctx.signal);
     emitEvent(ctx, setup.agent, {
@@ -95,6 +99,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     try {
       response = await send(setup, state, turnRequest);
       ctx.budget.add(response.usage);
+      ctx.limits.addTokens(response.usage.inputTokens + response.usage.outputTokens);
     } finally {
       release();
     }
@@ -112,7 +117,13 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       return;
     }
     if (response.content !== '') state.content = response.content;
+    // The agent's own limits end it cleanly, with its answer so far; Go's turn limit is an error.
+    if (ownTurns !== undefined && ownTurns <= limit && turn >= ownTurns) {
+      throw new LimitReachedError('max_turns', `turn limit — ${turn} of ${ownTurns} turns`);
+    }
     if (turn >= limit) throw new TurnLimitError(`agent exceeded maximum conversation turns (${limit})`);
+    const noCalls = ctx.limits.stop('toolCalls');
+    if (noCalls) throw noCalls;
 
     messages.push({
       role: 'assistant',
@@ -218,7 +229,9 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
   });
   let executed: ExecutedCall;
   const handler = setup.handlers.get(call.name);
-  if (!handler) executed = { output: toolFailure(`Unknown tool: "${call.name}"`) };
+  if (!ctx.limits.takeToolCall())
+    executed = { output: toolFailure('not run: the tool-call budget is spent') };
+  else if (!handler) executed = { output: toolFailure(`Unknown tool: "${call.name}"`) };
   else if (call.argumentsError !== undefined) {
     executed = { output: toolFailure(`invalid arguments for tool "${call.name}": ${call.argumentsError}`) };
   } else {

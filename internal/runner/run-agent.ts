@@ -20,6 +20,7 @@ import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, prefetchSubAgents } from './call-agent.js';
 import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
 import type { AgentStatus, RunEventBody } from './events.js';
+import { LimitReachedError } from './limits.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
@@ -105,7 +106,9 @@ export async function runAgentSettled(
   } catch (thrown) {
     const error = typedError(thrown, ctx, provider);
     const status = statusOf(error);
-    return { result: toResult(spec, ctx, state, provider, started, status, error.message), error };
+    const result = toResult(spec, ctx, state, provider, started, status, error.message);
+    if (error instanceof LimitReachedError) result.stopped = error.detail;
+    return { result, error };
   } finally {
     await toolset?.close();
     if (artifactDir) {
@@ -233,6 +236,7 @@ function statusOf(error: AxeError): AgentStatus {
   if (error instanceof BudgetError) return 'budget_exceeded';
   if (error instanceof DeadlineError) return 'timeout';
   if (error instanceof TurnLimitError) return 'max_turns';
+  if (error instanceof LimitReachedError) return error.status;
   if (error instanceof CancelledError) return 'cancelled';
   return 'error';
 }

@@ -11,8 +11,10 @@ import {
   deadlineScope,
   type ProviderSource,
   type RunContext,
+  shorterTimeout,
 } from './context.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
+import { LimitScope } from './limits.js';
 import { liveProviders, replayProviders } from './providers.js';
 import { failedBeforeStart } from './result.js';
 import { runAgentSettled } from './run-agent.js';
@@ -26,7 +28,8 @@ import type { RunOutcome, RunRequest } from './types.js';
 export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { spec } = request;
   const budget = new Budget(request.maxTokens);
-  const scope = deadlineScope(request.signal, request.timeoutSeconds, request.startedAt);
+  const timeoutSeconds = shorterTimeout(request.timeoutSeconds, spec.budget.timeout);
+  const scope = deadlineScope(request.signal, timeoutSeconds, request.startedAt);
   const { controller } = scope;
   const artifacts = new ArtifactManifest();
 
@@ -40,8 +43,12 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       maxDepth: spec.subAgentsConfig.maxDepth,
       signal: controller.signal,
       deadline: scope.deadline,
-      deadlineSeconds: scope.deadline !== undefined ? request.timeoutSeconds : undefined,
+      deadlineSeconds: scope.deadline !== undefined ? timeoutSeconds : undefined,
       budget,
+      limits: new LimitScope({
+        ...(spec.budget.maxToolCalls !== undefined ? { maxToolCalls: spec.budget.maxToolCalls } : {}),
+        ...(spec.budget.maxTurns !== undefined ? { maxTurns: spec.budget.maxTurns } : {}),
+      }),
       limiter: createLimiter(effectiveMaxParallel(spec, request.env)),
       emit: request.emit,
       providers: opened.providers,

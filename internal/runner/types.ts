@@ -82,8 +82,10 @@ export interface AgentRunResult {
   filesModified: string[];
   /** Sub-agent calls made by this agent, in call order, each with its own children. */
   children: AgentRunResult[];
-  /** Set when status is not ok. */
+  /** Set when status is not completed. */
   error?: string;
+  /** Set when the agent's own limit stopped it (`budget exceeded — 15 of 15 tool calls`): not a failure. */
+  stopped?: string;
 }
 
 export interface RunOutcome {

@@ -1,4 +1,5 @@
 import type { AgentFileData } from '../internal/agent/file-data.js';
+import { describeInput } from '../internal/agent/inputs.js';
 import { qualifiedModelName } from '../internal/agent/model.js';
 import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
@@ -36,6 +37,16 @@ export function goAgentLines(data: AgentFileData): string {
     ['Memory MaxEntries:', memory.max_entries || undefined],
     ['Temperature:', data.params?.temperature || undefined],
     ['Max Tokens:', data.params?.max_tokens || undefined],
+    // axe's typed inputs, after Go's fields.
+    ...Object.entries(data.input ?? {}).map(([name, input]): [string, string] => [
+      'Input:',
+      describeInput({
+        name,
+        type: input.type,
+        required: input.required ?? false,
+        description: input.description ?? '',
+      }),
+    ]),
   );
   return lines
     .filter(([, value]) => value !== undefined)
@@ -74,7 +85,14 @@ export async function describeAgent(
       parallel: subAgentsConfig.parallel,
       timeout: subAgentsConfig.timeout,
       max_parallel: subAgentsConfig.maxParallel ?? null,
+      max_tool_calls: subAgentsConfig.childMaxToolCalls ?? null,
+      max_turns: subAgentsConfig.childMaxTurns ?? null,
+      max_tokens: subAgentsConfig.childMaxTokens ?? null,
+      result_format: subAgentsConfig.resultFormat,
     },
+    input: Object.fromEntries(
+      spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),
+    ),
     memory: {
       enabled: memory.enabled,
       path: memory.path ?? null,
@@ -92,7 +110,12 @@ export async function describeAgent(
       initial_delay_ms: retry.initialDelayMs,
       max_delay_ms: retry.maxDelayMs,
     },
-    budget: { max_tokens: spec.budget.maxTokens ?? null },
+    budget: {
+      max_tokens: spec.budget.maxTokens ?? null,
+      max_tool_calls: spec.budget.maxToolCalls ?? null,
+      max_turns: spec.budget.maxTurns ?? null,
+      timeout: spec.budget.timeout ?? null,
+    },
     artifacts: {
       enabled: spec.artifacts.enabled,
       dir: spec.artifacts.dir ?? null,

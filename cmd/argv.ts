@@ -30,8 +30,13 @@ export function agentsDirFlags(options: Record<string, unknown>): string[] {
   return rawValues(process.argv.slice(2), options.agentsDir, ['--agents-dir']);
 }
 
+/** Every `--input name=value` given, in order, exactly as typed. */
+export function inputFlags(options: Record<string, unknown>): string[] {
+  return rawValues(process.argv.slice(2), options.input, ['--input']);
+}
+
 /** Options that may be given several times, every value kept (in order). */
-const REPEATABLE = new Set(['agentsDir', '--']);
+const REPEATABLE = new Set(['agentsDir', 'input', '--']);
 
 /**
  * One meaning for a flag however it is written. Repeated: the last one wins, as in Go axe (cac

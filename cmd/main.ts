@@ -61,6 +61,8 @@ async function parseAndRun(): Promise<void> {
     .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
     .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
     .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
+    .option('--input <name=value>', "A typed input of the agent (repeatable; see the agent's [input])")
+    .option('--inputs-json <json>', 'Typed inputs as one JSON object')
     // `--no-stream` is understood without being declared: cac would print a misleading default.
     .option('--stream', "Print the answer as it arrives (--no-stream: don't; default: the agent's `stream`)")
     .option('--dry-run', 'Show the resolved run without calling any model')

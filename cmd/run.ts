@@ -1,4 +1,5 @@
 import { locateAgent } from '../internal/agent/agent-files.js';
+import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
@@ -14,10 +15,11 @@ import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
+import type { JsonValue } from '../internal/provider/types.js';
 import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
-import { agentsDirFlags, lastValue, switchValue } from './argv.js';
+import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
@@ -48,6 +50,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   if (options.verbose === true) for (const note of spec.notes) process.stderr.write(`Note: ${note}\n`);
   const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
+  const inputs = inputsFromFlags(inputFlags(options), lastValue(argv, options.inputsJson, ['--inputs-json']));
   const overrides = {
     modelOverride: lastValue(argv, options.model, ['--model']),
     skillOverride: lastValue(argv, options.skill, ['--skill']),
@@ -70,7 +73,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
 
     const stream = streamFlag(argv) ?? spec.stream ?? false;
     if (options.dryRun === true) {
-      const view = await dryRunView(spec, configDir, overrides);
+      const view = await dryRunView(spec, configDir, overrides, inputs);
       const text = renderDryRun({
         ...view,
         timeoutSeconds,
@@ -100,6 +103,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       searchDirs,
       configDir,
       ...overrides,
+      inputs,
       timeoutSeconds,
       startedAt,
       maxTokens,
@@ -159,12 +163,14 @@ async function dryRunView(
   spec: AgentSpec,
   configDir: string,
   overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
+  inputs: Record<string, JsonValue>,
 ): Promise<
   Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stream' | 'userMessage' | 'defaultUserMessage'>
 > {
   const resolved = await resolveAgentRun(spec, {
     env: process.env,
     configDir,
+    inputs,
     overrides: {
       model: overrides.modelOverride,
       skill: overrides.skillOverride,
@@ -186,6 +192,9 @@ async function dryRunView(
     mcpServers: spec.mcpServers,
     subAgents: spec.subAgents,
     subAgentsConfig: spec.subAgentsConfig,
+    ...(spec.inputs.length > 0
+      ? { inputs: spec.inputs.map((input) => ({ spec: input, value: resolved.inputs[input.name] })) }
+      : {}),
   };
 }
 

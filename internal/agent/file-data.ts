@@ -3,6 +3,7 @@
  * spelling of the TOML format. The schema guarantees this shape; `toSpec` turns it into AgentSpec.
  */
 import type { JsonObject } from '../provider/types.js';
+import type { InputType } from './spec.js';
 
 export interface AgentFileData {
   name: string;
@@ -52,6 +53,7 @@ export interface AgentFileData {
     initial_delay_ms?: number;
     max_delay_ms?: number;
   };
+  input?: Record<string, { type: InputType; required?: boolean; description?: string }>;
   budget?: { max_tokens?: number; max_tool_calls?: number; max_turns?: number; timeout?: number };
   artifacts?: { enabled?: boolean; dir?: string; default_write?: boolean };
   mcp_servers?: McpServerData[];

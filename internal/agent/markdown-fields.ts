@@ -67,6 +67,7 @@ export const FOREIGN_FIELD_NAMES: readonly string[] = [
   'mcpServers',
   'timeout_mins',
   'temperature',
+  'inputConfig',
 ];
 
 export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: string): MappedFrontMatter {
@@ -118,6 +119,9 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
       set('mcp_servers', mapped.servers, key);
     } else if (key === 'model' && typeof value === 'string') {
       set('model', mapModel(value), key);
+    } else if (key === 'inputConfig' && isObject(value) && Object.keys(value).every((k) => k === 'inputs')) {
+      // The `inputConfig: { inputs: {…} }` spelling (Gemini's, and the sub-agent design's 003).
+      set('input', value.inputs ?? {}, key);
     } else if (key === 'timeout_mins' && typeof value === 'number') {
       set('timeout', Math.round(value * 60), key);
     } else if (key === 'temperature') {

@@ -52,6 +52,13 @@ model = "provider/model-name"
 # (axe) what call_agent returns: "text" (Go's) or "json" (status, result, tokens, files, …)
 # result_format = "text"
 
+# (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
+# \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)
+# [input.file_path]
+# type = "string"
+# required = true
+# description = "File to review"
+
 # MCP server connections (optional)
 # [[mcp_servers]]
 # name = "my-tools"

@@ -44,6 +44,8 @@ export interface AgentSpec {
   budget: AgentBudget;
   artifacts: ArtifactsConfig;
   mcpServers: McpServerSpec[];
+  /** Typed inputs callers pass (`[input.<name>]`), in file order; empty for most agents. */
+  inputs: InputSpec[];
   /** Claude-style `maxTurns`; undefined = the hard limit (50). */
   maxTurns?: number;
   /** Non-fatal findings from loading (unsupported known fields, …), one line each. */
@@ -55,6 +57,15 @@ export interface AgentSpec {
 export interface ModelRef {
   provider: string;
   model: string;
+}
+
+export type InputType = 'string' | 'number' | 'integer' | 'boolean' | 'string[]' | 'number[]';
+
+export interface InputSpec {
+  name: string;
+  type: InputType;
+  required: boolean;
+  description: string;
 }
 
 export interface AgentBudget {

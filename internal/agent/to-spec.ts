@@ -94,6 +94,12 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       initialDelayMs: retry.initial_delay_ms ?? DEFAULT_RETRY.initialDelayMs,
       maxDelayMs: retry.max_delay_ms ?? DEFAULT_RETRY.maxDelayMs,
     },
+    inputs: Object.entries(data.input ?? {}).map(([name, input]) => ({
+      name,
+      type: input.type,
+      required: input.required ?? false,
+      description: input.description ?? '',
+    })),
     budget: {
       ...(data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {}),
       ...(data.budget?.max_tool_calls !== undefined ? { maxToolCalls: data.budget.max_tool_calls } : {}),

@@ -1,4 +1,6 @@
-import type { McpServerSpec, SubAgentsConfig } from '../agent/spec.js';
+import { describeInput } from '../agent/inputs.js';
+import type { InputSpec, McpServerSpec, SubAgentsConfig } from '../agent/spec.js';
+import type { JsonValue } from '../provider/types.js';
 import { redactArgs, redactUrl } from '../redact.js';
 
 /** Everything `--dry-run` shows, resolved by the caller (no network, no API key). */
@@ -30,6 +32,8 @@ export interface DryRunView {
   mcpServers: McpServerSpec[];
   subAgents: string[];
   subAgentsConfig: SubAgentsConfig;
+  /** The agent's typed inputs with the values this run gives them (axe; shown only when declared). */
+  inputs?: { spec: InputSpec; value?: JsonValue }[];
 }
 
 /**
@@ -61,6 +65,16 @@ export function renderDryRun(view: DryRunView): string {
     view.mcpServers.length > 0 ? view.mcpServers.map(describeMcpServer) : ['(none)'],
   );
   section(lines, '--- Sub-Agents ---', subAgentLines(view));
+  if (view.inputs !== undefined && view.inputs.length > 0) {
+    section(
+      lines,
+      '--- Inputs ---',
+      view.inputs.map(
+        ({ spec, value }) =>
+          `${describeInput(spec)} = ${value === undefined ? '(not given)' : JSON.stringify(value)}`,
+      ),
+    );
+  }
   return `${lines.join('\n')}\n`;
 }
 

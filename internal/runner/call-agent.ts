@@ -1,7 +1,9 @@
+import { describeInput } from '../agent/inputs.js';
 import { AgentFileError } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
+import { isObject } from '../provider/json.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
@@ -23,8 +25,13 @@ const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled
  * The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it; with
  * `result_format = "json"`, one sentence more says what a result holds.
  */
-export function callAgentToolSpec(allowedAgents: readonly string[], resultFormat: 'text' | 'json'): ToolSpec {
+export function callAgentToolSpec(
+  allowedAgents: readonly string[],
+  resultFormat: 'text' | 'json',
+  subAgents: readonly AgentSpec[] = [],
+): ToolSpec {
   const list = allowedAgents.join(', ');
+  const typed = subAgents.filter((agent) => agent.inputs.length > 0);
   const json =
     resultFormat === 'json'
       ? ` Each result is a JSON object: status (${JSON_STATUSES}), result, agent_id, turns_used, tool_calls, total_tokens, duration_seconds, files_read, files_modified and, unless completed, error.`
@@ -38,9 +45,19 @@ export function callAgentToolSpec(allowedAgents: readonly string[], resultFormat
         agent: { type: 'string', description: `Name of the sub-agent to invoke (must be one of: ${list})` },
         task: { type: 'string', description: 'What you need the sub-agent to do' },
         context: { type: 'string', description: 'Additional context from your conversation to pass along' },
+        ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
       },
       required: ['agent', 'task'],
     },
+  };
+}
+
+/** `inputs`, offered only when a sub-agent declares typed inputs: what each one takes. */
+function inputsParameter(agents: readonly AgentSpec[]): JsonObject {
+  const each = agents.map((agent) => `${agent.name}: ${agent.inputs.map(describeInput).join('; ')}`);
+  return {
+    type: 'object',
+    description: `Typed inputs of the agent called, by name. ${each.join('. ')}.`,
   };
 }
 
@@ -62,12 +79,13 @@ export interface CallAgentOptions {
 }
 
 /**
- * Starts reading the sub-agents' files while the agent's first turn is in flight, so a fan-out
- * does not wait for them after the model answers. The run's loader keeps each promise; a file
- * that fails to load fails only when `call_agent` names it, in the spec's words.
+ * The sub-agents' files that load, read once per run by the run's loader (so a later call does
+ * not read them again); a file that fails to load fails only when `call_agent` names it, in the
+ * spec's words.
  */
-export function prefetchSubAgents(names: readonly string[], ctx: RunContext): void {
-  for (const name of new Set(names)) ctx.loadAgent(name, ctx.env).catch(() => {});
+export async function loadSubAgents(names: readonly string[], ctx: RunContext): Promise<AgentSpec[]> {
+  const settled = await Promise.allSettled([...new Set(names)].map((name) => ctx.loadAgent(name, ctx.env)));
+  return settled.flatMap((outcome) => (outcome.status === 'fulfilled' ? [outcome.value] : []));
 }
 
 /**
@@ -83,7 +101,7 @@ export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   };
 }
 
-type ValidArgs = { agent: string; task: string; context?: string };
+type ValidArgs = { agent: string; task: string; context?: string; inputs?: JsonObject };
 
 /** §3.7 steps 2–5, in order. */
 function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
@@ -95,6 +113,10 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   if (context !== undefined && context !== null && typeof context !== 'string') {
     return { error: 'call_agent error: "context" argument must be a string' };
   }
+  const { inputs } = args;
+  if (inputs !== undefined && inputs !== null && !isObject(inputs)) {
+    return { error: 'call_agent error: "inputs" argument must be an object' };
+  }
   if (!options.spec.subAgents.includes(agent)) {
     return { error: `call_agent error: agent "${agent}" is not in this agent's sub_agents list` };
   }
@@ -102,7 +124,12 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   if (ctx.depth >= ctx.maxDepth) {
     return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
   }
-  return { agent, task, ...(typeof context === 'string' ? { context } : {}) };
+  return {
+    agent,
+    task,
+    ...(typeof context === 'string' ? { context } : {}),
+    ...(isObject(inputs) ? { inputs } : {}),
+  };
 }
 
 function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | { error: string } {
@@ -130,6 +157,7 @@ async function runSubAgent(
     parentModel: options.model,
     parentAllowedHosts: effectiveAllowedHosts(options.spec, options.ctx),
     // A sub-agent's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
+    inputs: args.inputs ?? {},
     limits: options.ctx.limits.child({
       ...smaller('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls),
       ...smaller('maxTurns', own.maxTurns, defaults.childMaxTurns),

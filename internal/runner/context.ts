@@ -4,7 +4,7 @@ import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
-import type { Provider, ProviderApi } from '../provider/types.js';
+import type { JsonValue, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
@@ -61,6 +61,8 @@ export interface RunContext {
   readonly inheritedModel: ModelRef | undefined;
   /** The parent's effective `allowed_hosts`, used by an agent that sets none (empty at the top). */
   readonly inheritedAllowedHosts: readonly string[];
+  /** The values of this agent's typed inputs, as its caller passed them (checked when it resolves). */
+  readonly inputs: Readonly<Record<string, JsonValue>>;
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
   /** The files written into the run's artifact directory (run-wide). */
@@ -88,11 +90,13 @@ export function childContext(
     parentModel: ModelRef;
     parentAllowedHosts: readonly string[];
     limits: LimitScope;
+    inputs: Readonly<Record<string, JsonValue>>;
   },
 ): ChildContext {
   const base = {
     ...parent,
     limits: options.limits,
+    inputs: options.inputs,
     path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
     depth: parent.depth + 1,
     stream: false,
@@ -176,7 +180,7 @@ export function agentResolver(): RunContext['resolveAgent'] {
   const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
   return (spec, ctx) => {
     const inherited = ctx.inheritedModel ? qualifiedModelName(ctx.inheritedModel) : '';
-    const key = JSON.stringify([spec.source, ctx.depth, inherited, ctx.overrides]);
+    const key = JSON.stringify([spec.source, ctx.depth, inherited, ctx.overrides, ctx.inputs]);
     const pending = inFlight.get(key);
     if (pending) return pending;
     const resolution = resolveAgentRun(spec, {
@@ -185,6 +189,7 @@ export function agentResolver(): RunContext['resolveAgent'] {
       maxDepth: ctx.maxDepth,
       inheritedModel: ctx.inheritedModel,
       overrides: ctx.overrides,
+      inputs: ctx.inputs,
       env: ctx.env,
     }).finally(() => inFlight.delete(key));
     inFlight.set(key, resolution);

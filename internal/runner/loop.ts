@@ -1,5 +1,5 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
+import { errorMessage, ProviderError, TurnLimitError } from '../errors.js';
 import {
   type ChatRequest,
   type ChatResponse,

@@ -1,10 +1,12 @@
 import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
+import { checkInputs, type InputValues, substituteInputs } from '../agent/inputs.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
+import type { JsonValue } from '../provider/types.js';
 import { listedToolNames } from '../tools/listed.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
@@ -20,6 +22,8 @@ export interface ResolveOptions {
   inheritedModel?: ModelRef;
   /** `--model provider/model`, `--skill`, `--workdir` (top-level agent only). */
   overrides?: { model?: string; skill?: string; workdir?: string };
+  /** Values for the agent's typed inputs, unchecked (a missing required one is an InputError). */
+  inputs?: Readonly<Record<string, JsonValue>>;
   /** Where the default memory file lives (`XDG_DATA_HOME`, `HOME`); needed when memory is on. */
   env?: NodeJS.ProcessEnv;
 }
@@ -44,10 +48,13 @@ export interface ResolvedAgentRun {
   callsAgents: boolean;
   /** At the max depth an agent gets no tools at all. */
   atMaxDepth: boolean;
+  /** Its typed inputs' values, checked and of their declared types. */
+  inputs: InputValues;
 }
 
 export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun> {
   const model = resolveModel(spec, options);
+  const inputs = checkInputs(spec, options.inputs ?? {});
   const { workdir: workdirFlag, skill: skillFlag } = options.overrides ?? {};
   const workdir = resolveWorkdir(
     workdirFlag ?? spec.workdir,
@@ -78,7 +85,11 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     modelName: qualifiedModelName(model),
     workdir,
     systemPrompt: withMemory(
-      buildSystemPrompt(spec.systemPrompt, skill?.content ?? '', files),
+      buildSystemPrompt(
+        substituteInputs(spec.systemPrompt, spec, inputs, { cwd: workdir }),
+        skill?.content ?? '',
+        files,
+      ),
       memory?.entries ?? '',
     ),
     ...(memory ? { memory } : {}),
@@ -87,6 +98,7 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     tools,
     callsAgents,
     atMaxDepth,
+    inputs,
   };
 }
 

@@ -17,7 +17,7 @@ import { requestProblems } from '../provider/request-support.js';
 import type { ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { callAgentHandler, callAgentToolSpec, prefetchSubAgents } from './call-agent.js';
+import { callAgentHandler, callAgentToolSpec, loadSubAgents } from './call-agent.js';
 import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
 import type { AgentStatus, RunEventBody } from './events.js';
 import { LimitReachedError } from './limits.js';
@@ -147,6 +147,8 @@ async function buildTools(
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
   let toolset: Toolset | undefined;
+  // Read the sub-agents' files while MCP servers connect: call_agent describes their inputs.
+  const subAgents = resolved.callsAgents ? loadSubAgents(spec.subAgents, ctx) : undefined;
   if (!resolved.atMaxDepth && (spec.tools.length > 0 || spec.mcpServers.length > 0)) {
     const context: ToolContext = {
       workdir: resolved.workdir,
@@ -165,8 +167,7 @@ async function buildTools(
     }
   }
   if (resolved.callsAgents) {
-    prefetchSubAgents(spec.subAgents, ctx);
-    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig.resultFormat));
+    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig.resultFormat, (await subAgents) ?? []));
     handlers.set(
       CALL_AGENT_TOOL_NAME,
       callAgentHandler({ spec, ctx, model: resolved.model, runSettled: runAgentSettled }),

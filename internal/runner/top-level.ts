@@ -59,6 +59,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       stream: request.stream,
       inheritedModel: undefined,
       inheritedAllowedHosts: [],
+      inputs: request.inputs ?? {},
       overrides: {
         ...(request.modelOverride !== undefined ? { model: request.modelOverride } : {}),
         ...(request.skillOverride !== undefined ? { skill: request.skillOverride } : {}),

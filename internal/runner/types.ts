@@ -1,6 +1,6 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
-import type { Usage } from '../provider/types.js';
+import type { JsonValue, Usage } from '../provider/types.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 
 /**
@@ -24,6 +24,8 @@ export interface RunRequest {
   workdirOverride?: string;
   /** `--artifact-dir` (top-level agent only; turns its artifact system on). */
   artifactDirOverride?: string;
+  /** `--input name=value` / `--inputs-json`: the top-level agent's typed inputs, unchecked. */
+  inputs?: Record<string, JsonValue>;
   /** `--keep-artifacts`: auto-generated artifact directories outlive the run. */
   keepArtifacts?: boolean;
   /** Deadline of the whole run, seconds, counted from `startedAt` (default: now). */

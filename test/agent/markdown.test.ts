@@ -1,3 +1,4 @@
+// biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${name} syntax of agent files is what is under test
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -196,6 +197,16 @@ Lead.
     expect(await errorOf('# just a document\n')).toMatch(/helper\.md:1: no front-matter/);
     expect(await errorOf('---\nname: x\n')).toMatch(/front-matter is not closed/);
     expect(await errorOf('---\n- a\n- b\n---\nhi\n')).toMatch(/front-matter must be a YAML mapping/);
+  });
+
+  it('reads typed inputs as `input:` or in the `inputConfig: { inputs }` spelling', async () => {
+    const spec = await load(
+      '---\nname: r\ninputConfig:\n  inputs:\n    file_path: { type: string, required: true, description: File }\n---\nReview ${file_path}\n',
+    );
+    expect(spec.inputs).toEqual([{ name: 'file_path', type: 'string', required: true, description: 'File' }]);
+    const plain = await load('---\nname: r\ninput:\n  n: { type: integer }\n---\nhi\n');
+    expect(plain.inputs).toEqual([{ name: 'n', type: 'integer', required: false, description: '' }]);
+    expect(await errorOf('---\nname: r\ninput:\n  n: { type: date }\n---\nhi\n')).toMatch(/input\.n\.type/);
   });
 
   it('says exactly what to fix in a misplaced or misdrawn front-matter', async () => {

@@ -121,6 +121,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       budget: {},
       artifacts: { enabled: false, defaultWrite: false },
       mcpServers: [],
+      inputs: [],
       warnings: [],
       notes: [],
     });

@@ -122,7 +122,7 @@ describe.concurrent('agent outcomes', () => {
     const result = await run([]);
     expect(result).toMatchObject({ code: 0, stdout: 'lead done' });
     const leadRequests = fake.requests.filter((r) => roleOf(r) === 'lead');
-    const tool = (leadRequests[0]?.body as { tools: { description: string }[] }).tools[0];
+    const tool = (leadRequests[0]?.body as { tools: { description: string }[] } | undefined)?.tools[0];
     expect(tool?.description).toContain('Each result is a JSON object: status (completed, budget_exceeded');
     const results = leadRequests.at(-1)?.toolResults ?? [];
     const outcomes = results.map((r) => JSON.parse(r.content) as Record<string, unknown>);

@@ -47,6 +47,12 @@ export function goAgentLines(data: AgentFileData): string {
         description: input.description ?? '',
       }),
     ]),
+    [
+      'Output:',
+      data.output
+        ? `submit_result(${data.output.name ?? 'result'})${data.output.schema ? ' with a schema' : ''}`
+        : undefined,
+    ],
   );
   return lines
     .filter(([, value]) => value !== undefined)
@@ -93,6 +99,7 @@ export async function describeAgent(
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),
     ),
+    output: spec.output ?? null,
     memory: {
       enabled: memory.enabled,
       path: memory.path ?? null,

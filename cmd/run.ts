@@ -71,7 +71,8 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       timeoutSeconds,
     });
 
-    const stream = streamFlag(argv) ?? spec.stream ?? false;
+    // An agent with [output] prints its checked value, never the text it streams on the way.
+    const stream = spec.output === undefined && (streamFlag(argv) ?? spec.stream ?? false);
     if (options.dryRun === true) {
       const view = await dryRunView(spec, configDir, overrides, inputs);
       const text = renderDryRun({
@@ -195,6 +196,7 @@ async function dryRunView(
     ...(spec.inputs.length > 0
       ? { inputs: spec.inputs.map((input) => ({ spec: input, value: resolved.inputs[input.name] })) }
       : {}),
+    ...(spec.output ? { output: spec.output } : {}),
   };
 }
 

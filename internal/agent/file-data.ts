@@ -54,6 +54,7 @@ export interface AgentFileData {
     max_delay_ms?: number;
   };
   input?: Record<string, { type: InputType; required?: boolean; description?: string }>;
+  output?: { name?: string; description?: string; schema?: JsonObject };
   budget?: { max_tokens?: number; max_tool_calls?: number; max_turns?: number; timeout?: number };
   artifacts?: { enabled?: boolean; dir?: string; default_write?: boolean };
   mcp_servers?: McpServerData[];

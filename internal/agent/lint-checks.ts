@@ -76,17 +76,22 @@ export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.Pr
     const problems = requestProblems(api, {
       model: spec.model.model,
       ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
-      hasTools: spec.tools.length > 0 || spec.mcpServers.length > 0 || spec.subAgents.length > 0,
+      hasTools:
+        spec.tools.length > 0 ||
+        spec.mcpServers.length > 0 ||
+        spec.subAgents.length > 0 ||
+        spec.output !== undefined,
+      ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
     });
-    const finding = (severity: 'error' | 'warning', message: string): Finding => ({
+    const finding = (severity: 'error' | 'warning', field: string, message: string): Finding => ({
       file: spec.source,
       severity,
-      field: 'params.response_format',
+      field,
       message,
     });
     return [
-      ...problems.warnings.map((message) => finding('warning', message)),
-      ...(problems.error !== undefined ? [finding('error', problems.error)] : []),
+      ...problems.warnings.map(({ field, message }) => finding('warning', field, message)),
+      ...(problems.error !== undefined ? [finding('error', 'params.response_format', problems.error)] : []),
     ];
   } catch (error) {
     if (!(error instanceof AxeError)) throw error;

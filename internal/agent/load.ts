@@ -139,7 +139,7 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
       notes: notes.map(formatFinding),
     });
     report.findings.push(...notes);
-    const refused = goRuleFindings(spec).map(locate);
+    const refused = [...goRuleFindings(spec), ...(await outputSchemaFindings(spec))].map(locate);
     report.findings.push(...refused);
     if (refused.length === 0) {
       report.spec = spec;
@@ -149,6 +149,27 @@ export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Pr
     report.findings.push(locate(findingOf(error, path)));
   }
   return report;
+}
+
+/** `[output] schema` compiled once at load: a schema ajv cannot use is an error naming its place. */
+async function outputSchemaFindings(spec: AgentSpec): Promise<Finding[]> {
+  const schema = spec.output?.schema;
+  if (schema === undefined) return [];
+  const { compileOutputSchema, OutputSchemaError } = await import('./output-schema.js');
+  try {
+    await compileOutputSchema(schema);
+    return [];
+  } catch (error) {
+    if (!(error instanceof OutputSchemaError)) throw error;
+    const inside = error.path
+      .split('/')
+      .slice(1)
+      .map((key) => `.${key.replace(/~1/g, '/').replace(/~0/g, '~')}`)
+      .join('');
+    return [
+      { file: spec.source, severity: 'error', field: `output.schema${inside}`, message: error.message },
+    ];
+  }
 }
 
 /** The file's data against the agent schema (see validateIgnoringUnknown). */

@@ -59,6 +59,16 @@ model = "provider/model-name"
 # required = true
 # description = "File to review"
 
+# (axe) A checked result: the agent ends by calling submit_result with a value
+# that matches the schema (or submit_error); stdout is that value as JSON
+# [output]
+# name = "review"
+# description = "The verdict and the findings"
+# [output.schema]
+# type = "object"
+# required = ["verdict"]
+# properties = { verdict = { type = "string", enum = ["approve", "reject"] } }
+
 # MCP server connections (optional)
 # [[mcp_servers]]
 # name = "my-tools"

@@ -1,4 +1,4 @@
-import type { ResponseFormat, RetryPolicy } from '../provider/types.js';
+import type { JsonObject, ResponseFormat, RetryPolicy } from '../provider/types.js';
 
 /**
  * The one normalised agent definition, whatever the file format (TOML, Markdown front-matter,
@@ -46,6 +46,8 @@ export interface AgentSpec {
   mcpServers: McpServerSpec[];
   /** Typed inputs callers pass (`[input.<name>]`), in file order; empty for most agents. */
   inputs: InputSpec[];
+  /** `[output]`: the agent ends through `submit_result` / `submit_error`; absent for most agents. */
+  output?: OutputSpec;
   /** Claude-style `maxTurns`; undefined = the hard limit (50). */
   maxTurns?: number;
   /** Non-fatal findings from loading (unsupported known fields, …), one line each. */
@@ -66,6 +68,14 @@ export interface InputSpec {
   type: InputType;
   required: boolean;
   description: string;
+}
+
+export interface OutputSpec {
+  /** The value's name in `submit_result`'s parameters (`result` by default). */
+  name: string;
+  description: string;
+  /** JSON Schema of the value; absent: the value is a string. */
+  schema?: JsonObject;
 }
 
 export interface AgentBudget {

@@ -100,6 +100,15 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       required: input.required ?? false,
       description: input.description ?? '',
     })),
+    ...(data.output !== undefined
+      ? {
+          output: {
+            name: data.output.name ?? 'result',
+            description: data.output.description ?? '',
+            ...(data.output.schema !== undefined ? { schema: data.output.schema } : {}),
+          },
+        }
+      : {}),
     budget: {
       ...(data.budget?.max_tokens ? { maxTokens: data.budget.max_tokens } : {}),
       ...(data.budget?.max_tool_calls !== undefined ? { maxToolCalls: data.budget.max_tool_calls } : {}),

@@ -1,5 +1,5 @@
 import { describeInput } from '../agent/inputs.js';
-import type { InputSpec, McpServerSpec, SubAgentsConfig } from '../agent/spec.js';
+import type { InputSpec, McpServerSpec, OutputSpec, SubAgentsConfig } from '../agent/spec.js';
 import type { JsonValue } from '../provider/types.js';
 import { redactArgs, redactUrl } from '../redact.js';
 
@@ -34,6 +34,8 @@ export interface DryRunView {
   subAgentsConfig: SubAgentsConfig;
   /** The agent's typed inputs with the values this run gives them (axe; shown only when declared). */
   inputs?: { spec: InputSpec; value?: JsonValue }[];
+  /** `[output]` (axe; shown only when declared). */
+  output?: OutputSpec;
 }
 
 /**
@@ -75,7 +77,16 @@ export function renderDryRun(view: DryRunView): string {
       ),
     );
   }
+  if (view.output !== undefined) section(lines, '--- Output ---', outputLines(view.output));
   return `${lines.join('\n')}\n`;
+}
+
+/** `submit_result(review)`, what it is, and its schema as one line of JSON. */
+function outputLines(output: OutputSpec): string[] {
+  return [
+    `submit_result(${output.name})${output.description !== '' ? `: ${output.description}` : ''}`,
+    `schema: ${output.schema ? JSON.stringify(output.schema) : '(none: a string)'}`,
+  ];
 }
 
 function section(lines: string[], header: string, body: string[]): void {

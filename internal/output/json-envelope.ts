@@ -1,5 +1,6 @@
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import { BudgetError } from '../errors.js';
+import type { JsonValue } from '../provider/types.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
 import { detectRefusal } from './refusal.js';
 
@@ -9,6 +10,8 @@ import { detectRefusal } from './refusal.js';
  */
 export interface JsonEnvelope {
   content: string;
+  /** The value `submit_result` handed over (agents with `[output]`). */
+  output?: JsonValue;
   /** The model as the provider reports it, without the provider prefix (Go axe semantics). */
   model: string;
   provider: string;
@@ -68,6 +71,7 @@ export interface JsonAgentNode {
   tool_calls: number;
   files_read: string[];
   files_modified: string[];
+  output?: JsonValue;
   error?: string;
   children: JsonAgentNode[];
 }
@@ -91,6 +95,7 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     cache_write_tokens: result.usage.cacheWriteTokens,
     agents: result.children.map(toAgentNode),
   };
+  if (result.output !== undefined) envelope.output = result.output;
   if (result.cost !== undefined) envelope.cost = result.cost;
   if (result.usage.reasoningTokens) envelope.reasoning_tokens = result.usage.reasoningTokens;
   if (result.cacheStatus) envelope.cache_status = result.cacheStatus;
@@ -149,6 +154,7 @@ function toAgentNode(result: AgentRunResult): JsonAgentNode {
     children: result.children.map(toAgentNode),
   };
   if (result.cost !== undefined) node.cost = result.cost;
+  if (result.output !== undefined) node.output = result.output;
   if (result.error !== undefined) node.error = result.error;
   return node;
 }

@@ -77,6 +77,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     if (!showsAnswer(outcome)) {
       // Go axe prints nothing on stdout for a failed run, no envelope either.
     } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
+    else if (outcome.result.output !== undefined) stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
     else {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.

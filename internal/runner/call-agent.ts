@@ -227,7 +227,7 @@ function smaller<K extends string>(
 function jsonResult(result: AgentRunResult): ToolOutput {
   const outcome = {
     status: result.status,
-    result: result.content,
+    result: result.output ?? result.content,
     agent_id: result.path,
     turns_used: result.turns,
     tool_calls: result.toolCalls,

@@ -1,9 +1,10 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import { errorMessage, ProviderError, TurnLimitError } from '../errors.js';
+import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
 import {
   type ChatRequest,
   type ChatResponse,
   emptyUsage,
+  type JsonValue,
   type Message,
   type Provider,
   type StreamEvent,
@@ -16,12 +17,22 @@ import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
 import { LimitReachedError } from './limits.js';
 import { detailOutput, toolFailure } from './result.js';
+import {
+  outputText,
+  SUBMIT_ERROR,
+  SUBMIT_REMINDER,
+  SUBMIT_RESULT,
+  type Submission,
+  SubmittedError,
+} from './submit.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced; `child` is set for a sub-agent call. */
 export interface ExecutedCall {
   output: ToolOutput;
   child?: AgentRunResult;
+  /** Set by a terminal tool (`submit_result` / `submit_error`) that ends the agent. */
+  submission?: Submission;
 }
 
 export type ToolHandler = (call: ToolCall, turn: number) => Promise<ExecutedCall>;
@@ -37,6 +48,8 @@ export interface LoopSetup {
   maxTurns?: number;
   parallel: boolean;
   handlers: ReadonlyMap<string, ToolHandler>;
+  /** `[output]`: the agent ends only through a terminal tool; plain text gets one reminder. */
+  submits?: boolean;
 }
 
 /** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
@@ -55,6 +68,8 @@ export interface LoopState {
   turns: number;
   toolCallDetails: ToolCallDetail[];
   children: AgentRunResult[];
+  /** The value a `submit_result` handed over. */
+  output?: JsonValue;
 }
 
 export function newLoopState(): LoopState {
@@ -81,8 +96,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const limit = Math.min(setup.maxTurns ?? MAX_TURNS, MAX_TURNS);
   const messages: Message[] = [...request.messages];
   let pending = 0;
-
-  const ownTurns = ctx.limits.limits.maxTurns;
+  let reminded = false;
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
     const spent = ctx.limits.stop('tokens');
@@ -114,16 +128,20 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
 
     if (!hasTools || response.toolCalls.length === 0) {
       state.content = response.content;
-      return;
+      if (!setup.submits) return;
+      if (reminded || turn >= limit) throw new RuntimeError('agent ended without calling submit_result');
+      // An agent with [output] ends through submit_result: a plain answer gets one reminder.
+      reminded = true;
+      if (response.content !== '') messages.push({ role: 'assistant', content: response.content });
+      messages.push({ role: 'user', content: SUBMIT_REMINDER });
+      pending = 0;
+      continue;
     }
     if (response.content !== '') state.content = response.content;
-    // The agent's own limits end it cleanly, with its answer so far; Go's turn limit is an error.
-    if (ownTurns !== undefined && ownTurns <= limit && turn >= ownTurns) {
-      throw new LimitReachedError('max_turns', `turn limit — ${turn} of ${ownTurns} turns`);
-    }
-    if (turn >= limit) throw new TurnLimitError(`agent exceeded maximum conversation turns (${limit})`);
-    const noCalls = ctx.limits.stop('toolCalls');
-    if (noCalls) throw noCalls;
+    // A turn that submits runs its calls whatever the limits: the agent ends with it.
+    const submitting = response.toolCalls.some((call) => TERMINAL.has(call.name));
+    const stop = submitting ? undefined : limitReached(setup, turn, limit);
+    if (stop) throw stop;
 
     messages.push({
       role: 'assistant',
@@ -131,10 +149,36 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       toolCalls: response.toolCalls,
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
     });
-    const results = await runCalls(setup, state, response.toolCalls, turn);
+    const { results, submission } = await runCalls(setup, state, response.toolCalls, turn);
     messages.push({ role: 'tool', results });
     pending = results.length;
+    if (submission && 'error' in submission) throw new SubmittedError(submission.error);
+    if (submission) {
+      state.output = submission.value;
+      state.content = outputText(submission.value);
+      return;
+    }
+    if (submitting) {
+      const later = limitReached(setup, turn, limit);
+      if (later) throw later;
+    }
   }
+}
+
+const TERMINAL = new Set([SUBMIT_RESULT, SUBMIT_ERROR]);
+
+/**
+ * Why no further turn may start after `turn`: the agent's own turn limit ends it cleanly with
+ * its answer so far; Go's hard turn limit is an error; a spent tool-call budget ends it too.
+ */
+function limitReached(setup: LoopSetup, turn: number, limit: number): Error | undefined {
+  const { ctx } = setup;
+  const ownTurns = ctx.limits.limits.maxTurns;
+  if (ownTurns !== undefined && ownTurns <= limit && turn >= ownTurns) {
+    return new LimitReachedError('max_turns', `turn limit — ${turn} of ${ownTurns} turns`);
+  }
+  if (turn >= limit) return new TurnLimitError(`agent exceeded maximum conversation turns (${limit})`);
+  return ctx.limits.stop('toolCalls');
 }
 
 async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
@@ -189,9 +233,10 @@ async function runCalls(
   state: LoopState,
   calls: ToolCall[],
   turn: number,
-): Promise<ToolResult[]> {
+): Promise<{ results: ToolResult[]; submission?: Submission }> {
   const settled = await fanOut(calls, (call) => runCall(setup, call, turn), { parallel: setup.parallel });
-  return settled.map((outcome, index) => {
+  let submission: Submission | undefined;
+  const results = settled.map((outcome, index) => {
     const call = calls[index] as ToolCall;
     const executed: TimedCall =
       outcome.status === 'fulfilled'
@@ -206,6 +251,7 @@ async function runCalls(
       durationMs: executed.durationMs,
     });
     if (executed.child) state.children.push(executed.child);
+    submission ??= executed.submission;
     return {
       callId: call.id,
       name: call.name,
@@ -213,6 +259,7 @@ async function runCalls(
       isError: executed.output.isError,
     };
   });
+  return { results, ...(submission ? { submission } : {}) };
 }
 
 type TimedCall = ExecutedCall & { durationMs: number };
@@ -229,7 +276,8 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
   });
   let executed: ExecutedCall;
   const handler = setup.handlers.get(call.name);
-  if (!ctx.limits.takeToolCall())
+  // Ending the agent is never refused for want of tool calls.
+  if (!TERMINAL.has(call.name) && !ctx.limits.takeToolCall())
     executed = { output: toolFailure('not run: the tool-call budget is spent') };
   else if (!handler) executed = { output: toolFailure(`Unknown tool: "${call.name}"`) };
   else if (call.argumentsError !== undefined) {

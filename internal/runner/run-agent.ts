@@ -24,6 +24,7 @@ import { LimitReachedError } from './limits.js';
 import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
+import { submitHandlers, submitToolSpecs } from './submit.js';
 import type { AgentRunResult } from './types.js';
 
 /**
@@ -65,8 +66,9 @@ export async function runAgentSettled(
         model: resolved.model.model,
         ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
         hasTools: tools.specs.length > 0,
+        ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
       });
-      for (const message of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
+      for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
       if (problems.error !== undefined) throw new ConfigError(problems.error);
     }
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs.length));
@@ -92,6 +94,7 @@ export async function runAgentSettled(
         ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
         parallel: spec.subAgentsConfig.parallel,
         handlers: tools.handlers,
+        submits: spec.output !== undefined,
       },
       state,
     );
@@ -136,7 +139,8 @@ async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: s
 
 /**
  * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
- * the run-wide limiter) and `call_agent` when it has sub-agents.
+ * the run-wide limiter) and `call_agent` when it has sub-agents. `submit_result` / `submit_error`
+ * whenever the agent has `[output]`, at any depth.
  */
 async function buildTools(
   spec: AgentSpec,
@@ -165,6 +169,10 @@ async function buildTools(
         output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
       }));
     }
+  }
+  if (spec.output) {
+    specs.push(...submitToolSpecs(spec.output));
+    for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
   }
   if (resolved.callsAgents) {
     specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig.resultFormat, (await subAgents) ?? []));
@@ -257,6 +265,7 @@ function toResult(
     depth: ctx.depth,
     status,
     content: state.content,
+    ...(state.output !== undefined ? { output: state.output } : {}),
     model: provider === '' ? '' : `${provider}/${state.model}`,
     stopReason: state.stopReason,
     usage: state.usage,

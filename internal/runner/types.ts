@@ -64,6 +64,8 @@ export interface AgentRunResult {
   status: AgentStatus;
   /** The final answer (or the answer so far, when the run stopped early). */
   content: string;
+  /** The value its `submit_result` handed over (agents with `[output]`). */
+  output?: JsonValue;
   /** `provider/model` as served. */
   model: string;
   stopReason: string;

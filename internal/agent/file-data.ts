@@ -18,6 +18,7 @@ export interface AgentFileData {
   tools?: string[];
   disallowed_tools?: string[];
   allowed_hosts?: string[];
+  read_only?: boolean;
   sub_agents?: string[];
   max_turns?: number;
   sub_agents_config?: {
@@ -29,6 +30,7 @@ export interface AgentFileData {
     max_turns?: number;
     max_tokens?: number;
     result_format?: 'text' | 'json';
+    overrides?: boolean;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {

@@ -36,6 +36,8 @@ model = "provider/model-name"
 # (axe) Tools never offered; hosts url_fetch may reach (empty = any public host)
 # disallowed_tools = ["run_command"]
 # allowed_hosts = ["docs.example.com"]
+# (axe) No writing tools (write_file, edit_file, run_command) for it and the agents it calls
+# read_only = false
 # (axe) Most model turns per run (hard limit 50)
 # max_turns = 20
 
@@ -51,6 +53,8 @@ model = "provider/model-name"
 # max_tokens = 20000
 # (axe) what call_agent returns: "text" (Go's) or "json" (status, result, tokens, files, …)
 # result_format = "text"
+# (axe) call_agent takes per-call model, tools, system_prompt, read_only, max_tool_calls
+# overrides = false
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

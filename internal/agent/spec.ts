@@ -32,6 +32,8 @@ export interface AgentSpec {
   tools: string[];
   disallowedTools: string[];
   allowedHosts: string[];
+  /** `read_only = true`: no writing tools for it and the agents it calls. */
+  readOnly: boolean;
   subAgents: string[];
   subAgentsConfig: SubAgentsConfig;
   memory: MemoryConfig;
@@ -100,6 +102,8 @@ export interface SubAgentsConfig {
   childMaxTokens?: number;
   /** What `call_agent` returns: Go's text contract, or one JSON object per call. */
   resultFormat: 'text' | 'json';
+  /** `call_agent` takes per-call `model`, `tools`, `system_prompt`, `read_only`, `max_tool_calls`. */
+  overrides: boolean;
 }
 
 export interface MemoryConfig {

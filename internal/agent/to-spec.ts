@@ -59,6 +59,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     tools: data.tools ?? [],
     disallowedTools: data.disallowed_tools ?? [],
     allowedHosts: data.allowed_hosts ?? [],
+    readOnly: data.read_only ?? false,
     subAgents: data.sub_agents ?? [],
     subAgentsConfig: {
       maxDepth: subAgents.max_depth || DEFAULT_MAX_DEPTH,
@@ -69,6 +70,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(subAgents.max_turns !== undefined ? { childMaxTurns: subAgents.max_turns } : {}),
       ...(subAgents.max_tokens ? { childMaxTokens: subAgents.max_tokens } : {}),
       resultFormat: subAgents.result_format ?? 'text',
+      overrides: subAgents.overrides ?? false,
     },
     memory: {
       enabled: memory.enabled ?? false,

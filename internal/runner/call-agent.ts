@@ -1,10 +1,10 @@
 import { describeInput } from '../agent/inputs.js';
 import { AgentFileError } from '../agent/load.js';
-import { qualifiedModelName } from '../agent/model.js';
-import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { parseModelRef, qualifiedModelName } from '../agent/model.js';
+import type { AgentSpec, ModelRef, SubAgentsConfig } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import { isObject } from '../provider/json.js';
-import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import type { JsonObject, JsonValue, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -27,13 +27,13 @@ const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled
  */
 export function callAgentToolSpec(
   allowedAgents: readonly string[],
-  resultFormat: 'text' | 'json',
+  config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides'>,
   subAgents: readonly AgentSpec[] = [],
 ): ToolSpec {
   const list = allowedAgents.join(', ');
   const typed = subAgents.filter((agent) => agent.inputs.length > 0);
   const json =
-    resultFormat === 'json'
+    config.resultFormat === 'json'
       ? ` Each result is a JSON object: status (${JSON_STATUSES}), result, agent_id, turns_used, tool_calls, total_tokens, duration_seconds, files_read, files_modified and, unless completed, error.`
       : '';
   return {
@@ -46,11 +46,35 @@ export function callAgentToolSpec(
         task: { type: 'string', description: 'What you need the sub-agent to do' },
         context: { type: 'string', description: 'Additional context from your conversation to pass along' },
         ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
+        ...(config.overrides ? OVERRIDE_PARAMETERS : {}),
       },
       required: ['agent', 'task'],
     },
   };
 }
+
+/** `[sub_agents_config] overrides = true`: what one call may change of the agent it runs. */
+const OVERRIDE_PARAMETERS: JsonObject = {
+  model: {
+    type: 'string',
+    description: "Model for this call, provider/model or an alias (default: the agent's own)",
+  },
+  tools: {
+    type: 'array',
+    items: { type: 'string' },
+    description: "Only these of the agent's tools for this call (default: all of them)",
+  },
+  system_prompt: { type: 'string', description: "Replaces the agent's system prompt for this call" },
+  read_only: {
+    type: 'boolean',
+    description: 'No file writes, edits or commands for this call and the agents it calls',
+  },
+  max_tool_calls: {
+    type: 'integer',
+    minimum: 1,
+    description: "Most tool calls for this call (the agent's own limits still apply)",
+  },
+};
 
 /** `inputs`, offered only when a sub-agent declares typed inputs: what each one takes. */
 function inputsParameter(agents: readonly AgentSpec[]): JsonObject {
@@ -101,9 +125,23 @@ export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   };
 }
 
-type ValidArgs = { agent: string; task: string; context?: string; inputs?: JsonObject };
+interface CallOverrides {
+  model?: string;
+  tools?: string[];
+  systemPrompt?: string;
+  readOnly?: boolean;
+  maxToolCalls?: number;
+}
 
-/** §3.7 steps 2–5, in order. */
+type ValidArgs = {
+  agent: string;
+  task: string;
+  context?: string;
+  inputs?: JsonObject;
+  overrides: CallOverrides;
+};
+
+/** §3.7 steps 2–5, in order; then the per-call overrides when the caller offers them. */
 function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
   const agent = requiredStringArg(args, 'agent');
   if (typeof agent !== 'string') return agent;
@@ -124,12 +162,52 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   if (ctx.depth >= ctx.maxDepth) {
     return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
   }
+  const overrides = options.spec.subAgentsConfig.overrides ? overrideArgs(args) : {};
+  if ('error' in overrides) return overrides;
   return {
     agent,
     task,
     ...(typeof context === 'string' ? { context } : {}),
     ...(isObject(inputs) ? { inputs } : {}),
+    overrides,
   };
+}
+
+function overrideArgs(args: JsonObject): CallOverrides | { error: string } {
+  const given = (name: string): JsonValue | undefined =>
+    args[name] === null || args[name] === '' ? undefined : args[name];
+  const wrong = (name: string, what: string) => ({
+    error: `call_agent error: "${name}" argument must be ${what}`,
+  });
+  const overrides: CallOverrides = {};
+  const model = given('model');
+  if (model !== undefined) {
+    if (typeof model !== 'string') return wrong('model', 'a string');
+    overrides.model = model;
+  }
+  const tools = given('tools');
+  if (tools !== undefined) {
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string'))
+      return wrong('tools', 'a list of tool names');
+    overrides.tools = tools as string[];
+  }
+  const prompt = given('system_prompt');
+  if (prompt !== undefined) {
+    if (typeof prompt !== 'string') return wrong('system_prompt', 'a string');
+    overrides.systemPrompt = prompt;
+  }
+  const readOnly = given('read_only');
+  if (readOnly !== undefined) {
+    if (typeof readOnly !== 'boolean') return wrong('read_only', 'true or false');
+    overrides.readOnly = readOnly;
+  }
+  const maxToolCalls = given('max_tool_calls');
+  if (maxToolCalls !== undefined) {
+    if (typeof maxToolCalls !== 'number' || !Number.isInteger(maxToolCalls) || maxToolCalls < 1)
+      return wrong('max_tool_calls', 'a whole number of at least 1');
+    overrides.maxToolCalls = maxToolCalls;
+  }
+  return overrides;
 }
 
 function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | { error: string } {
@@ -148,7 +226,8 @@ async function runSubAgent(
 ): Promise<ExecutedCall> {
   const started = Date.now();
   const loaded = await loadSpec(args.agent, options.ctx);
-  const own = 'spec' in loaded ? loaded.spec.budget : {};
+  const prepared = 'spec' in loaded ? withOverrides(loaded.spec, args.overrides, options.ctx.env) : loaded;
+  const own = 'spec' in prepared ? prepared.spec.budget : {};
   const defaults = options.spec.subAgentsConfig;
   const child = childContext(options.ctx, {
     agent: args.agent,
@@ -159,14 +238,16 @@ async function runSubAgent(
     // A sub-agent's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
     inputs: args.inputs ?? {},
     limits: options.ctx.limits.child({
-      ...smaller('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls),
-      ...smaller('maxTurns', own.maxTurns, defaults.childMaxTurns),
-      ...smaller('maxTokens', undefined, defaults.childMaxTokens),
+      ...smallest('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls, args.overrides.maxToolCalls),
+      ...smallest('maxTurns', own.maxTurns, defaults.childMaxTurns),
+      ...smallest('maxTokens', defaults.childMaxTokens),
     }),
+    readOnly: options.ctx.readOnly || options.spec.readOnly || args.overrides.readOnly === true,
+    ...(args.overrides.tools ? { onlyTools: args.overrides.tools } : {}),
   });
   try {
     const { ctx } = child;
-    const model = 'spec' in loaded ? (loaded.spec.model ?? options.model) : undefined;
+    const model = 'spec' in prepared ? (prepared.spec.model ?? options.model) : undefined;
     emitEvent(ctx, args.agent, {
       type: 'agent.start',
       model: model ? qualifiedModelName(model) : '',
@@ -174,8 +255,12 @@ async function runSubAgent(
     });
     let result: AgentRunResult;
     let output: ToolOutput;
-    if ('spec' in loaded) {
-      ({ result } = await options.runSettled(loaded.spec, subAgentUserMessage(args.task, args.context), ctx));
+    if ('spec' in prepared) {
+      ({ result } = await options.runSettled(
+        prepared.spec,
+        subAgentUserMessage(args.task, args.context),
+        ctx,
+      ));
       output =
         result.status === 'completed'
           ? { content: result.content, isError: false }
@@ -184,8 +269,8 @@ async function runSubAgent(
             : toolFailure(failure(args.agent, result));
     } else {
       const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
-      result = failedBeforeStart(where, 'error', loaded.error, Date.now() - started);
-      output = toolFailure(loaded.error);
+      result = failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
+      output = toolFailure(prepared.error);
     }
     if (options.spec.subAgentsConfig.resultFormat === 'json') output = jsonResult(result);
     emitEvent(ctx, args.agent, {
@@ -202,6 +287,40 @@ async function runSubAgent(
   }
 }
 
+/**
+ * The agent as this call runs it. Its model, highest first: env `AXE_SUBAGENT_MODEL`, the call's
+ * `model`, its own, the caller's (`inherit`); the call's `system_prompt` replaces its own.
+ */
+function withOverrides(
+  spec: AgentSpec,
+  overrides: CallOverrides,
+  env: NodeJS.ProcessEnv,
+): { spec: AgentSpec } | { error: string } {
+  const forced = env.AXE_SUBAGENT_MODEL;
+  const [label, text] =
+    forced !== undefined && forced !== ''
+      ? ['AXE_SUBAGENT_MODEL', forced]
+      : overrides.model !== undefined
+        ? ['"model" argument', overrides.model]
+        : [undefined, undefined];
+  let model = spec.model;
+  if (text !== undefined) {
+    try {
+      model = parseModelRef(text);
+    } catch (error) {
+      return { error: `call_agent error: ${label}: ${errorMessage(error)}` };
+    }
+  }
+  const { model: _own, ...rest } = spec;
+  return {
+    spec: {
+      ...rest,
+      ...(model ? { model } : {}),
+      ...(overrides.systemPrompt !== undefined ? { systemPrompt: overrides.systemPrompt } : {}),
+    },
+  };
+}
+
 /** §3.7 steps 6–7: the sub-agent's own file, from the run's search dirs, and its model. */
 async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpec } | { error: string }> {
   try {
@@ -213,13 +332,9 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
   }
 }
 
-/** `{ [key]: the smaller of two optional limits }`, or nothing when neither is set. */
-function smaller<K extends string>(
-  key: K,
-  a: number | undefined,
-  b: number | undefined,
-): Partial<Record<K, number>> {
-  const values = [a, b].filter((v): v is number => v !== undefined);
+/** `{ [key]: the smallest of optional limits }`, or nothing when none is set. */
+function smallest<K extends string>(key: K, ...limits: (number | undefined)[]): Partial<Record<K, number>> {
+  const values = limits.filter((v): v is number => v !== undefined);
   return values.length === 0 ? {} : ({ [key]: Math.min(...values) } as Partial<Record<K, number>>);
 }
 

@@ -63,6 +63,10 @@ export interface RunContext {
   readonly inheritedAllowedHosts: readonly string[];
   /** The values of this agent's typed inputs, as its caller passed them (checked when it resolves). */
   readonly inputs: Readonly<Record<string, JsonValue>>;
+  /** A caller up the tree is read-only (its file, or the call's `read_only`): so is this agent. */
+  readonly readOnly: boolean;
+  /** The call's `tools` override: this agent offers only these of its tools (this run only). */
+  readonly onlyTools?: readonly string[];
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
   /** The files written into the run's artifact directory (run-wide). */
@@ -91,12 +95,17 @@ export function childContext(
     parentAllowedHosts: readonly string[];
     limits: LimitScope;
     inputs: Readonly<Record<string, JsonValue>>;
+    readOnly: boolean;
+    onlyTools?: readonly string[];
   },
 ): ChildContext {
-  const base = {
-    ...parent,
+  const { onlyTools: _parentOnly, ...inherited } = parent;
+  const base: RunContext = {
+    ...inherited,
     limits: options.limits,
     inputs: options.inputs,
+    readOnly: options.readOnly,
+    ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
     path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
     depth: parent.depth + 1,
     stream: false,
@@ -180,7 +189,17 @@ export function agentResolver(): RunContext['resolveAgent'] {
   const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
   return (spec, ctx) => {
     const inherited = ctx.inheritedModel ? qualifiedModelName(ctx.inheritedModel) : '';
-    const key = JSON.stringify([spec.source, ctx.depth, inherited, ctx.overrides, ctx.inputs]);
+    // A call's overrides change the spec (model, system prompt): part of the key.
+    const own = spec.model ? qualifiedModelName(spec.model) : '';
+    const key = JSON.stringify([
+      spec.source,
+      own,
+      spec.systemPrompt,
+      ctx.depth,
+      inherited,
+      ctx.overrides,
+      ctx.inputs,
+    ]);
     const pending = inFlight.get(key);
     if (pending) return pending;
     const resolution = resolveAgentRun(spec, {

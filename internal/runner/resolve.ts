@@ -8,7 +8,7 @@ import { ConfigError } from '../errors.js';
 import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
 import type { JsonValue } from '../provider/types.js';
 import { listedToolNames } from '../tools/listed.js';
-import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, WRITING_TOOL_NAMES } from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
 
 export interface ResolveOptions {
@@ -78,7 +78,8 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   const atMaxDepth = depth >= (options.maxDepth ?? spec.subAgentsConfig.maxDepth);
   const callsAgents =
     !atMaxDepth && spec.subAgents.length > 0 && !spec.disallowedTools.includes(CALL_AGENT_TOOL_NAME);
-  const tools = atMaxDepth ? [] : listedToolNames(spec);
+  const listed = atMaxDepth ? [] : listedToolNames(spec);
+  const tools = spec.readOnly ? listed.filter((name) => !WRITING_TOOL_NAMES.has(name)) : listed;
   if (callsAgents) tools.push(CALL_AGENT_TOOL_NAME);
   return {
     model,

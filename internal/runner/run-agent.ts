@@ -139,8 +139,9 @@ async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: s
 
 /**
  * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
- * the run-wide limiter) and `call_agent` when it has sub-agents. `submit_result` / `submit_error`
- * whenever the agent has `[output]`, at any depth.
+ * the run-wide limiter) and `call_agent` when it has sub-agents — narrowed to the call's `tools`
+ * and, read-only, to the tools that change nothing. `submit_result` / `submit_error` whenever the
+ * agent has `[output]`, at any depth.
  */
 async function buildTools(
   spec: AgentSpec,
@@ -151,6 +152,13 @@ async function buildTools(
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
   let toolset: Toolset | undefined;
+  const only = ctx.onlyTools ? new Set(ctx.onlyTools) : undefined;
+  const readOnly = ctx.readOnly || spec.readOnly;
+  const had = new Set<string>();
+  const offers = (name: string, changesNothing: boolean): boolean => {
+    had.add(name);
+    return (!only || only.has(name)) && (!readOnly || changesNothing);
+  };
   // Read the sub-agents' files while MCP servers connect: call_agent describes their inputs.
   const subAgents = resolved.callsAgents ? loadSubAgents(spec.subAgents, ctx) : undefined;
   if (!resolved.atMaxDepth && (spec.tools.length > 0 || spec.mcpServers.length > 0)) {
@@ -164,6 +172,7 @@ async function buildTools(
     const { createToolset } = await import('../tools/index.js');
     toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
     for (const tool of toolset.tools) {
+      if (!offers(tool.spec.name, tool.readOnly === true)) continue;
       specs.push(tool.spec);
       handlers.set(tool.spec.name, async (call) => ({
         output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
@@ -174,11 +183,20 @@ async function buildTools(
     specs.push(...submitToolSpecs(spec.output));
     for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
   }
-  if (resolved.callsAgents) {
-    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig.resultFormat, (await subAgents) ?? []));
+  // A read-only agent still delegates: the agents it calls are read-only too.
+  if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
+    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, (await subAgents) ?? []));
     handlers.set(
       CALL_AGENT_TOOL_NAME,
       callAgentHandler({ spec, ctx, model: resolved.model, runSettled: runAgentSettled }),
+    );
+  }
+  const unknown = [...(only ?? [])].filter((name) => !had.has(name));
+  if (unknown.length > 0) {
+    await toolset?.close();
+    const has = had.size > 0 ? [...had].join(', ') : 'none';
+    throw new ConfigError(
+      `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
   return { specs, handlers, ...(toolset ? { toolset } : {}) };

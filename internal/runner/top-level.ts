@@ -60,6 +60,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       inheritedModel: undefined,
       inheritedAllowedHosts: [],
       inputs: request.inputs ?? {},
+      readOnly: false,
       overrides: {
         ...(request.modelOverride !== undefined ? { model: request.modelOverride } : {}),
         ...(request.skillOverride !== undefined ? { skill: request.skillOverride } : {}),

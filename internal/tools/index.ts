@@ -8,6 +8,7 @@ import {
   type Tool,
   type Toolset,
   type ToolsetOptions,
+  WRITING_TOOL_NAMES,
 } from './types.js';
 
 export { BUILTIN_TOOLS, isBuiltinToolName } from './registry.js';
@@ -80,7 +81,7 @@ function renamed(tool: Tool, taken: ReadonlySet<string>): Tool {
 
 /** A built-in tool; the file tools take an `artifact` argument when the agent's artifact system is on. */
 function builtinTool(name: BuiltinToolName, context: ToolsetOptions['context']): Tool {
-  const tool = BUILTIN_TOOLS[name];
+  const tool = { ...BUILTIN_TOOLS[name], readOnly: !WRITING_TOOL_NAMES.has(name) };
   const verb = Object.hasOwn(ARTIFACT_TOOLS, name) ? ARTIFACT_TOOLS[name] : undefined;
   if (!context.artifacts || verb === undefined) return tool;
   return { ...tool, spec: withArtifactParameter(tool.spec, verb) };

@@ -32,6 +32,8 @@ export interface ToolOutput {
 
 export interface Tool {
   spec: ToolSpec;
+  /** Changes nothing outside: built-ins by kind, MCP tools by their `readOnlyHint` (read-only runs keep only these). */
+  readOnly?: boolean;
   /** Never throws for a bad call: errors are returned as `{ isError: true }` results. */
   execute(args: JsonObject, context: ToolContext): Promise<ToolOutput>;
 }
@@ -49,6 +51,9 @@ export const BUILTIN_TOOL_NAMES = [
   'grep_files',
 ] as const;
 export type BuiltinToolName = (typeof BUILTIN_TOOL_NAMES)[number];
+
+/** The built-ins that change files or run programs: a read-only agent never gets them. */
+export const WRITING_TOOL_NAMES: ReadonlySet<string> = new Set(['write_file', 'edit_file', 'run_command']);
 
 /** The tool the runner injects for agents with `sub_agents`. Not listable in `tools`. */
 export const CALL_AGENT_TOOL_NAME = 'call_agent';

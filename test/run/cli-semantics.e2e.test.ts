@@ -157,8 +157,10 @@ describe.concurrent('stdin', () => {
     });
     expect(result.ms).toBeLessThan(5000);
 
-    const interrupted = spawnAxe(args, env, { input: 'partial' });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // Four times a pipe's buffer: the write completes only once axe is reading stdin, by which
+    // time its signal handlers are in place.
+    const interrupted = spawnAxe(args, env);
+    await new Promise((resolve) => interrupted.child.stdin?.write('x'.repeat(1 << 18), resolve));
     interrupted.child.kill('SIGINT');
     const stopped = await interrupted.done;
     expect(stopped.code).toBe(130);

@@ -54,7 +54,7 @@ const baseView: DryRunView = {
   tools: [],
   mcpServers: [],
   subAgents: [],
-  subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text' },
+  subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text', overrides: false },
 };
 
 describe('dry-run layout', () => {
@@ -102,7 +102,7 @@ describe('dry-run layout', () => {
       maxTokens: 512,
       budgetMaxTokens: 9000,
       subAgents: ['basic', 'with_skill'],
-      subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60, resultFormat: 'text' },
+      subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60, resultFormat: 'text', overrides: false },
       mcpServers: [
         {
           name: 'fs',

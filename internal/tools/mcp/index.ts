@@ -138,6 +138,7 @@ interface ListedTool {
   name: string;
   description?: string;
   inputSchema: unknown;
+  annotations?: { readOnlyHint?: boolean };
 }
 
 async function listAllTools(
@@ -156,7 +157,7 @@ async function listAllTools(
 }
 
 function toTool(client: InstanceType<Sdk['Client']>, tool: ListedTool): Tool {
-  return defineTool(
+  const defined = defineTool(
     { name: tool.name, description: tool.description ?? '', parameters: toInputSchema(tool.inputSchema) },
     async (args, context) => {
       const result = await client.callTool({ name: tool.name, arguments: args }, undefined, {
@@ -167,4 +168,5 @@ function toTool(client: InstanceType<Sdk['Client']>, tool: ListedTool): Tool {
       return mcpResultToOutput(result);
     },
   );
+  return { ...defined, readOnly: tool.annotations?.readOnlyHint === true };
 }

@@ -84,6 +84,8 @@ export async function describeAgent(
     tools: spec.tools,
     disallowed_tools: spec.disallowedTools,
     allowed_hosts: spec.allowedHosts,
+    read_only: spec.readOnly,
+    fork_context: spec.forkContext,
     max_turns: spec.maxTurns ?? null,
     sub_agents: spec.subAgents,
     sub_agents_config: {
@@ -95,6 +97,7 @@ export async function describeAgent(
       max_turns: subAgentsConfig.childMaxTurns ?? null,
       max_tokens: subAgentsConfig.childMaxTokens ?? null,
       result_format: subAgentsConfig.resultFormat,
+      overrides: subAgentsConfig.overrides,
     },
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),
@@ -122,6 +125,7 @@ export async function describeAgent(
       max_tool_calls: spec.budget.maxToolCalls ?? null,
       max_turns: spec.budget.maxTurns ?? null,
       timeout: spec.budget.timeout ?? null,
+      grace_period: spec.budget.gracePeriod ?? 0,
     },
     artifacts: {
       enabled: spec.artifacts.enabled,

@@ -16,7 +16,7 @@ import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import { resolveAgentRun, runTopLevel } from '../internal/runner/index.js';
+import { resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
@@ -48,7 +48,11 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   const spec = await loadAgentFile(await locateAgent(agentName, searchDirs, process.cwd()), env);
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) process.stderr.write(`Note: ${note}\n`);
-  const timeoutSeconds = timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS;
+  // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
+  const timeoutSeconds = shorterTimeout(
+    timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    spec.budget.timeout,
+  );
   const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
   const inputs = inputsFromFlags(inputFlags(options), lastValue(argv, options.inputsJson, ['--inputs-json']));
   const overrides = {

@@ -19,6 +19,7 @@ export interface AgentFileData {
   disallowed_tools?: string[];
   allowed_hosts?: string[];
   read_only?: boolean;
+  fork_context?: boolean;
   sub_agents?: string[];
   max_turns?: number;
   sub_agents_config?: {
@@ -57,7 +58,13 @@ export interface AgentFileData {
   };
   input?: Record<string, { type: InputType; required?: boolean; description?: string }>;
   output?: { name?: string; description?: string; schema?: JsonObject };
-  budget?: { max_tokens?: number; max_tool_calls?: number; max_turns?: number; timeout?: number };
+  budget?: {
+    max_tokens?: number;
+    max_tool_calls?: number;
+    max_turns?: number;
+    timeout?: number;
+    grace_period?: number;
+  };
   artifacts?: { enabled?: boolean; dir?: string; default_write?: boolean };
   mcp_servers?: McpServerData[];
 }

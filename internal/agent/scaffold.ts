@@ -38,6 +38,8 @@ model = "provider/model-name"
 # allowed_hosts = ["docs.example.com"]
 # (axe) No writing tools (write_file, edit_file, run_command) for it and the agents it calls
 # read_only = false
+# (axe) as a sub-agent, start from the caller's conversation so far
+# fork_context = false
 # (axe) Most model turns per run (hard limit 50)
 # max_turns = 20
 
@@ -115,6 +117,8 @@ model = "provider/model-name"
 # max_tool_calls = 15
 # max_turns = 10
 # timeout = 300
+# as a sub-agent stopped by timeout or max_turns: seconds for one last answer
+# grace_period = 30
 
 # [artifacts]
 # enabled = false

@@ -34,6 +34,8 @@ export interface AgentSpec {
   allowedHosts: string[];
   /** `read_only = true`: no writing tools for it and the agents it calls. */
   readOnly: boolean;
+  /** `fork_context = true`: as a sub-agent it starts from its caller's conversation so far. */
+  forkContext: boolean;
   subAgents: string[];
   subAgentsConfig: SubAgentsConfig;
   memory: MemoryConfig;
@@ -86,6 +88,8 @@ export interface AgentBudget {
   maxTurns?: number;
   /** Seconds. */
   timeout?: number;
+  /** Seconds of one last turn for a sub-agent stopped by its timeout or turn limit. */
+  gracePeriod?: number;
 }
 
 export interface SubAgentsConfig {

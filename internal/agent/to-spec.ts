@@ -60,6 +60,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     disallowedTools: data.disallowed_tools ?? [],
     allowedHosts: data.allowed_hosts ?? [],
     readOnly: data.read_only ?? false,
+    forkContext: data.fork_context ?? false,
     subAgents: data.sub_agents ?? [],
     subAgentsConfig: {
       maxDepth: subAgents.max_depth || DEFAULT_MAX_DEPTH,
@@ -116,6 +117,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(data.budget?.max_tool_calls !== undefined ? { maxToolCalls: data.budget.max_tool_calls } : {}),
       ...(data.budget?.max_turns !== undefined ? { maxTurns: data.budget.max_turns } : {}),
       ...(data.budget?.timeout !== undefined ? { timeout: data.budget.timeout } : {}),
+      ...(data.budget?.grace_period ? { gracePeriod: data.budget.grace_period } : {}),
     },
     artifacts: {
       enabled: data.artifacts?.enabled ?? false,

@@ -22,7 +22,7 @@ import {
   type ProviderSettings,
   type ToolCall,
 } from './types.js';
-import { type SignableRequest, type StreamTranslator, trimSlash, type Wire } from './wire.js';
+import { mergeSameRole, type SignableRequest, type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
 /**
  * AWS Bedrock's Converse API (Go axe's `bedrock`): `POST {base}/model/{modelId}/converse`, signed
@@ -30,7 +30,7 @@ import { type SignableRequest, type StreamTranslator, trimSlash, type Wire } fro
  * so a streamed call gets its answer whole, as with Go axe.
  */
 export function toWire(request: ChatRequest): JsonObject {
-  const body: JsonObject = { messages: request.messages.map(messageToWire) };
+  const body: JsonObject = { messages: mergeSameRole(request.messages.map(messageToWire), 'content') };
   if (request.system !== '') body.system = [{ text: request.system }];
   const inference: JsonObject = {};
   if (request.maxTokens !== undefined) inference.maxTokens = request.maxTokens;

@@ -12,7 +12,7 @@ import {
 } from './json.js';
 import { ResponseBuilder, type WireResponse } from './response-builder.js';
 import type { ChatRequest, JsonObject, JsonValue, Message, Usage } from './types.js';
-import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
+import { mergeSameRole, type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
 /**
  * Gemini: `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`
@@ -28,7 +28,7 @@ export function url(baseUrl: string, request: ChatRequest): string {
 }
 
 export function toWire(request: ChatRequest): JsonObject {
-  const body: JsonObject = { contents: request.messages.flatMap(messageToWire) };
+  const body: JsonObject = { contents: mergeSameRole(request.messages.flatMap(messageToWire), 'parts') };
   if (request.system !== '') body.systemInstruction = { parts: [{ text: request.system }] };
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = [

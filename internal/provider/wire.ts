@@ -45,3 +45,22 @@ export function trimSlash(baseUrl: string): string {
 export function bearerAuth(apiKey: string | undefined): Record<string, string> {
   return apiKey === undefined ? {} : { authorization: `Bearer ${apiKey}` };
 }
+
+/**
+ * Adjacent turns of the same role joined into one (their `key` arrays concatenated), for APIs that
+ * require roles to alternate (Bedrock, Gemini): tool results followed by a user message, say.
+ */
+export function mergeSameRole(turns: JsonObject[], key: string): JsonObject[] {
+  const merged: JsonObject[] = [];
+  for (const turn of turns) {
+    const last = merged.at(-1);
+    const before = last?.[key];
+    const after = turn[key];
+    if (last && last.role === turn.role && Array.isArray(before) && Array.isArray(after)) {
+      merged[merged.length - 1] = { ...last, [key]: [...before, ...after] };
+    } else {
+      merged.push(turn);
+    }
+  }
+  return merged;
+}

@@ -4,7 +4,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef, SubAgentsConfig } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import { isObject } from '../provider/json.js';
-import type { JsonObject, JsonValue, ToolCall, ToolSpec } from '../provider/types.js';
+import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -118,10 +118,10 @@ export async function loadSubAgents(names: readonly string[], ctx: RunContext): 
  */
 export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   let calls = 0;
-  return async (call: ToolCall): Promise<ExecutedCall> => {
+  return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
     const args = validateArgs(call.arguments, options);
     if ('error' in args) return { output: toolFailure(args.error) };
-    return runSubAgent(options, args, ++calls);
+    return runSubAgent(options, args, ++calls, history);
   };
 }
 
@@ -223,6 +223,7 @@ async function runSubAgent(
   options: CallAgentOptions,
   args: ValidArgs,
   callNumber: number,
+  history: readonly Message[],
 ): Promise<ExecutedCall> {
   const started = Date.now();
   const loaded = await loadSpec(args.agent, options.ctx);
@@ -244,6 +245,9 @@ async function runSubAgent(
     }),
     readOnly: options.ctx.readOnly || options.spec.readOnly || args.overrides.readOnly === true,
     ...(args.overrides.tools ? { onlyTools: args.overrides.tools } : {}),
+    ...('spec' in prepared && prepared.spec.forkContext
+      ? { forked: { messages: [...history], provider: options.model.provider } }
+      : {}),
   });
   try {
     const { ctx } = child;

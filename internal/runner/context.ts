@@ -4,7 +4,7 @@ import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
-import type { JsonValue, Provider, ProviderApi } from '../provider/types.js';
+import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
@@ -67,12 +67,27 @@ export interface RunContext {
   readonly readOnly: boolean;
   /** The call's `tools` override: this agent offers only these of its tools (this run only). */
   readonly onlyTools?: readonly string[];
+  /** `fork_context`: the caller's conversation this sub-agent starts from (this run only). */
+  readonly forked?: ForkedConversation;
+  /** A sub-agent's caller's signal and deadline: what its grace turn may not outlive. */
+  readonly caller?: {
+    signal: AbortSignal;
+    deadline: number | undefined;
+    deadlineSeconds: number | undefined;
+  };
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
   /** The files written into the run's artifact directory (run-wide). */
   readonly artifacts: ArtifactManifest;
   /** `--keep-artifacts`. */
   readonly keepArtifacts: boolean;
+}
+
+export interface ForkedConversation {
+  /** The caller's messages, ending with the assistant turn that is calling this agent. */
+  messages: readonly Message[];
+  /** The caller's provider: reasoning and signatures carry over only to the same one. */
+  provider: string;
 }
 
 export interface ChildContext {
@@ -97,15 +112,18 @@ export function childContext(
     inputs: Readonly<Record<string, JsonValue>>;
     readOnly: boolean;
     onlyTools?: readonly string[];
+    forked?: ForkedConversation;
   },
 ): ChildContext {
-  const { onlyTools: _parentOnly, ...inherited } = parent;
+  const { onlyTools: _parentOnly, forked: _parentForked, ...inherited } = parent;
   const base: RunContext = {
     ...inherited,
     limits: options.limits,
     inputs: options.inputs,
     readOnly: options.readOnly,
     ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
+    ...(options.forked ? { forked: options.forked } : {}),
+    caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
     path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
     depth: parent.depth + 1,
     stream: false,

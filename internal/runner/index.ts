@@ -29,6 +29,7 @@
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
 export { callAgentToolSpec, subAgentUserMessage } from './call-agent.js';
+export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
 export { effectiveMaxParallel } from './limiter.js';
 export { buildSystemPrompt, type ContextFile } from './prompt.js';

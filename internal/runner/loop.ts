@@ -35,7 +35,12 @@ export interface ExecutedCall {
   submission?: Submission;
 }
 
-export type ToolHandler = (call: ToolCall, turn: number) => Promise<ExecutedCall>;
+/** `history`: the conversation so far, ending with the assistant turn that made this call. */
+export type ToolHandler = (
+  call: ToolCall,
+  turn: number,
+  history: readonly Message[],
+) => Promise<ExecutedCall>;
 
 export interface LoopSetup {
   ctx: RunContext;
@@ -70,6 +75,8 @@ export interface LoopState {
   children: AgentRunResult[];
   /** The value a `submit_result` handed over. */
   output?: JsonValue;
+  /** The conversation as the loop has built it: the request's messages, then each turn's. */
+  messages: Message[];
 }
 
 export function newLoopState(): LoopState {
@@ -82,6 +89,7 @@ export function newLoopState(): LoopState {
     turns: 0,
     toolCallDetails: [],
     children: [],
+    messages: [],
   };
 }
 
@@ -94,7 +102,8 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const { ctx, request } = setup;
   const hasTools = (request.tools?.length ?? 0) > 0;
   const limit = Math.min(setup.maxTurns ?? MAX_TURNS, MAX_TURNS);
-  const messages: Message[] = [...request.messages];
+  state.messages = [...request.messages];
+  const { messages } = state;
   let pending = 0;
   let reminded = false;
   for (let turn = 1; ; turn++) {
@@ -234,7 +243,10 @@ async function runCalls(
   calls: ToolCall[],
   turn: number,
 ): Promise<{ results: ToolResult[]; submission?: Submission }> {
-  const settled = await fanOut(calls, (call) => runCall(setup, call, turn), { parallel: setup.parallel });
+  const history = state.messages;
+  const settled = await fanOut(calls, (call) => runCall(setup, call, turn, history), {
+    parallel: setup.parallel,
+  });
   let submission: Submission | undefined;
   const results = settled.map((outcome, index) => {
     const call = calls[index] as ToolCall;
@@ -264,7 +276,12 @@ async function runCalls(
 
 type TimedCall = ExecutedCall & { durationMs: number };
 
-async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<TimedCall> {
+async function runCall(
+  setup: LoopSetup,
+  call: ToolCall,
+  turn: number,
+  history: readonly Message[],
+): Promise<TimedCall> {
   const { ctx } = setup;
   const started = Date.now();
   emitEvent(ctx, setup.agent, {
@@ -284,7 +301,7 @@ async function runCall(setup: LoopSetup, call: ToolCall, turn: number): Promise<
     executed = { output: toolFailure(`invalid arguments for tool "${call.name}": ${call.argumentsError}`) };
   } else {
     try {
-      executed = await handler(call, turn);
+      executed = await handler(call, turn, history);
     } catch (error) {
       executed = { output: toolThrew(call, error) };
     }

@@ -14,14 +14,22 @@ import {
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
-import type { ToolSpec } from '../provider/types.js';
+import type { Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, loadSubAgents } from './call-agent.js';
-import { effectiveAllowedHosts, emitEvent, type RunContext, RunDeadline } from './context.js';
+import {
+  effectiveAllowedHosts,
+  emitEvent,
+  type ForkedConversation,
+  type RunContext,
+  RunDeadline,
+} from './context.js';
 import type { AgentStatus, RunEventBody } from './events.js';
+import { graceTurn } from './grace.js';
+import { forkedStart } from './history.js';
 import { LimitReachedError } from './limits.js';
-import { type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
+import { type LoopSetup, type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
 import { submitHandlers, submitToolSpecs } from './submit.js';
@@ -42,6 +50,7 @@ export async function runAgentSettled(
   let provider = '';
   let toolset: Toolset | undefined;
   let artifactDir: OpenArtifactDir | undefined;
+  let setup: LoopSetup | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
     const { memory } = resolved;
@@ -72,32 +81,30 @@ export async function runAgentSettled(
       if (problems.error !== undefined) throw new ConfigError(problems.error);
     }
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs.length));
-    await runLoop(
-      {
-        ctx,
-        agent: spec.name,
-        provider: chat,
-        request: {
-          model: resolved.model.model,
-          system: resolved.systemPrompt,
-          messages: [{ role: 'user', content: input }],
-          ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
-          ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
-          ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
-          ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
-          ...(spec.params.thinkingBudget !== undefined ? { thinkingBudget: spec.params.thinkingBudget } : {}),
-          ...(spec.params.reasoningEffort !== undefined
-            ? { reasoningEffort: spec.params.reasoningEffort }
-            : {}),
-          stream: ctx.stream,
-        },
-        ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
-        parallel: spec.subAgentsConfig.parallel,
-        handlers: tools.handlers,
-        submits: spec.output !== undefined,
+    setup = {
+      ctx,
+      agent: spec.name,
+      provider: chat,
+      request: {
+        model: resolved.model.model,
+        system: resolved.systemPrompt,
+        messages: firstMessages(ctx.forked, input, provider, tools.specs.length > 0),
+        ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
+        ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
+        ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
+        ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
+        ...(spec.params.thinkingBudget !== undefined ? { thinkingBudget: spec.params.thinkingBudget } : {}),
+        ...(spec.params.reasoningEffort !== undefined
+          ? { reasoningEffort: spec.params.reasoningEffort }
+          : {}),
+        stream: ctx.stream,
       },
-      state,
-    );
+      ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
+      parallel: spec.subAgentsConfig.parallel,
+      handlers: tools.handlers,
+      submits: spec.output !== undefined,
+    };
+    await runLoop(setup, state);
     // A refusal or safety block that leaves no answer is a failure, not an empty success.
     if (state.refusal !== undefined && state.content.trim() === '') {
       throw new RefusalError(`the model gave no answer: refused or blocked (${state.refusal})`);
@@ -109,6 +116,12 @@ export async function runAgentSettled(
   } catch (thrown) {
     const error = typedError(thrown, ctx, provider);
     const status = statusOf(error);
+    const grace = spec.budget.gracePeriod;
+    if (setup && grace && ctx.depth > 0 && (status === 'timeout' || status === 'max_turns')) {
+      if (await graceTurn(setup, state, status, grace)) {
+        return { result: toResult(spec, ctx, state, provider, started, 'completed') };
+      }
+    }
     const result = toResult(spec, ctx, state, provider, started, status, error.message);
     if (error instanceof LimitReachedError) result.stopped = error.detail;
     return { result, error };
@@ -126,6 +139,17 @@ export async function runAgentSettled(
       );
     }
   }
+}
+
+/** The first request's messages: the task, after the caller's conversation for a forked sub-agent. */
+function firstMessages(
+  forked: ForkedConversation | undefined,
+  input: string,
+  provider: string,
+  hasTools: boolean,
+): Message[] {
+  if (!forked) return [{ role: 'user', content: input }];
+  return forkedStart(forked.messages, input, { sameProvider: forked.provider === provider, hasTools });
 }
 
 async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {

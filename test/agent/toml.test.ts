@@ -114,6 +114,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       disallowedTools: [],
       allowedHosts: [],
       readOnly: false,
+      forkContext: false,
       subAgents: [],
       subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text', overrides: false },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },

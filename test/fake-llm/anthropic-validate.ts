@@ -69,12 +69,27 @@ export function validateAnthropic(request: IncomingRequest): Refusal | undefined
   if (body.tool_choice !== undefined && body.tools === undefined) {
     return invalid('tool_choice may only be specified while providing tools.');
   }
+  if (body.tools === undefined && usesToolBlocks(body.messages)) {
+    return invalid('Requests which include `tool_use` or `tool_result` blocks must define tools.');
+  }
   return (
     validateSystem(body.system) ??
     validateTools(body.tools) ??
     validateMessages(body.messages) ??
     validateThinking(body) ??
     validateOutputConfig(body.output_config)
+  );
+}
+
+function usesToolBlocks(messages: unknown): boolean {
+  if (!Array.isArray(messages)) return false;
+  return messages.some(
+    (message) =>
+      isRecord(message) &&
+      Array.isArray(message.content) &&
+      message.content.some(
+        (block) => isRecord(block) && (block.type === 'tool_use' || block.type === 'tool_result'),
+      ),
   );
 }
 

@@ -200,6 +200,14 @@ describe('anthropic wire', () => {
       /tool_choice may only be specified while providing tools/,
     ],
     [
+      'tool blocks without tools',
+      (b) => {
+        delete b.tools;
+      },
+      400,
+      /Requests which include `tool_use` or `tool_result` blocks must define tools/,
+    ],
+    [
       'duplicate tool names',
       (b) => {
         b.tools = [TOOL, TOOL];

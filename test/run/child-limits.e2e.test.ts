@@ -129,6 +129,12 @@ describe.concurrent('per-child limits', () => {
     expect(result.code).toBe(0);
     expect(Date.now() - started).toBeLessThan(2900);
     expect((JSON.parse(result.stdout) as { agents: Node[] }).agents[0]?.status).toBe('timeout');
+
+    // At the top level it bounds the run too, and --dry-run says so.
+    const dry = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '--dry-run'], {
+      env: home.env(fake.url),
+    });
+    expect(dry.stdout).toContain('\nTimeout:  1s\n');
   });
 
   it('at the top level an own limit is a non-zero exit: 4 for tool calls; nonsense limits are refused at load', async () => {

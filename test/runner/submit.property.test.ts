@@ -76,6 +76,7 @@ describe('submit_result accepts exactly what ajv accepts', () => {
         const executed = await handler(
           { id: 'c1', name: SUBMIT_RESULT, arguments: { result: submitted } },
           1,
+          [],
         );
         const valid = ajv.validate(outputSchema, submitted);
         expect(executed.submission !== undefined).toBe(valid);

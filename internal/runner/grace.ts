@@ -1,0 +1,68 @@
+import type { Message } from '../provider/types.js';
+import { deadlineScope, type RunContext } from './context.js';
+import { appendText, resolvedHistory, withoutToolBlocks } from './history.js';
+import { type LoopSetup, type LoopState, runLoop, type ToolHandler } from './loop.js';
+import { SUBMIT_RESULT } from './submit.js';
+
+/**
+ * 003 §3.6: a sub-agent stopped by its timeout or turn limit gets one last turn to answer, with
+ * `submit_result` as its only tool (an agent with `[output]`) or no tool at all, under a deadline
+ * of `seconds` that never outlives its caller's. True when it answered: the run then completes.
+ * Otherwise the state keeps the answer it had before.
+ */
+export async function graceTurn(
+  setup: LoopSetup,
+  state: LoopState,
+  stoppedBy: 'timeout' | 'max_turns',
+  seconds: number,
+): Promise<boolean> {
+  const { caller } = setup.ctx;
+  if (!caller || caller.signal.aborted) return false;
+  const scope = deadlineScope(caller.signal, seconds);
+  const earlier = caller.deadline !== undefined && caller.deadline <= (scope.deadline ?? Infinity);
+  const ctx: RunContext = {
+    ...setup.ctx,
+    signal: scope.controller.signal,
+    deadline: earlier ? caller.deadline : scope.deadline,
+    deadlineSeconds: earlier ? caller.deadlineSeconds : seconds,
+  };
+  const submit = setup.submits ? setup.request.tools?.find((tool) => tool.name === SUBMIT_RESULT) : undefined;
+  const handler = submit ? setup.handlers.get(SUBMIT_RESULT) : undefined;
+  const history = resolvedHistory(state.messages);
+  const messages: Message[] = submit ? history : withoutToolBlocks(history);
+  appendText(messages, 'user', graceMessage(stoppedBy, submit !== undefined));
+  const { content, output } = state;
+  const { tools: _tools, ...request } = setup.request;
+  try {
+    await runLoop(
+      {
+        ...setup,
+        ctx,
+        request: { ...request, messages, ...(submit ? { tools: [submit] } : {}) },
+        maxTurns: 1,
+        handlers: new Map<string, ToolHandler>(submit && handler ? [[SUBMIT_RESULT, handler]] : []),
+      },
+      state,
+    );
+    if (state.output !== undefined || state.content.trim() !== '') return true;
+  } catch {
+    // The last chance was not taken: the run keeps how it stopped.
+  } finally {
+    scope.dispose();
+  }
+  state.content = content;
+  if (output === undefined) delete state.output;
+  return false;
+}
+
+/** 003's words; a text agent is asked for its answer, not for a tool it does not have. */
+export function graceMessage(stoppedBy: 'timeout' | 'max_turns', submits: boolean): string {
+  const warning =
+    stoppedBy === 'timeout'
+      ? 'You have exceeded the time limit.'
+      : 'You have reached the maximum number of turns.';
+  const ask = submits
+    ? 'You MUST call `submit_result` immediately with your best answer.\nDo not call any other tools.'
+    : 'Give your final answer now, as plain text.\nDo not call any tools.';
+  return `${warning} You have one final chance to complete the task.\n${ask}`;
+}

@@ -3,11 +3,11 @@
 //  1. translate + parse alone (toWire → JSON text → fromWire), no network;
 //  2. a whole non-streamed turn through `provider.chat` against the fake server at zero latency,
 //     compared with a bare `fetch` POST of the same bytes whose body is only read as text, and with
-//     a bare undici `request` on the same pool (the transport we use: the difference is our cost);
+//     a bare `node:http` request on the same pool (the transport we use: the difference is our cost);
+//     Bedrock, whose requests are signed per call, is left out;
 //  3. the time from the server writing the first streamed text byte to our first text event.
-import { createServer } from 'node:http';
+import http, { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
-import { request as undiciRequest } from 'undici';
 import { createHttpPool, createProvider, WIRES } from '../internal/provider/index.js';
 import type { ChatRequest, ProviderSettings, RetryPolicy, WireApi } from '../internal/provider/types.js';
 import { startFakeLlm } from '../test/fake-llm/server.js';
@@ -62,11 +62,12 @@ async function main(): Promise<void> {
   const pool = createHttpPool();
   const lines: string[] = [];
   lines.push(
-    '| wire | translate+parse | chat() per turn | bare fetch | bare undici request | layer overhead |',
+    '| wire | translate+parse | chat() per turn | bare fetch | bare node:http request | layer overhead |',
   );
   lines.push('|---|---|---|---|---|---|');
   for (const api of Object.keys(WIRES) as WireApi[]) {
     const wire = WIRES[api];
+    if (wire.sign) continue;
     const settings: ProviderSettings = {
       name: api,
       api,
@@ -92,8 +93,18 @@ async function main(): Promise<void> {
       pure.push(performance.now() - t);
     }
 
-    const bareRequest = async () =>
-      (await undiciRequest(url, { method: 'POST', headers, body, dispatcher: pool.dispatcher })).body.text();
+    const agent = await pool.agent('http:');
+    const bareRequest = () =>
+      new Promise<string>((resolve, reject) => {
+        const sent = http.request(url, { method: 'POST', headers, agent }, (response) => {
+          let text = '';
+          response.setEncoding('utf8').on('data', (chunk: string) => {
+            text += chunk;
+          });
+          response.on('end', () => resolve(text)).on('error', reject);
+        });
+        sent.on('error', reject).end(body);
+      });
     const ours: number[] = [];
     const bareFetch: number[] = [];
     const bare: number[] = [];

@@ -1,7 +1,7 @@
 // `npm run bench`: bundles each bench/*.bench.ts with esbuild and runs them one after another, so
 // every figure is measured on the same machine in the same run. Each bench prints its own table.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { build } from 'esbuild';
 
@@ -24,6 +24,8 @@ try {
     outExtension: { '.js': '.mjs' },
     logLevel: 'warning',
   });
+  // The fake server reads its vendored request schemas next to its module: next to the bundles.
+  cpSync(join('test', 'fake-llm', 'vendor'), join(outdir, 'vendor'), { recursive: true });
   for (const file of benches) {
     const out = join(outdir, file.replace(/\.ts$/, '.mjs'));
     process.stdout.write(`\n## ${file}\n`);

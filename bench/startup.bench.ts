@@ -1,11 +1,16 @@
-// Startup cost of the CLI: `axe version` and `axe agents list` over 50 agent files, each against
-// the floor of starting Node at all (`node -e 0`). Median of 10 runs, side by side.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+// What one invocation of the CLI costs, each against the floor of starting Node at all (`node -e 0`)
+// and, for a model turn, against a bare `node:http` client sending axe's exact request to the same
+// local server and reading the answer: `axe version`, `axe agents list` over 50 files,
+// `--dry-run`, one turn on the Anthropic and the OpenAI wire. Medians of interleaved rounds after
+// a warm-up, so load swings hit every command alike; peak RSS from a separate pass (a preload
+// script reports `maxRSS` at exit, so the timed runs carry nothing extra).
+import { execFile } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startFakeLlm } from '../test/fake-llm/index.js';
 
-const RUNS = 10;
+const ROUNDS = 15;
 const repo = process.env.AXE_REPO ?? process.cwd();
 const cli = join(repo, 'dist', 'main.js');
 const home = mkdtempSync(join(tmpdir(), 'axe-bench-startup-'));
@@ -19,42 +24,142 @@ for (let i = 0; i < 50; i++) {
       `[params]\ntemperature = 0.2\nmax_tokens = 2048\n\n[sub_agents_config]\nmax_depth = 2\n`,
   );
 }
-const env = { ...process.env, XDG_CONFIG_HOME: join(home, 'config'), HOME: home };
+const soloDir = join(home, 'solo');
+mkdirSync(soloDir);
+writeFileSync(join(soloDir, 'solo.toml'), 'name = "solo"\nmodel = "anthropic/claude-sonnet-4-5"\n');
+writeFileSync(join(soloDir, 'solo-openai.toml'), 'name = "solo-openai"\nmodel = "openai/gpt-5"\n');
 
-/** Median wall time of each command; rounds interleave the commands so load swings hit all alike. */
-function medians(commands: string[][]): number[] {
-  const times: number[][] = commands.map(() => []);
-  for (let round = 0; round < RUNS; round++) {
-    commands.forEach((args, index) => {
-      const start = process.hrtime.bigint();
-      execFileSync(process.execPath, args, { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
-      times[index]!.push(Number(process.hrtime.bigint() - start) / 1e6);
-    });
-  }
-  return times.map((list) => {
-    list.sort((a, b) => a - b);
-    return (list[RUNS / 2 - 1]! + list[RUNS / 2]!) / 2;
+const fake = await startFakeLlm({ respond: () => ({ text: 'pong' }) });
+const env: NodeJS.ProcessEnv = {
+  PATH: process.env.PATH ?? '',
+  HOME: home,
+  XDG_CONFIG_HOME: join(home, 'config'),
+  XDG_DATA_HOME: join(home, 'data'),
+  XDG_CACHE_HOME: join(home, 'cache'),
+  AXE_ANTHROPIC_BASE_URL: fake.url,
+  ANTHROPIC_API_KEY: 'bench-key',
+  AXE_OPENAI_BASE_URL: `${fake.url}/v1`,
+  OPENAI_API_KEY: 'bench-key',
+};
+
+/** The bare client: POSTs a recorded request's body and headers with `node:http`, prints the answer's size. */
+const bare = join(home, 'bare.mjs');
+writeFileSync(
+  bare,
+  `import http from 'node:http';
+const { url, headers, body } = JSON.parse(process.argv[2]);
+const sent = http.request(url, { method: 'POST', headers }, (response) => {
+  let size = 0;
+  response.on('data', (chunk) => { size += chunk.length; });
+  response.on('end', () => process.stdout.write(String(size)));
+});
+sent.end(body);
+`,
+);
+const rssPreload = join(home, 'rss.cjs');
+writeFileSync(
+  rssPreload,
+  `process.on('exit', () => require('node:fs').writeFileSync(process.env.RSS_LOG, String(process.resourceUsage().maxRSS)));\n`,
+);
+
+function run(args: string[], extraEnv: NodeJS.ProcessEnv = {}): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile(process.execPath, args, { env: { ...env, ...extraEnv }, cwd: home }, (error, stdout, stderr) =>
+      error ? reject(new Error(`${args.join(' ')}: ${stderr || error.message}`)) : resolve(stdout),
+    ),
+  );
+}
+
+/** axe's exact request of a one-turn run on `agent`, for the bare client to send. */
+async function recordedRequest(agent: string): Promise<string> {
+  fake.reset();
+  fake.respond(() => ({ text: 'pong' }));
+  await run([cli, 'run', agent, '--agents-dir', soloDir, '-p', 'ping']);
+  const request = fake.requests[0];
+  if (!request) throw new Error(`no request from ${agent}`);
+  const headers = Object.fromEntries(
+    Object.entries(request.headers).filter(
+      ([name]) => !['host', 'connection', 'content-length'].includes(name),
+    ),
+  );
+  const query = new URLSearchParams(request.query).toString();
+  return JSON.stringify({
+    url: `${fake.url}${request.path}${query ? `?${query}` : ''}`,
+    headers,
+    body: JSON.stringify(request.body),
   });
 }
 
+interface Row {
+  what: string;
+  args: string[];
+  /** Ratio against this row's median (default: the floor). */
+  against?: string;
+  target?: string;
+}
+
+const rows: Row[] = [
+  { what: 'node -e 0 (floor)', args: ['-e', '0'] },
+  { what: 'bare node:http client, Anthropic request', args: [bare, await recordedRequest('solo')] },
+  { what: 'bare node:http client, OpenAI request', args: [bare, await recordedRequest('solo-openai')] },
+  { what: 'axe version', args: [cli, 'version'], target: '<= 1.2x' },
+  { what: 'axe agents list (50 files)', args: [cli, 'agents', 'list'], target: '<= 1.5x' },
+  {
+    what: 'axe run --dry-run',
+    args: [cli, 'run', 'solo', '--agents-dir', soloDir, '-p', 'ping', '--dry-run'],
+    target: '<= 1.5x',
+  },
+  {
+    what: 'axe run: one turn, Anthropic',
+    args: [cli, 'run', 'solo', '--agents-dir', soloDir, '-p', 'ping'],
+    against: 'bare node:http client, Anthropic request',
+    target: '<= 1.5x bare',
+  },
+  {
+    what: 'axe run: one turn, OpenAI',
+    args: [cli, 'run', 'solo-openai', '--agents-dir', soloDir, '-p', 'ping'],
+    against: 'bare node:http client, OpenAI request',
+    target: '<= 1.5x bare',
+  },
+];
+
 try {
-  const listed = execFileSync(process.execPath, [cli, 'agents', 'list'], { env, cwd: home }).toString();
+  const listed = await run([cli, 'agents', 'list']);
   if (listed.trim().split('\n').length !== 50) throw new Error(`agents list printed:\n${listed}`);
-  const [floor, version, list] = medians([
-    ['-e', '0'],
-    [cli, 'version'],
-    [cli, 'agents', 'list'],
-  ]) as [number, number, number];
-  const rows = [
-    { what: 'node -e 0 (floor)', ms: floor, target: '' },
-    { what: 'axe version', ms: version, target: '<= 1.5x' },
-    { what: 'axe agents list (50 files)', ms: list, target: '<= 2x' },
-  ];
-  console.log(`| command | median of ${RUNS} (ms) | ratio to floor | target |`);
-  console.log('|---|---:|---:|---|');
+  const times: number[][] = rows.map(() => []);
+  for (let round = -2; round < ROUNDS; round++) {
+    for (const [index, row] of rows.entries()) {
+      const start = process.hrtime.bigint();
+      await run(row.args);
+      if (round >= 0) times[index]?.push(Number(process.hrtime.bigint() - start) / 1e6);
+    }
+  }
+  const medians = times.map((list) => {
+    const sorted = [...list].sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+  });
+  const rssLog = join(home, 'rss.txt');
+  const rss = [];
   for (const row of rows) {
-    console.log(`| ${row.what} | ${row.ms.toFixed(1)} | ${(row.ms / floor).toFixed(2)}x | ${row.target} |`);
+    const peaks: number[] = [];
+    for (let i = 0; i < 3; i++) {
+      await run(row.args, { NODE_OPTIONS: `--require ${rssPreload}`, RSS_LOG: rssLog });
+      peaks.push(Number(readFileSync(rssLog, 'utf8')));
+    }
+    rss.push(Math.max(...peaks) / 1024);
+  }
+  const floor = medians[0] ?? Number.NaN;
+  console.log(`| command | median of ${ROUNDS} (ms) | ratio | peak RSS (MB) | target |`);
+  console.log('|---|---:|---:|---:|---|');
+  for (const [index, row] of rows.entries()) {
+    const base = row.against ? (medians[rows.findIndex((r) => r.what === row.against)] ?? floor) : floor;
+    const ms = medians[index] ?? Number.NaN;
+    const ratio = index === 0 ? '' : `${(ms / base).toFixed(2)}x${row.against ? ' bare' : ''}`;
+    console.log(
+      `| ${row.what} | ${ms.toFixed(1)} | ${ratio} | ${(rss[index] ?? 0).toFixed(0)} | ${row.target ?? ''} |`,
+    );
   }
 } finally {
+  await fake.close();
   rmSync(home, { recursive: true, force: true });
 }

@@ -1,15 +1,16 @@
-import type { IncomingHttpHeaders } from 'node:http';
-import { createRequire } from 'node:module';
-import type { Agent, Dispatcher } from 'undici';
+import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import http from 'node:http';
 
 /**
- * The one HTTP sender every provider uses: a keep-alive pool per run, every request tied to an
- * AbortSignal (undici destroys the socket of an aborted in-flight request), redirects never
- * followed (undici 7's `request` has no redirect handling unless an interceptor is added), and
- * bodies read with a size bound.
+ * The one HTTP sender every provider uses: `node:http` (its parser is native: no WebAssembly to
+ * compile at start-up, nothing to wait for at exit), a keep-alive pool per run, every request tied
+ * to an AbortSignal (an abort destroys its socket), redirects never followed (`node:http` has no
+ * redirect handling), and bodies read with a size bound. `node:https` is loaded only for an
+ * https:// base URL.
  */
 export interface HttpPool {
-  readonly dispatcher: Dispatcher;
+  /** The keep-alive agent for `protocol` (`http:` / `https:`), made on first use. */
+  agent(protocol: string): Promise<Agent>;
   /**
    * Ends every connection now. Called when the run is over, so a request still in flight is one
    * nobody will read: it fails instead of keeping the process alive.
@@ -17,52 +18,30 @@ export interface HttpPool {
   close(): Promise<void>;
 }
 
-type RequestFunction = (
-  this: Dispatcher,
-  options: Dispatcher.RequestOptions,
-) => Promise<Dispatcher.ResponseData>;
+// Idle connections stay open this long for the next turn; a run's turns come well within it.
+const KEEP_ALIVE_MS = 30_000;
 
-interface UndiciParts {
-  Agent: typeof Agent;
-  request: RequestFunction;
-}
-
-let undiciParts: UndiciParts | undefined;
-
-/**
- * The two undici modules we use, loaded when a live run makes its pool. `import 'undici'` would load the
- * whole package (fetch, WebSocket, caches, mocks: ~100 ms of CPU) at the start of every run.
- * Deep paths work because undici has no `exports` map; test/provider/undici-loading.test.ts
- * fails if a version bump moves them.
- */
-function undici(): UndiciParts {
-  if (undiciParts === undefined) {
-    const require = createRequire(import.meta.url);
-    undiciParts = {
-      Agent: require('undici/lib/dispatcher/agent.js') as typeof Agent,
-      request: require('undici/lib/api/api-request.js') as RequestFunction,
-    };
-  }
-  return undiciParts;
-}
-
-/**
- * A live run's pool, made when the run is set up — so the HTTP client is loaded then, not inside
- * the first model turn. A replayed run makes none and never loads undici.
- */
+/** A run's pool: one keep-alive agent per protocol. No socket timeouts: the run's deadline bounds every call. */
 export function createHttpPool(): HttpPool {
-  // No undici timeouts: a long generation is legitimate; the run's deadline (the signal) bounds it.
-  const agent = new (undici().Agent)({ keepAliveTimeout: 30_000, headersTimeout: 0, bodyTimeout: 0 });
+  const agents = new Map<string, Promise<Agent>>();
   let closed = false;
   return {
-    get dispatcher() {
-      if (closed) throw new Error('the HTTP pool is closed: the run is over');
+    agent(protocol) {
+      if (closed) return Promise.reject(new Error('the HTTP pool is closed: the run is over'));
+      let agent = agents.get(protocol);
+      if (!agent) {
+        const options = { keepAlive: true, keepAliveMsecs: KEEP_ALIVE_MS, scheduling: 'lifo' as const };
+        agent =
+          protocol === 'https:'
+            ? import('node:https').then(({ default: https }) => new https.Agent(options))
+            : Promise.resolve(new http.Agent(options));
+        agents.set(protocol, agent);
+      }
       return agent;
     },
     async close() {
       closed = true;
-      // `destroy`, not `close`: undici's close waits for in-flight requests without limit.
-      await agent.destroy();
+      for (const agent of agents.values()) (await agent).destroy();
     },
   };
 }
@@ -74,7 +53,7 @@ export interface HttpResponse {
   status: number;
   /** Lower-cased names; repeated headers joined with ", ". */
   headers: Record<string, string>;
-  body: Dispatcher.ResponseData['body'];
+  body: IncomingMessage;
 }
 
 export class BodyTooLargeError extends Error {
@@ -92,15 +71,27 @@ export async function postJson(
   signal: AbortSignal,
 ): Promise<HttpResponse> {
   const target = new URL(url);
-  const response = await undici().request.call(pool.dispatcher, {
-    origin: target.origin,
-    path: `${target.pathname}${target.search}`,
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body,
-    signal,
+  const agent = await pool.agent(target.protocol);
+  signal.throwIfAborted();
+  const send = target.protocol === 'https:' ? (await import('node:https')).request : http.request;
+  const payload = Buffer.from(body, 'utf8');
+  return new Promise((resolve, reject) => {
+    const request = send(target, {
+      method: 'POST',
+      agent,
+      signal,
+      headers: { 'content-type': 'application/json', 'content-length': payload.byteLength, ...headers },
+    });
+    request.on('error', reject);
+    request.once('response', (response) => {
+      resolve({
+        status: response.statusCode ?? 0,
+        headers: flattenHeaders(response.headers),
+        body: response,
+      });
+    });
+    request.end(payload);
   });
-  return { status: response.statusCode, headers: flattenHeaders(response.headers), body: response.body };
 }
 
 function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {

@@ -1,11 +1,16 @@
 /**
  * `axe run` figures, measured on the built CLI against the fake LLM server:
- *   - fan-out: a parent calling 32 sub-agents in one turn, each answering after 500 ms — the run's
- *     duration (the envelope's duration_ms: from the agent's resolution to its final answer,
- *     process startup excluded) against its critical path: the two parent turns plus the slowest
- *     child, each as long as the server took to answer it (≥ 500 ms for the child), target ≤ 1.1x;
+ *   - fan-out: a parent calling 32 sub-agents in one turn with the default settings, each
+ *     answering after 500 ms — the run's duration (the envelope's duration_ms: from the agent's
+ *     resolution to its final answer, process startup excluded) against its critical path: the two
+ *     parent turns plus the slowest child, each as long as the server took to answer it (≥ 500 ms
+ *     for the child), target ≤ 1.1x;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
- *   - the loop's per-turn overhead against a zero-latency server: (41-turn run − 1-turn run) / 40;
+ *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
+ *     critical path, peak RSS and RSS per child;
+ *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
+ *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
+ *     run, over 40;
  *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
  *     against the calls in flight when it was crossed.
  */
@@ -31,7 +36,11 @@ const agent = (name: string, lines: string[]) =>
     path.join(agentsDir, `${name}.toml`),
     `${[`name = "${name}"`, 'model = "anthropic/bench"', `system_prompt = "ROLE:${name}"`, ...lines].join('\n')}\n`,
   );
-agent('fan', ['sub_agents = ["worker"]', '[sub_agents_config]', `max_parallel = ${FAN_OUT}`]);
+agent('fan', ['sub_agents = ["worker"]']);
+const SCALES = [8, 32, 128, 512];
+for (const width of SCALES) {
+  agent(`fan${width}`, ['sub_agents = ["worker"]', '[sub_agents_config]', `max_parallel = ${width}`]);
+}
 agent('worker', []);
 agent('looper', ['sub_agents = ["worker"]']);
 agent('spender', ['sub_agents = ["worker"]', '[sub_agents_config]', 'max_parallel = 64']);
@@ -146,14 +155,43 @@ try {
   const critical = median(fanRuns.map((r) => r.criticalMs));
   const peakMb = Math.max(...fanRuns.map((r) => r.measured.peakRssKb)) / 1024;
 
-  // Per-turn overhead.
+  // Per-turn overhead: axe's own time, the server's excluded.
+  const ownMs = async (prompt: string) => {
+    fake.reset();
+    fake.respond(responder);
+    const measured = await runCli('looper', prompt);
+    const served = fake.requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+    return measured.durationMs - served;
+  };
   const long: number[] = [];
   const short: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
-    long.push((await runCli('looper', `turns=${LOOP_TURNS} #${i}`)).durationMs);
-    short.push((await runCli('looper', `turns=1 #${i}`)).durationMs);
+    long.push(await ownMs(`turns=${LOOP_TURNS} #${i}`));
+    short.push(await ownMs(`turns=1 #${i}`));
   }
   const perTurn = (median(long) - median(short)) / (LOOP_TURNS - 1);
+
+  // Scale: one run per width, the server delaying every child 500 ms.
+  const scaleRows: string[][] = [];
+  let baseRssKb = 0;
+  for (const width of SCALES) {
+    fake.reset();
+    fake.respond(responder);
+    const measured = await runCli(`fan${width}`, 'scale');
+    if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
+    const critical = criticalPathMs(`fan${width}`);
+    if (width === SCALES[0]) baseRssKb = measured.peakRssKb;
+    const perChildKb =
+      width === SCALES[0] ? '' : ((measured.peakRssKb - baseRssKb) / (width - (SCALES[0] ?? 0))).toFixed(0);
+    scaleRows.push([
+      String(width),
+      `${measured.durationMs} ms`,
+      `${critical} ms`,
+      `${(measured.durationMs / critical).toFixed(3)}x`,
+      `${(measured.peakRssKb / 1024).toFixed(1)} MB`,
+      perChildKb === '' ? '' : `${perChildKb} KB`,
+    ]);
+  }
 
   // Budget under a 200-way fan-out: the lead's first call costs 25 tokens, each child call 4500.
   const budgetRows: [string, string, string, string][] = [];
@@ -228,6 +266,18 @@ try {
     ...budgetRows,
   ];
   printTable(['measure', 'value', 'target', 'ok'], rows);
+  process.stdout.write('\n');
+  printTable(
+    [
+      'children',
+      'run duration',
+      'critical path',
+      'ratio (512: ≤ 1.3x)',
+      'peak RSS (512: ≤ 300 MB)',
+      'RSS per extra child',
+    ],
+    scaleRows,
+  );
 } finally {
   await fake.close();
   rmSync(home, { recursive: true, force: true });
@@ -250,9 +300,13 @@ function responder(request: RecordedRequest): ScriptedReply {
           }
         : { text: 'spent' };
     case 'fan':
+    case 'fan8':
+    case 'fan32':
+    case 'fan128':
+    case 'fan512':
       return request.toolResults.length === 0
         ? {
-            toolCalls: Array.from({ length: FAN_OUT }, (_, i) => ({
+            toolCalls: Array.from({ length: Number(role(request)?.slice(3) || FAN_OUT) }, (_, i) => ({
               name: 'call_agent',
               arguments: { agent: 'worker', task: `part ${i}` },
             })),
@@ -266,6 +320,14 @@ function responder(request: RecordedRequest): ScriptedReply {
         : { text: 'end' };
     }
   }
+}
+
+/** The parent's turns plus the slowest child, as long as the server took to answer each. */
+function criticalPathMs(parent: string): number {
+  const turns = fake.requests.filter((r) => role(r) === parent);
+  const children = fake.requests.filter((r) => role(r) === 'worker');
+  const served = (r: RecordedRequest) => (r.finishedAt ?? r.receivedAt) - r.receivedAt;
+  return turns.reduce((sum, r) => sum + served(r), 0) + Math.max(CHILD_DELAY_MS, ...children.map(served));
 }
 
 function verdict(ok: boolean): string {

@@ -98,7 +98,7 @@ export interface SubAgentsConfig {
   parallel: boolean;
   /** Seconds per sub-agent call; 0 = share the parent's deadline. */
   timeout: number;
-  /** Run-wide concurrency limit when set in the file (env AXE_MAX_PARALLEL, default 16, otherwise). */
+  /** Run-wide concurrency limit when set in the file (env AXE_MAX_PARALLEL, default 64, otherwise). */
   maxParallel?: number;
   /** Defaults for each sub-agent call: tool calls, turns, and tokens of its subtree. */
   childMaxToolCalls?: number;
@@ -154,4 +154,9 @@ export type McpServerSpec =
 export const DEFAULT_MAX_DEPTH = 3;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TURNS = 50;
-export const DEFAULT_MAX_PARALLEL = 16;
+/**
+ * Run-wide concurrent sub-agent calls and tool runs. Go axe has no cap; 64 lets a wide turn (a
+ * 32-way fan-out) start at once while a runaway one (hundreds of calls) still queues instead of
+ * opening hundreds of connections against a provider's rate limit. A child costs ~0.2 MB.
+ */
+export const DEFAULT_MAX_PARALLEL = 64;

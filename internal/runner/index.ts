@@ -4,7 +4,7 @@
  *   runTopLevel(request: RunRequest): Promise<RunOutcome>
  *     A whole run: HTTP pool, deadline (request.timeoutSeconds, combined with request.signal),
  *     tree-wide budget (request.maxTokens; 0/undefined = unlimited), run-wide FIFO limiter
- *     (top-level `max_parallel` > env AXE_MAX_PARALLEL > 16), cassette (request.record /
+ *     (top-level `max_parallel` > env AXE_MAX_PARALLEL > 64), cassette (request.record /
  *     request.replay; replay needs no key and constructs no real provider). It does not throw for
  *     a failed run: `outcome.error` is the typed AxeError (its exitCode: 1 turn limit, 2 config,
  *     3 provider / timeout / cassette miss, 4 budget, 130/143 = request.signal's CancelledError)

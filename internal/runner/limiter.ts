@@ -56,7 +56,7 @@ export function createLimiter(max: number): Limiter {
   };
 }
 
-/** `max_parallel` of the top-level agent's file, else env AXE_MAX_PARALLEL, else 16. */
+/** `max_parallel` of the top-level agent's file, else env AXE_MAX_PARALLEL, else 64. */
 export function effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number {
   if (spec.subAgentsConfig.maxParallel !== undefined) return spec.subAgentsConfig.maxParallel;
   const raw = env.AXE_MAX_PARALLEL;

@@ -14,11 +14,17 @@ interface AgentNode {
 }
 
 /**
- * `lead` calls `w` `children` times in one turn (`max_parallel = 64`); each child answers after
- * `childMs`. Returns the most children the server saw at once.
+ * `lead` calls `w` `children` times in one turn (`max_parallel = 64` unless `config` says
+ * otherwise); each child answers after `childMs`. Returns the most children the server saw at once.
  */
-function fanOut(home: TempHome, fake: FakeLlm, children: number, childMs: number): () => number {
-  home.agent('lead', agentToml('lead', { subAgents: ['w'], subAgentsConfig: ['max_parallel = 64'] }));
+function fanOut(
+  home: TempHome,
+  fake: FakeLlm,
+  children: number,
+  childMs: number,
+  config = ['max_parallel = 64'],
+): () => number {
+  home.agent('lead', agentToml('lead', { subAgents: ['w'], subAgentsConfig: config }));
   home.agent('w', agentToml('w'));
   let inFlight = 0;
   let maxInFlight = 0;
@@ -69,6 +75,16 @@ describe('budget under a wide fan-out', () => {
       ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--max-tokens', '10000000'],
       { env: home.env(fake.url) },
     );
+    expect(result).toMatchObject({ code: 0, stdout: 'merged', stderr: '' });
+    expect(maxInFlight()).toBe(64);
+  });
+
+  it('the default run-wide limit is 64: a 70-call turn starts 64 at once and queues the rest', async () => {
+    const { home, fake } = await setup();
+    const maxInFlight = fanOut(home, fake, 70, 300, ['parallel = true']);
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
     expect(result).toMatchObject({ code: 0, stdout: 'merged', stderr: '' });
     expect(maxInFlight()).toBe(64);
   });

@@ -1,20 +1,35 @@
 /**
- * Runs one turn's tool calls. Parallel: all start at once (each still subject to the run-wide
- * limiter inside `task`), collected like an ordered `Promise.allSettled` — results in input
- * order whatever order they finish in, and one failure never cancels a sibling. Sequential: each
- * starts after the previous one settled.
+ * Runs one turn's tool calls. Parallel: every call starts at once (each still subject to the
+ * run-wide limiter inside `task`) except a `barrier` one — a call that changes files or runs
+ * commands —, which starts only once every earlier call has settled, and holds back every later
+ * call until it has settled itself. Results are collected like an ordered `Promise.allSettled` —
+ * in input order whatever order they finish in, and one failure never cancels a sibling.
+ * Sequential: each starts after the previous one settled.
  */
 export async function fanOut<I, O>(
   inputs: readonly I[],
   task: (input: I, index: number) => Promise<O>,
-  options: { parallel: boolean },
+  options: { parallel: boolean; barrier?: (input: I) => boolean },
 ): Promise<PromiseSettledResult<O>[]> {
   // A synchronous throw inside `task` must become a rejection, not escape the fan-out.
   const settle = (input: I, index: number): Promise<O> =>
     new Promise<O>((resolve) => resolve(task(input, index)));
 
   if (options.parallel && inputs.length > 1) {
-    return Promise.allSettled(inputs.map(settle));
+    const started: Promise<O>[] = [];
+    // Settles when the latest barrier call has; undefined before the first one.
+    let gate: Promise<unknown> | undefined;
+    for (const [index, input] of inputs.entries()) {
+      let run: Promise<O>;
+      if (options.barrier?.(input)) {
+        run = Promise.allSettled(started).then(() => settle(input, index));
+        gate = run.catch(() => undefined);
+      } else {
+        run = gate ? gate.then(() => settle(input, index)) : settle(input, index);
+      }
+      started.push(run);
+    }
+    return Promise.allSettled(started);
   }
   const results: PromiseSettledResult<O>[] = [];
   for (const [index, input] of inputs.entries()) {

@@ -53,6 +53,8 @@ export interface LoopSetup {
   maxTurns?: number;
   parallel: boolean;
   handlers: ReadonlyMap<string, ToolHandler>;
+  /** Tools that change files or run commands: in a parallel turn each runs alone, in call order. */
+  mutating: ReadonlySet<string>;
   /** `[output]`: the agent ends only through a terminal tool; plain text gets one reminder. */
   submits?: boolean;
 }
@@ -244,8 +246,10 @@ async function runCalls(
   turn: number,
 ): Promise<{ results: ToolResult[]; submission?: Submission }> {
   const history = state.messages;
+  const { mutating } = setup;
   const settled = await fanOut(calls, (call) => runCall(setup, call, turn, history), {
     parallel: setup.parallel,
+    ...(mutating.size > 0 ? { barrier: (call: ToolCall) => mutating.has(call.name) } : {}),
   });
   let submission: Submission | undefined;
   const results = settled.map((outcome, index) => {

@@ -102,6 +102,7 @@ export async function runAgentSettled(
       ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
       parallel: spec.subAgentsConfig.parallel,
       handlers: tools.handlers,
+      mutating: tools.mutating,
       submits: spec.output !== undefined,
     };
     await runLoop(setup, state);
@@ -172,9 +173,15 @@ async function buildTools(
   ctx: RunContext,
   resolved: ResolvedAgentRun,
   artifactDir: OpenArtifactDir | undefined,
-): Promise<{ specs: ToolSpec[]; handlers: Map<string, ToolHandler>; toolset?: Toolset }> {
+): Promise<{
+  specs: ToolSpec[];
+  handlers: Map<string, ToolHandler>;
+  mutating: Set<string>;
+  toolset?: Toolset;
+}> {
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
+  const mutating = new Set<string>();
   let toolset: Toolset | undefined;
   const only = ctx.onlyTools ? new Set(ctx.onlyTools) : undefined;
   const readOnly = ctx.readOnly || spec.readOnly;
@@ -197,6 +204,7 @@ async function buildTools(
     toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
     for (const tool of toolset.tools) {
       if (!offers(tool.spec.name, tool.readOnly === true)) continue;
+      if (tool.readOnly !== true) mutating.add(tool.spec.name);
       specs.push(tool.spec);
       handlers.set(tool.spec.name, async (call) => ({
         output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
@@ -223,7 +231,7 @@ async function buildTools(
       `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
-  return { specs, handlers, ...(toolset ? { toolset } : {}) };
+  return { specs, handlers, mutating, ...(toolset ? { toolset } : {}) };
 }
 
 function readyEvent(

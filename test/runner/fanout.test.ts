@@ -103,6 +103,62 @@ describe('fanOut', () => {
   });
 });
 
+describe('fanOut with barriers (calls that change something)', () => {
+  it('a barrier runs alone: after every earlier call, before every later one; the rest overlap', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.record({ barrier: fc.boolean(), rank: fc.nat() }), { minLength: 1, maxLength: 16 }),
+        async (calls) => {
+          const gates = calls.map(() => deferred());
+          // One clock for starts and ends, so they compare.
+          let tick = 0;
+          const startedAt = new Map<number, number>();
+          const finishedAt = new Map<number, number>();
+          const run = fanOut(
+            calls,
+            async (_call, index) => {
+              startedAt.set(index, tick++);
+              await gates[index]?.promise;
+              finishedAt.set(index, tick++);
+              return index;
+            },
+            { parallel: true, barrier: (call) => call.barrier },
+          );
+          // Release started calls one at a time, by rank, until all are done.
+          while (finishedAt.size < calls.length) {
+            await flush();
+            const next = [...startedAt.keys()]
+              .filter((i) => !finishedAt.has(i))
+              .sort((a, b) => (calls[a]?.rank ?? 0) - (calls[b]?.rank ?? 0))[0];
+            if (next === undefined) throw new Error('nothing running: the fan-out is stuck');
+            gates[next]?.resolve();
+            await flush();
+          }
+          expect((await run).map((r) => (r.status === 'fulfilled' ? r.value : -1))).toEqual(
+            calls.map((_, i) => i),
+          );
+          const start = (i: number) => startedAt.get(i) ?? Number.NaN;
+          const end = (i: number) => finishedAt.get(i) ?? Number.NaN;
+          let segmentStart = 0;
+          calls.forEach((call, i) => {
+            if (call.barrier) {
+              // Alone: every earlier call ended before it started, every later one starts after it ended.
+              for (let before = 0; before < i; before++) expect(end(before)).toBeLessThan(start(i));
+              for (let after = i + 1; after < calls.length; after++)
+                expect(start(after)).toBeGreaterThan(end(i));
+              segmentStart = i + 1;
+            } else if (i > segmentStart) {
+              // Calls with no barrier between them all start before the first of them ends.
+              expect(start(i)).toBeLessThan(end(segmentStart));
+            }
+          });
+        },
+      ),
+      { numRuns: 80 },
+    );
+  });
+});
+
 describe('createLimiter', () => {
   it('queues the excess first-in-first-out and never fails it', async () => {
     const limiter = createLimiter(2);

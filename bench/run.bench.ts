@@ -43,6 +43,7 @@ for (const width of SCALES) {
 }
 agent('worker', []);
 agent('looper', ['sub_agents = ["worker"]']);
+agent('spawner', ['[sub_agents_config]', 'spawn = true', `max_spawn = ${FAN_OUT}`]);
 agent('spender', ['sub_agents = ["worker"]', '[sub_agents_config]', 'max_parallel = 64']);
 const SPEND_FAN_OUT = 200;
 const CHILD_SPEND = 4500;
@@ -194,6 +195,14 @@ try {
   }
 
   // Budget under a 200-way fan-out: the lead's first call costs 25 tokens, each child call 4500.
+  // spawn_agents: 32 tasks x 500 ms, run by copies of the spawner.
+  fake.reset();
+  fake.respond(responder);
+  const spawned = await runCli('spawner', 'spawn');
+  if (spawned.code !== 0) throw new Error(`spawn_agents run exited ${spawned.code}`);
+  const spawnCritical = criticalPathMs('spawner');
+  const spawnRatio = spawned.durationMs / spawnCritical;
+
   const budgetRows: [string, string, string, string][] = [];
   for (const limit of [100, 100_000, 2_000_000]) {
     fake.reset();
@@ -263,6 +272,12 @@ try {
       'zero-latency server',
       '',
     ],
+    [
+      `spawn_agents ${FAN_OUT} x ${CHILD_DELAY_MS} ms: duration / critical path`,
+      `${spawnRatio.toFixed(3)}x (${spawned.durationMs} / ${spawnCritical} ms)`,
+      '≤ 1.15x',
+      verdict(spawnRatio <= 1.15),
+    ],
     ...budgetRows,
   ];
   printTable(['measure', 'value', 'target', 'ok'], rows);
@@ -312,6 +327,18 @@ function responder(request: RecordedRequest): ScriptedReply {
             })),
           }
         : { text: `merged ${request.toolResults.length}` };
+    case 'spawner':
+      if (request.lastUserText.startsWith('part ')) return { text: 'done', delayMs: CHILD_DELAY_MS };
+      return request.toolResults.length === 0
+        ? {
+            toolCalls: [
+              {
+                name: 'spawn_agents',
+                arguments: { tasks: Array.from({ length: FAN_OUT }, (_, i) => ({ task: `part ${i}` })) },
+              },
+            ],
+          }
+        : { text: 'merged' };
     default: {
       // looper: one cheap unknown-tool turn per round until the prompt's `turns=N`.
       const wanted = Number(/turns=(\d+)/.exec(request.lastUserText)?.[1] ?? '1');
@@ -324,8 +351,9 @@ function responder(request: RecordedRequest): ScriptedReply {
 
 /** The parent's turns plus the slowest child, as long as the server took to answer each. */
 function criticalPathMs(parent: string): number {
-  const turns = fake.requests.filter((r) => role(r) === parent);
-  const children = fake.requests.filter((r) => role(r) === 'worker');
+  const isChild = (r: RecordedRequest) => role(r) === 'worker' || r.lastUserText.startsWith('part ');
+  const turns = fake.requests.filter((r) => role(r) === parent && !isChild(r));
+  const children = fake.requests.filter(isChild);
   const served = (r: RecordedRequest) => (r.finishedAt ?? r.receivedAt) - r.receivedAt;
   return turns.reduce((sum, r) => sum + served(r), 0) + Math.max(CHILD_DELAY_MS, ...children.map(served));
 }

@@ -98,6 +98,8 @@ export async function describeAgent(
       max_tokens: subAgentsConfig.childMaxTokens ?? null,
       result_format: subAgentsConfig.resultFormat,
       overrides: subAgentsConfig.overrides,
+      spawn: subAgentsConfig.spawn,
+      max_spawn: subAgentsConfig.maxSpawn,
     },
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),

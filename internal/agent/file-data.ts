@@ -32,6 +32,8 @@ export interface AgentFileData {
     max_tokens?: number;
     result_format?: 'text' | 'json';
     overrides?: boolean;
+    spawn?: boolean;
+    max_spawn?: number;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {

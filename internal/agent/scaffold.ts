@@ -57,6 +57,9 @@ model = "provider/model-name"
 # result_format = "text"
 # (axe) call_agent takes per-call model, tools, system_prompt, read_only, max_tool_calls
 # overrides = false
+# (axe) spawn_agents: tasks run in parallel by copies of this agent, at most max_spawn per call
+# spawn = false
+# max_spawn = 16
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

@@ -108,6 +108,10 @@ export interface SubAgentsConfig {
   resultFormat: 'text' | 'json';
   /** `call_agent` takes per-call `model`, `tools`, `system_prompt`, `read_only`, `max_tool_calls`. */
   overrides: boolean;
+  /** A `spawn_agents` tool: tasks run in parallel by copies of this agent. */
+  spawn: boolean;
+  /** Most tasks in one `spawn_agents` call. */
+  maxSpawn: number;
 }
 
 export interface MemoryConfig {
@@ -152,6 +156,7 @@ export type McpServerSpec =
     };
 
 export const DEFAULT_MAX_DEPTH = 3;
+export const DEFAULT_MAX_SPAWN = 16;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TURNS = 50;
 /**

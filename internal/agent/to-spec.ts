@@ -4,7 +4,7 @@ import { DEFAULT_RETRY, type JsonObject, type ResponseFormat } from '../provider
 import { expandPath } from './expand.js';
 import type { AgentFileData, McpServerData } from './file-data.js';
 import { parseModelRef } from './model.js';
-import { type AgentSpec, DEFAULT_MAX_DEPTH, type McpServerSpec } from './spec.js';
+import { type AgentSpec, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SPAWN, type McpServerSpec } from './spec.js';
 
 export interface SpecSource {
   file: string;
@@ -72,6 +72,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(subAgents.max_tokens ? { childMaxTokens: subAgents.max_tokens } : {}),
       resultFormat: subAgents.result_format ?? 'text',
       overrides: subAgents.overrides ?? false,
+      spawn: subAgents.spawn ?? false,
+      maxSpawn: subAgents.max_spawn ?? DEFAULT_MAX_SPAWN,
     },
     memory: {
       enabled: memory.enabled ?? false,

@@ -2,7 +2,10 @@ import { BudgetError } from '../errors.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
-import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+
+/** Their calls show as the sub-agents' own lines. */
+const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME]);
 
 const TASK_PREVIEW_CHARS = 80;
 
@@ -56,11 +59,10 @@ export function createVerboseFormatter(run?: VerboseRunInfo): (event: RunEvent) 
         }
         return [`[sub-agent] "${event.agent}" failed: ${event.error ?? event.status}`];
       case 'tool.start':
-        if (event.name !== CALL_AGENT_TOOL_NAME)
-          toolInputs.set(toolKey(event.path, event.callId), event.input);
+        if (!DELEGATION_TOOLS.has(event.name)) toolInputs.set(toolKey(event.path, event.callId), event.input);
         return [];
       case 'tool.end': {
-        if (event.name === CALL_AGENT_TOOL_NAME) return [];
+        if (DELEGATION_TOOLS.has(event.name)) return [];
         const key = toolKey(event.path, event.callId);
         const input = toolInputs.get(key);
         toolInputs.delete(key);

@@ -1,22 +1,16 @@
 import { describeInput } from '../agent/inputs.js';
 import { AgentFileError } from '../agent/load.js';
-import { parseModelRef, qualifiedModelName } from '../agent/model.js';
-import type { AgentSpec, ModelRef, SubAgentsConfig } from '../agent/spec.js';
+import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import { isObject } from '../provider/json.js';
-import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import type { JsonObject, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import {
-  childContext,
-  effectiveAllowedHosts,
-  emitEvent,
-  type RunContext,
-  shorterTimeout,
-} from './context.js';
+import { type CallOverrides, overrideArgs, type ParentRun, startChild, withOverrides } from './child.js';
+import type { RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { failedBeforeStart, type SettledRun, toolFailure } from './result.js';
+import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
@@ -90,17 +84,8 @@ export function subAgentUserMessage(task: string, context?: string): string {
   return context !== undefined && context !== '' ? `Task: ${task}\n\nContext:\n${context}` : `Task: ${task}`;
 }
 
-/** How a sub-agent is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
-export type RunSettled = (spec: AgentSpec, input: string, ctx: RunContext) => Promise<SettledRun>;
-
-export interface CallAgentOptions {
-  /** The calling agent. */
-  spec: AgentSpec;
-  ctx: RunContext;
-  /** The calling agent's model: a sub-agent whose file says `inherit` uses it. */
-  model: ModelRef;
-  runSettled: RunSettled;
-}
+/** The calling agent. */
+export type CallAgentOptions = ParentRun;
 
 /**
  * The sub-agents' files that load, read once per run by the run's loader (so a later call does
@@ -123,14 +108,6 @@ export function callAgentHandler(options: CallAgentOptions): ToolHandler {
     if ('error' in args) return { output: toolFailure(args.error) };
     return runSubAgent(options, args, ++calls, history);
   };
-}
-
-interface CallOverrides {
-  model?: string;
-  tools?: string[];
-  systemPrompt?: string;
-  readOnly?: boolean;
-  maxToolCalls?: number;
 }
 
 type ValidArgs = {
@@ -162,7 +139,7 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   if (ctx.depth >= ctx.maxDepth) {
     return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
   }
-  const overrides = options.spec.subAgentsConfig.overrides ? overrideArgs(args) : {};
+  const overrides = options.spec.subAgentsConfig.overrides ? overrideArgs(args, CALL_AGENT_TOOL_NAME) : {};
   if ('error' in overrides) return overrides;
   return {
     agent,
@@ -171,43 +148,6 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
     ...(isObject(inputs) ? { inputs } : {}),
     overrides,
   };
-}
-
-function overrideArgs(args: JsonObject): CallOverrides | { error: string } {
-  const given = (name: string): JsonValue | undefined =>
-    args[name] === null || args[name] === '' ? undefined : args[name];
-  const wrong = (name: string, what: string) => ({
-    error: `call_agent error: "${name}" argument must be ${what}`,
-  });
-  const overrides: CallOverrides = {};
-  const model = given('model');
-  if (model !== undefined) {
-    if (typeof model !== 'string') return wrong('model', 'a string');
-    overrides.model = model;
-  }
-  const tools = given('tools');
-  if (tools !== undefined) {
-    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string'))
-      return wrong('tools', 'a list of tool names');
-    overrides.tools = tools as string[];
-  }
-  const prompt = given('system_prompt');
-  if (prompt !== undefined) {
-    if (typeof prompt !== 'string') return wrong('system_prompt', 'a string');
-    overrides.systemPrompt = prompt;
-  }
-  const readOnly = given('read_only');
-  if (readOnly !== undefined) {
-    if (typeof readOnly !== 'boolean') return wrong('read_only', 'true or false');
-    overrides.readOnly = readOnly;
-  }
-  const maxToolCalls = given('max_tool_calls');
-  if (maxToolCalls !== undefined) {
-    if (typeof maxToolCalls !== 'number' || !Number.isInteger(maxToolCalls) || maxToolCalls < 1)
-      return wrong('max_tool_calls', 'a whole number of at least 1');
-    overrides.maxToolCalls = maxToolCalls;
-  }
-  return overrides;
 }
 
 function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | { error: string } {
@@ -219,110 +159,39 @@ function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | {
   return value;
 }
 
+/** Runs the named agent with the call's overrides; Go's text result, or the outcome as JSON. */
 async function runSubAgent(
   options: CallAgentOptions,
   args: ValidArgs,
   callNumber: number,
   history: readonly Message[],
 ): Promise<ExecutedCall> {
-  const started = Date.now();
   const loaded = await loadSpec(args.agent, options.ctx);
-  const prepared = 'spec' in loaded ? withOverrides(loaded.spec, args.overrides, options.ctx.env) : loaded;
-  const own = 'spec' in prepared ? prepared.spec.budget : {};
-  const defaults = options.spec.subAgentsConfig;
-  const child = childContext(options.ctx, {
+  const prepared =
+    'spec' in loaded
+      ? withOverrides(loaded.spec, args.overrides, options.ctx.env, CALL_AGENT_TOOL_NAME)
+      : loaded;
+  const result = await startChild(options, {
     agent: args.agent,
-    callNumber,
-    timeoutSeconds: shorterTimeout(defaults.timeout, own.timeout),
-    parentModel: options.model,
-    parentAllowedHosts: effectiveAllowedHosts(options.spec, options.ctx),
-    // A sub-agent's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
+    step: `${CALL_AGENT_TOOL_NAME}#${callNumber}`,
+    prepared,
+    task: args.task,
+    message: subAgentUserMessage(args.task, args.context),
     inputs: args.inputs ?? {},
-    limits: options.ctx.limits.child({
-      ...smallest('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls, args.overrides.maxToolCalls),
-      ...smallest('maxTurns', own.maxTurns, defaults.childMaxTurns),
-      ...smallest('maxTokens', defaults.childMaxTokens),
-    }),
-    readOnly: options.ctx.readOnly || options.spec.readOnly || args.overrides.readOnly === true,
-    ...(args.overrides.tools ? { onlyTools: args.overrides.tools } : {}),
-    ...('spec' in prepared && prepared.spec.forkContext
-      ? { forked: { messages: [...history], provider: options.model.provider } }
-      : {}),
+    overrides: args.overrides,
+    history,
   });
-  try {
-    const { ctx } = child;
-    const model = 'spec' in prepared ? (prepared.spec.model ?? options.model) : undefined;
-    emitEvent(ctx, args.agent, {
-      type: 'agent.start',
-      model: model ? qualifiedModelName(model) : '',
-      task: args.task,
-    });
-    let result: AgentRunResult;
-    let output: ToolOutput;
-    if ('spec' in prepared) {
-      ({ result } = await options.runSettled(
-        prepared.spec,
-        subAgentUserMessage(args.task, args.context),
-        ctx,
-      ));
-      output =
-        result.status === 'completed'
-          ? { content: result.content, isError: false }
-          : result.stopped !== undefined
-            ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
-            : toolFailure(failure(args.agent, result));
-    } else {
-      const where = { agent: args.agent, path: ctx.path, depth: ctx.depth };
-      result = failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
-      output = toolFailure(prepared.error);
-    }
-    if (options.spec.subAgentsConfig.resultFormat === 'json') output = jsonResult(result);
-    emitEvent(ctx, args.agent, {
-      type: 'agent.end',
-      status: result.status,
-      durationMs: result.durationMs,
-      usage: result.usage,
-      chars: result.content.length,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-    });
-    return { output, child: result };
-  } finally {
-    child.dispose();
-  }
-}
-
-/**
- * The agent as this call runs it. Its model, highest first: env `AXE_SUBAGENT_MODEL`, the call's
- * `model`, its own, the caller's (`inherit`); the call's `system_prompt` replaces its own.
- */
-function withOverrides(
-  spec: AgentSpec,
-  overrides: CallOverrides,
-  env: NodeJS.ProcessEnv,
-): { spec: AgentSpec } | { error: string } {
-  const forced = env.AXE_SUBAGENT_MODEL;
-  const [label, text] =
-    forced !== undefined && forced !== ''
-      ? ['AXE_SUBAGENT_MODEL', forced]
-      : overrides.model !== undefined
-        ? ['"model" argument', overrides.model]
-        : [undefined, undefined];
-  let model = spec.model;
-  if (text !== undefined) {
-    try {
-      model = parseModelRef(text);
-    } catch (error) {
-      return { error: `call_agent error: ${label}: ${errorMessage(error)}` };
-    }
-  }
-  const { model: _own, ...rest } = spec;
-  return {
-    spec: {
-      ...rest,
-      ...(model ? { model } : {}),
-      ...(overrides.systemPrompt !== undefined ? { systemPrompt: overrides.systemPrompt } : {}),
-    },
-  };
+  if (options.spec.subAgentsConfig.resultFormat === 'json')
+    return { output: jsonResult(result), children: [result] };
+  const output: ToolOutput =
+    'error' in prepared
+      ? toolFailure(prepared.error)
+      : result.status === 'completed'
+        ? { content: result.content, isError: false }
+        : result.stopped !== undefined
+          ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
+          : toolFailure(failure(args.agent, result));
+  return { output, children: [result] };
 }
 
 /** §3.7 steps 6–7: the sub-agent's own file, from the run's search dirs, and its model. */
@@ -334,12 +203,6 @@ async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpe
       error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
     return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
   }
-}
-
-/** `{ [key]: the smallest of optional limits }`, or nothing when none is set. */
-function smallest<K extends string>(key: K, ...limits: (number | undefined)[]): Partial<Record<K, number>> {
-  const values = limits.filter((v): v is number => v !== undefined);
-  return values.length === 0 ? {} : ({ [key]: Math.min(...values) } as Partial<Record<K, number>>);
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

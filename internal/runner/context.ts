@@ -104,7 +104,8 @@ export function childContext(
   parent: RunContext,
   options: {
     agent: string;
-    callNumber: number;
+    /** This child's step in the tree's paths: `call_agent#2`, `spawn_agents#1.3`. */
+    step: string;
     timeoutSeconds: number;
     parentModel: ModelRef;
     parentAllowedHosts: readonly string[];
@@ -124,7 +125,7 @@ export function childContext(
     ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
     ...(options.forked ? { forked: options.forked } : {}),
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
-    path: `${parent.path}/call_agent#${options.callNumber}:${options.agent}`,
+    path: `${parent.path}/${options.step}:${options.agent}`,
     depth: parent.depth + 1,
     stream: false,
     inheritedModel: options.parentModel,
@@ -207,12 +208,16 @@ export function agentResolver(): RunContext['resolveAgent'] {
   const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
   return (spec, ctx) => {
     const inherited = ctx.inheritedModel ? qualifiedModelName(ctx.inheritedModel) : '';
-    // A call's overrides change the spec (model, system prompt): part of the key.
+    // A call's overrides and a spawned worker change the spec (model, system prompt, workdir,
+    // memory, spawning): part of the key.
     const own = spec.model ? qualifiedModelName(spec.model) : '';
     const key = JSON.stringify([
       spec.source,
       own,
       spec.systemPrompt,
+      spec.workdir,
+      spec.memory.enabled,
+      spec.subAgentsConfig.spawn,
       ctx.depth,
       inherited,
       ctx.overrides,

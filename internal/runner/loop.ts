@@ -30,7 +30,8 @@ import type { AgentRunResult, ToolCallDetail } from './types.js';
 /** What running one tool call produced; `child` is set for a sub-agent call. */
 export interface ExecutedCall {
   output: ToolOutput;
-  child?: AgentRunResult;
+  /** The agents a delegation tool ran. */
+  children?: AgentRunResult[];
   /** Set by a terminal tool (`submit_result` / `submit_error`) that ends the agent. */
   submission?: Submission;
 }
@@ -266,7 +267,7 @@ async function runCalls(
       turn,
       durationMs: executed.durationMs,
     });
-    if (executed.child) state.children.push(executed.child);
+    if (executed.children) state.children.push(...executed.children);
     submission ??= executed.submission;
     return {
       callId: call.id,

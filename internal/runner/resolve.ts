@@ -8,7 +8,7 @@ import { ConfigError } from '../errors.js';
 import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
 import type { JsonValue } from '../provider/types.js';
 import { listedToolNames } from '../tools/listed.js';
-import { CALL_AGENT_TOOL_NAME, WRITING_TOOL_NAMES } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, WRITING_TOOL_NAMES } from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
 
 export interface ResolveOptions {
@@ -42,10 +42,12 @@ export interface ResolvedAgentRun {
   /** Absolute path and content of the skill, when there is one. */
   skill?: { path: string; content: string };
   files: ContextFile[];
-  /** Built-in tool names offered (MCP tools are known only once connected), then `call_agent`. */
+  /** Built-in tool names offered (MCP tools are known only once connected), then the delegation tools. */
   tools: string[];
   /** Whether `call_agent` is offered (sub_agents non-empty, below the max depth). */
   callsAgents: boolean;
+  /** Whether `spawn_agents` is offered (`spawn = true`, below the max depth). */
+  spawns: boolean;
   /** At the max depth an agent gets no tools at all. */
   atMaxDepth: boolean;
   /** Its typed inputs' values, checked and of their declared types. */
@@ -81,6 +83,9 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   const listed = atMaxDepth ? [] : listedToolNames(spec);
   const tools = spec.readOnly ? listed.filter((name) => !WRITING_TOOL_NAMES.has(name)) : listed;
   if (callsAgents) tools.push(CALL_AGENT_TOOL_NAME);
+  const spawns =
+    !atMaxDepth && spec.subAgentsConfig.spawn && !spec.disallowedTools.includes(SPAWN_AGENTS_TOOL_NAME);
+  if (spawns) tools.push(SPAWN_AGENTS_TOOL_NAME);
   return {
     model,
     modelName: qualifiedModelName(model),
@@ -98,6 +103,7 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     files,
     tools,
     callsAgents,
+    spawns,
     atMaxDepth,
     inputs,
   };

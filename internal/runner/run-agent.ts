@@ -16,8 +16,9 @@ import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
 import type { Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
-import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, loadSubAgents } from './call-agent.js';
+import type { ParentRun } from './child.js';
 import {
   effectiveAllowedHosts,
   emitEvent,
@@ -32,6 +33,7 @@ import { LimitReachedError } from './limits.js';
 import { type LoopSetup, type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
+import { spawnAgentsHandler, spawnAgentsToolSpec } from './spawn-agents.js';
 import { submitHandlers, submitToolSpecs } from './submit.js';
 import type { AgentRunResult } from './types.js';
 
@@ -216,12 +218,20 @@ async function buildTools(
     for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
   }
   // A read-only agent still delegates: the agents it calls are read-only too.
+  const parent: ParentRun = {
+    spec,
+    ctx,
+    model: resolved.model,
+    workdir: resolved.workdir,
+    runSettled: runAgentSettled,
+  };
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
     specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, (await subAgents) ?? []));
-    handlers.set(
-      CALL_AGENT_TOOL_NAME,
-      callAgentHandler({ spec, ctx, model: resolved.model, runSettled: runAgentSettled }),
-    );
+    handlers.set(CALL_AGENT_TOOL_NAME, callAgentHandler(parent));
+  }
+  if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
+    specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn));
+    handlers.set(SPAWN_AGENTS_TOOL_NAME, spawnAgentsHandler(parent));
   }
   const unknown = [...(only ?? [])].filter((name) => !had.has(name));
   if (unknown.length > 0) {

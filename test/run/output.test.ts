@@ -54,7 +54,15 @@ const baseView: DryRunView = {
   tools: [],
   mcpServers: [],
   subAgents: [],
-  subAgentsConfig: { maxDepth: 3, parallel: true, timeout: 0, resultFormat: 'text', overrides: false },
+  subAgentsConfig: {
+    maxDepth: 3,
+    parallel: true,
+    timeout: 0,
+    resultFormat: 'text',
+    overrides: false,
+    spawn: false,
+    maxSpawn: 16,
+  },
 };
 
 describe('dry-run layout', () => {
@@ -102,7 +110,15 @@ describe('dry-run layout', () => {
       maxTokens: 512,
       budgetMaxTokens: 9000,
       subAgents: ['basic', 'with_skill'],
-      subAgentsConfig: { maxDepth: 2, parallel: false, timeout: 60, resultFormat: 'text', overrides: false },
+      subAgentsConfig: {
+        maxDepth: 2,
+        parallel: false,
+        timeout: 60,
+        resultFormat: 'text',
+        overrides: false,
+        spawn: false,
+        maxSpawn: 16,
+      },
       mcpServers: [
         {
           name: 'fs',

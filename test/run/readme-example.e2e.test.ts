@@ -9,9 +9,12 @@ import { e2eHomes, REPO_ROOT, runAxe } from './cli.js';
  */
 const setup = e2eHomes();
 
-function readmeAgents(): Record<string, string> {
+function readmeAgents(
+  heading = '### Sub-agents: outcomes, budgets, inputs and outputs',
+): Record<string, string> {
   const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### Sub-agents: outcomes, budgets, inputs and outputs'));
+  const start = readme.indexOf(heading);
+  const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
   const files: Record<string, string> = {};
   for (const [, name, body] of section.matchAll(/```toml\n# agents\/([\w-]+)\.toml\n([\s\S]*?)```/g)) {
     if (name && body !== undefined) files[name] = body;
@@ -86,5 +89,26 @@ describe('the README worked example', () => {
       files_read: ['src/auth.ts'],
       files_modified: [],
     });
+  });
+
+  it('the spawn_agents example loads and offers spawn_agents', async () => {
+    const agents = readmeAgents('### Sub-agents: `spawn_agents`');
+    expect(Object.keys(agents)).toEqual(['auditor']);
+    const { home, fake } = await setup();
+    home.agent('auditor', agents.auditor ?? '');
+    const env = home.env(fake.url);
+    expect(await runAxe(['validate', '--agents-dir', home.agentsDir], { env })).toMatchObject({ code: 0 });
+    fake.respond(() => ({ text: 'audited' }));
+    const run = await runAxe(['run', 'auditor', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env,
+      cwd: home.root,
+    });
+    expect(run).toMatchObject({ code: 0, stdout: 'audited' });
+    expect(fake.requests[0]?.toolNames).toEqual([
+      'read_file',
+      'grep_files',
+      'list_directory',
+      'spawn_agents',
+    ]);
   });
 });

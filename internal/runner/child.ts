@@ -1,0 +1,193 @@
+import { parseModelRef, qualifiedModelName } from '../agent/model.js';
+import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { errorMessage } from '../errors.js';
+import type { JsonObject, JsonValue, Message } from '../provider/types.js';
+import {
+  childContext,
+  effectiveAllowedHosts,
+  emitEvent,
+  type RunContext,
+  shorterTimeout,
+} from './context.js';
+import { failedBeforeStart, type SettledRun } from './result.js';
+import type { AgentRunResult } from './types.js';
+
+/**
+ * Starting a child agent: the one primitive under every delegation tool (`call_agent`,
+ * `spawn_agents`). Each tool only says which spec runs with which message; the child's context,
+ * limits, events and outcome are made here.
+ */
+
+/** How a child is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
+export type RunSettled = (spec: AgentSpec, input: string, ctx: RunContext) => Promise<SettledRun>;
+
+/** The agent that starts children. */
+export interface ParentRun {
+  spec: AgentSpec;
+  ctx: RunContext;
+  /** Its model: a child whose file says `inherit` uses it. */
+  model: ModelRef;
+  /** Its workdir, resolved: a spawned task's `cwd` stays inside it. */
+  workdir: string;
+  runSettled: RunSettled;
+}
+
+/** What one call may change of the agent it runs (`overrides = true`; every `spawn_agents` task). */
+export interface CallOverrides {
+  model?: string;
+  tools?: string[];
+  systemPrompt?: string;
+  readOnly?: boolean;
+  maxToolCalls?: number;
+}
+
+export interface ChildRequest {
+  /** The child's name in events and the tree. */
+  agent: string;
+  /** Its step in the tree's paths: `call_agent#2`, `spawn_agents#1.3`. */
+  step: string;
+  /** The spec it runs (overrides applied), or why it cannot start. */
+  prepared: { spec: AgentSpec } | { error: string };
+  /** The task, as events show it. */
+  task: string;
+  /** Its user message. */
+  message: string;
+  inputs: JsonObject;
+  overrides: CallOverrides;
+  /** The parent's conversation so far, for a child that forks it. */
+  history: readonly Message[];
+}
+
+/**
+ * Runs one child to its outcome; never throws. Its limits: the smallest of its own, the parent's
+ * `[sub_agents_config]` defaults and the call's, nested in the parent's; its timeout likewise.
+ */
+export async function startChild(parent: ParentRun, request: ChildRequest): Promise<AgentRunResult> {
+  const started = Date.now();
+  const { prepared, overrides } = request;
+  const own = 'spec' in prepared ? prepared.spec.budget : {};
+  const defaults = parent.spec.subAgentsConfig;
+  const child = childContext(parent.ctx, {
+    agent: request.agent,
+    step: request.step,
+    timeoutSeconds: shorterTimeout(defaults.timeout, own.timeout),
+    parentModel: parent.model,
+    parentAllowedHosts: effectiveAllowedHosts(parent.spec, parent.ctx),
+    inputs: request.inputs,
+    // A child's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
+    limits: parent.ctx.limits.child({
+      ...smallest('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls, overrides.maxToolCalls),
+      ...smallest('maxTurns', own.maxTurns, defaults.childMaxTurns),
+      ...smallest('maxTokens', defaults.childMaxTokens),
+    }),
+    readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
+    ...(overrides.tools ? { onlyTools: overrides.tools } : {}),
+    ...('spec' in prepared && prepared.spec.forkContext
+      ? { forked: { messages: [...request.history], provider: parent.model.provider } }
+      : {}),
+  });
+  try {
+    const { ctx } = child;
+    const model = 'spec' in prepared ? (prepared.spec.model ?? parent.model) : undefined;
+    emitEvent(ctx, request.agent, {
+      type: 'agent.start',
+      model: model ? qualifiedModelName(model) : '',
+      task: request.task,
+    });
+    const where = { agent: request.agent, path: ctx.path, depth: ctx.depth };
+    const result =
+      'spec' in prepared
+        ? (await parent.runSettled(prepared.spec, request.message, ctx)).result
+        : failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
+    emitEvent(ctx, request.agent, {
+      type: 'agent.end',
+      status: result.status,
+      durationMs: result.durationMs,
+      usage: result.usage,
+      chars: result.content.length,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    });
+    return result;
+  } finally {
+    child.dispose();
+  }
+}
+
+/** Checks a call's override arguments; `tool` names the tool in the errors. */
+export function overrideArgs(args: JsonObject, tool: string): CallOverrides | { error: string } {
+  const given = (name: string): JsonValue | undefined =>
+    args[name] === null || args[name] === '' ? undefined : args[name];
+  const wrong = (name: string, what: string) => ({
+    error: `${tool} error: "${name}" argument must be ${what}`,
+  });
+  const overrides: CallOverrides = {};
+  const model = given('model');
+  if (model !== undefined) {
+    if (typeof model !== 'string') return wrong('model', 'a string');
+    overrides.model = model;
+  }
+  const tools = given('tools');
+  if (tools !== undefined) {
+    if (!Array.isArray(tools) || !tools.every((t) => typeof t === 'string'))
+      return wrong('tools', 'a list of tool names');
+    overrides.tools = tools as string[];
+  }
+  const prompt = given('system_prompt');
+  if (prompt !== undefined) {
+    if (typeof prompt !== 'string') return wrong('system_prompt', 'a string');
+    overrides.systemPrompt = prompt;
+  }
+  const readOnly = given('read_only');
+  if (readOnly !== undefined) {
+    if (typeof readOnly !== 'boolean') return wrong('read_only', 'true or false');
+    overrides.readOnly = readOnly;
+  }
+  const maxToolCalls = given('max_tool_calls');
+  if (maxToolCalls !== undefined) {
+    if (typeof maxToolCalls !== 'number' || !Number.isInteger(maxToolCalls) || maxToolCalls < 1)
+      return wrong('max_tool_calls', 'a whole number of at least 1');
+    overrides.maxToolCalls = maxToolCalls;
+  }
+  return overrides;
+}
+
+/**
+ * The agent as this call runs it. Its model, highest first: env `AXE_SUBAGENT_MODEL`, the call's
+ * `model`, its own, the caller's (`inherit`); the call's `system_prompt` replaces its own.
+ */
+export function withOverrides(
+  spec: AgentSpec,
+  overrides: CallOverrides,
+  env: NodeJS.ProcessEnv,
+  tool: string,
+): { spec: AgentSpec } | { error: string } {
+  const forced = env.AXE_SUBAGENT_MODEL;
+  const [label, text] =
+    forced !== undefined && forced !== ''
+      ? ['AXE_SUBAGENT_MODEL', forced]
+      : overrides.model !== undefined
+        ? ['"model" argument', overrides.model]
+        : [undefined, undefined];
+  let model = spec.model;
+  if (text !== undefined) {
+    try {
+      model = parseModelRef(text);
+    } catch (error) {
+      return { error: `${tool} error: ${label}: ${errorMessage(error)}` };
+    }
+  }
+  const { model: _own, ...rest } = spec;
+  return {
+    spec: {
+      ...rest,
+      ...(model ? { model } : {}),
+      ...(overrides.systemPrompt !== undefined ? { systemPrompt: overrides.systemPrompt } : {}),
+    },
+  };
+}
+
+/** `{ [key]: the smallest of optional limits }`, or nothing when none is set. */
+function smallest<K extends string>(key: K, ...limits: (number | undefined)[]): Partial<Record<K, number>> {
+  const values = limits.filter((v): v is number => v !== undefined);
+  return values.length === 0 ? {} : ({ [key]: Math.min(...values) } as Partial<Record<K, number>>);
+}

@@ -1,0 +1,162 @@
+import { realpath, stat } from 'node:fs/promises';
+import { isAbsolute, relative, resolve } from 'node:path';
+import type { AgentSpec } from '../agent/spec.js';
+import { isObject } from '../provider/json.js';
+import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
+import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { type CallOverrides, overrideArgs, type ParentRun, startChild, withOverrides } from './child.js';
+import type { ExecutedCall, ToolHandler } from './loop.js';
+import { toolFailure } from './result.js';
+import type { AgentRunResult } from './types.js';
+
+/**
+ * `spawn_agents` (`[sub_agents_config] spawn = true`): a list of tasks, each run by a worker — a
+ * copy of the calling agent (its model, prompt, tools, MCP servers, workdir, sub-agents) with the
+ * task's options applied as a call's overrides —, all at once under the run-wide limiter. Workers
+ * never spawn (one level); their results come back in task order as one aggregate.
+ */
+export function spawnAgentsToolSpec(maxSpawn: number): ToolSpec {
+  return {
+    name: SPAWN_AGENTS_TOOL_NAME,
+    description: `Spawn sub-agents to execute tasks in parallel. Each sub-agent is a copy of you with your tools, runs independently and returns a result. Use for: multiple perspectives on code review, exploring unfamiliar parts of a codebase, parallel research or analysis tasks, or divide-and-conquer problem solving. At most ${maxSpawn} tasks per call.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        tasks: {
+          type: 'array',
+          minItems: 1,
+          description: 'List of tasks to execute in parallel',
+          items: {
+            type: 'object',
+            properties: {
+              task: { type: 'string', description: 'Task description for the sub-agent' },
+              cwd: {
+                type: 'string',
+                description: 'Working directory, inside yours (default: your working directory)',
+              },
+              tools: {
+                type: 'array',
+                items: { type: 'string' },
+                description: 'Only these of your tools for this task (default: all of them)',
+              },
+              model: { type: 'string', description: 'Model for this task, provider/model (default: yours)' },
+              system_prompt: { type: 'string', description: 'Replaces your system prompt for this task' },
+              read_only: { type: 'boolean', description: 'No file writes, edits or commands for this task' },
+              max_tool_calls: { type: 'integer', minimum: 1, description: 'Most tool calls for this task' },
+            },
+            required: ['task'],
+          },
+        },
+      },
+      required: ['tasks'],
+    },
+  };
+}
+
+interface SpawnTask {
+  task: string;
+  cwd?: string;
+  overrides: CallOverrides;
+}
+
+/** The handler of `spawn_agents` for one agent run; never throws. */
+export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
+  let calls = 0;
+  return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
+    const tasks = await checkTasks(call.arguments, parent);
+    if ('error' in tasks) return { output: toolFailure(tasks.error) };
+    const callNumber = ++calls;
+    const results = await Promise.all(
+      tasks.map((task, index) => {
+        const prepared = withOverrides(
+          workerSpec(parent, task),
+          task.overrides,
+          parent.ctx.env,
+          SPAWN_AGENTS_TOOL_NAME,
+        );
+        return startChild(parent, {
+          agent: parent.spec.name,
+          step: `${SPAWN_AGENTS_TOOL_NAME}#${callNumber}.${index + 1}`,
+          prepared,
+          task: task.task,
+          message: task.task,
+          inputs: { ...parent.ctx.inputs },
+          overrides: task.overrides,
+          history,
+        });
+      }),
+    );
+    const aggregate = {
+      sub_agent_results: results.map((result, index) => ({
+        agent_id: result.path,
+        task: tasks[index]?.task ?? '',
+        outcome: outcome(result),
+      })),
+    };
+    return {
+      output: { content: JSON.stringify(aggregate), isError: results.every((r) => r.status !== 'completed') },
+      children: results,
+    };
+  };
+}
+
+/** 004's outcome: the result, or the error with its kind (the run's status). */
+function outcome(result: AgentRunResult): JsonObject {
+  if (result.status === 'completed') return { success: { result: result.output ?? result.content } };
+  // The parent model reads this: an error that echoed a key must not hand it over.
+  const error = maskSecrets(result.error ?? result.stopped ?? result.status);
+  return { failure: { error, error_kind: result.status } };
+}
+
+/** The calling agent as a worker runs it: no spawning, no memory of its own, no `[output]`. */
+function workerSpec(parent: ParentRun, task: SpawnTask): AgentSpec {
+  const { output: _output, ...spec } = parent.spec;
+  return {
+    ...spec,
+    model: parent.model,
+    workdir: task.cwd ?? parent.workdir,
+    memory: { ...spec.memory, enabled: false },
+    subAgentsConfig: { ...spec.subAgentsConfig, spawn: false },
+  };
+}
+
+/** Every task checked before any starts: one bad task fails the call, with nothing run. */
+async function checkTasks(args: JsonObject, parent: ParentRun): Promise<SpawnTask[] | { error: string }> {
+  const fail = (message: string) => ({ error: `${SPAWN_AGENTS_TOOL_NAME} error: ${message}` });
+  const { tasks } = args;
+  if (!Array.isArray(tasks) || tasks.length === 0) return fail('"tasks" must be a non-empty list of tasks');
+  const { maxSpawn } = parent.spec.subAgentsConfig;
+  if (tasks.length > maxSpawn) return fail(`${tasks.length} tasks, more than max_spawn (${maxSpawn})`);
+  const checked: SpawnTask[] = [];
+  for (const [index, raw] of tasks.entries()) {
+    const where = `tasks[${index}]`;
+    if (!isObject(raw)) return fail(`${where} must be an object with a "task"`);
+    const task: JsonValue | undefined = raw.task;
+    if (typeof task !== 'string' || task.trim() === '') return fail(`${where}.task is required`);
+    const overrides = overrideArgs(raw, `${SPAWN_AGENTS_TOOL_NAME} ${where}`);
+    if ('error' in overrides) return overrides;
+    const cwd = raw.cwd === undefined || raw.cwd === null || raw.cwd === '' ? undefined : raw.cwd;
+    if (cwd !== undefined && typeof cwd !== 'string') return fail(`${where}.cwd must be a string`);
+    const inside = cwd === undefined ? undefined : await insideWorkdir(parent.workdir, cwd);
+    if (inside !== undefined && 'error' in inside) return fail(`${where}.cwd ${inside.error}`);
+    checked.push({ task, overrides, ...(inside ? { cwd: inside.path } : {}) });
+  }
+  return checked;
+}
+
+/** `cwd`, relative to the workdir or absolute, as a real directory inside it (links resolved). */
+async function insideWorkdir(workdir: string, cwd: string): Promise<{ path: string } | { error: string }> {
+  let real: string;
+  let root: string;
+  try {
+    [real, root] = await Promise.all([realpath(resolve(workdir, cwd)), realpath(workdir)]);
+  } catch {
+    return { error: `"${cwd}" does not exist` };
+  }
+  const rel = relative(root, real);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    return { error: `"${cwd}" is outside the working directory ${root}` };
+  if (!(await stat(real)).isDirectory()) return { error: `"${cwd}" is not a directory` };
+  return { path: real };
+}

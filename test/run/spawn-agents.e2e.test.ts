@@ -1,0 +1,133 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml } from './agents.js';
+import { e2eHomes, runAxe } from './cli.js';
+
+/**
+ * `spawn_agents`: tasks run at once by copies of the calling agent, each with its options, and
+ * come back in task order as 004's aggregate.
+ */
+const setup = e2eHomes();
+
+type Task = Record<string, unknown>;
+
+/** A worker's request: the calling agent's prompt, with its task as the user message. */
+const isWorker = (request: RecordedRequest) => request.lastUserText.startsWith('job ');
+
+async function seed(
+  tasks: Task[],
+  worker: (request: RecordedRequest) => ScriptedReply = (r) => ({ text: `did ${r.lastUserText}` }),
+  config: string[] = ['spawn = true'],
+) {
+  const { home, fake } = await setup();
+  const file = home.file('work/sub/notes.txt', 'in sub');
+  const workdir = path.dirname(path.dirname(file));
+  home.file('work/top.txt', 'at top');
+  home.file('outside/secret.txt', 'no');
+  home.agent(
+    'lead',
+    agentToml('lead', {
+      extra: [`workdir = "${workdir}"`, 'tools = ["read_file", "write_file", "list_directory"]'],
+      subAgentsConfig: config,
+    }),
+  );
+  fake.respond((request) => {
+    if (isWorker(request)) return worker(request);
+    return request.toolResults.length === 0
+      ? { toolCalls: [{ name: 'spawn_agents', arguments: { tasks } }] }
+      : { text: 'lead done' };
+  });
+  const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+    env: home.env(fake.url),
+  });
+  const lead = fake.requests.filter((r) => !isWorker(r));
+  const workers = fake.requests.filter(isWorker);
+  const aggregate = lead.at(-1)?.toolResults[0];
+  return { result, lead, workers, aggregate, workdir, home };
+}
+
+describe.concurrent('spawn_agents', () => {
+  it('16 tasks run at once, in task order, as the aggregate; workers cannot spawn', async () => {
+    const tasks = Array.from({ length: 16 }, (_, i) => ({ task: `job ${i}` }));
+    const { result, lead, workers, aggregate } = await seed(tasks, (r) => ({
+      text: `did ${r.lastUserText}`,
+      delayMs: 400,
+    }));
+    expect(result.code).toBe(0);
+    expect(lead[0]?.toolNames).toEqual(['read_file', 'write_file', 'list_directory', 'spawn_agents']);
+    expect(workers).toHaveLength(16);
+    const lastStart = Math.max(...workers.map((w) => w.receivedAt));
+    const firstEnd = Math.min(...workers.map((w) => w.finishedAt ?? 0));
+    expect(lastStart).toBeLessThan(firstEnd);
+    for (const worker of workers) {
+      expect(worker.system).toBe('ROLE:lead');
+      expect(worker.toolNames).toEqual(['read_file', 'write_file', 'list_directory']);
+    }
+    expect(JSON.parse(aggregate?.content ?? '{}')).toEqual({
+      sub_agent_results: tasks.map((t, i) => ({
+        agent_id: `lead/spawn_agents#1.${i + 1}:lead`,
+        task: t.task,
+        outcome: { success: { result: `did ${t.task}` } },
+      })),
+    });
+    expect(aggregate?.isError).toBe(false);
+    const tree = (JSON.parse(result.stdout) as { agents: { agent: string; status: string }[] }).agents;
+    expect(tree).toHaveLength(16);
+  });
+
+  it("each task's options reach the server; a stopped worker is a failure of its kind", async () => {
+    const { workers, aggregate } = await seed(
+      [
+        { task: 'job model', model: 'openai/gpt-test' },
+        { task: 'job tools', tools: ['read_file'], system_prompt: 'ROLE:reader' },
+        { task: 'job ro', read_only: true },
+        { task: 'job loop', max_tool_calls: 1 },
+        { task: 'job cwd', cwd: 'sub' },
+      ],
+      (r) => {
+        if (r.lastUserText === 'job loop' && r.toolResults.length < 3)
+          return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
+        if (r.lastUserText === 'job cwd' && r.toolResults.length === 0)
+          return { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] };
+        return { text: `did ${r.lastUserText}: ${r.toolResults[0]?.content ?? ''}` };
+      },
+    );
+    const first = (task: string) => workers.find((w) => w.lastUserText === task);
+    expect(first('job model')?.wire).toBe('openai');
+    expect(first('job tools')?.toolNames).toEqual(['read_file']);
+    expect(first('job tools')?.system).toBe('ROLE:reader');
+    expect(first('job ro')?.toolNames).toEqual(['read_file', 'list_directory']);
+    expect(workers.filter((w) => w.lastUserText === 'job loop')).toHaveLength(2);
+    const results = (JSON.parse(aggregate?.content ?? '{}') as { sub_agent_results: { outcome: object }[] })
+      .sub_agent_results;
+    expect(results[3]?.outcome).toEqual({
+      failure: { error: 'budget exceeded — 1 of 1 tool calls', error_kind: 'budget_exceeded' },
+    });
+    expect(results[4]?.outcome).toEqual({ success: { result: 'did job cwd: 1: in sub' } });
+  });
+
+  it('refused before anything starts: a cwd outside the workdir, more than max_spawn, no tasks', async () => {
+    const outside = await seed([{ task: 'job a' }, { task: 'job b', cwd: '../outside' }]);
+    expect(outside.workers).toHaveLength(0);
+    expect(outside.aggregate).toMatchObject({ isError: true });
+    expect(outside.aggregate?.content).toMatch(
+      /^spawn_agents error: tasks\[1\]\.cwd "\.\.\/outside" is outside the working directory /,
+    );
+
+    const many = await seed([{ task: 'job a' }, { task: 'job b' }, { task: 'job c' }], undefined, [
+      'spawn = true',
+      'max_spawn = 2',
+    ]);
+    expect(many.workers).toHaveLength(0);
+    expect(many.aggregate?.content).toBe('spawn_agents error: 3 tasks, more than max_spawn (2)');
+
+    const none = await seed([]);
+    expect(none.aggregate?.content).toBe('spawn_agents error: "tasks" must be a non-empty list of tasks');
+  });
+
+  it('without spawn = true there is no spawn_agents tool', async () => {
+    const { lead } = await seed([{ task: 'job a' }], undefined, ['parallel = true']);
+    expect(lead[0]?.toolNames).toEqual(['read_file', 'write_file', 'list_directory']);
+  });
+});

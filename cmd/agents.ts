@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readdir } from 'node:fs/promises';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
 import { checkAgentName, hasAgentExtension, locateAgent } from '../internal/agent/agent-files.js';
+import { builtinAgentsDir } from '../internal/agent/builtin.js';
 import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
@@ -33,12 +34,16 @@ export async function agentsCommand(
 
 async function list(options: Record<string, unknown>): Promise<number> {
   const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
-  const { agents, problems } = await listAgents(searchDirs, process.env);
+  // `--all`: axe's built-in agents too, after the user's, marked.
+  const builtin = builtinAgentsDir();
+  const dirs = options.all === true ? [...searchDirs, builtin] : searchDirs;
+  const { agents, problems } = await listAgents(dirs, process.env);
   for (const problem of problems) process.stderr.write(`Warning: skipped ${problem.message}\n`);
   // listAgents returns them sorted by name.
-  const lines = agents.map((spec) =>
-    spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name,
-  );
+  const lines = agents.map((spec) => {
+    const line = spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name;
+    return dirname(spec.source) === builtin ? `${line} (built-in)` : line;
+  });
   process.stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
   return 0;
 }
@@ -92,6 +97,11 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
 async function edit(agent: string, options: Record<string, unknown>): Promise<number> {
   const { searchDirs } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const file = await locateAgent(agent, searchDirs, process.cwd());
+  if (dirname(file) === builtinAgentsDir()) {
+    throw new ConfigError(
+      `agent "${agent}" is built into axe: to change it, write your own ${agent} file in an agents directory (yours wins)`,
+    );
+  }
   const editor = process.env.VISUAL || process.env.EDITOR;
   if (!editor) throw new ConfigError('$EDITOR is not set: set it (e.g. export EDITOR=vi) to edit agents');
   // Through the shell, so EDITOR may carry arguments (`code --wait`); the file is passed as $1.

@@ -32,6 +32,7 @@ async function parseAndRun(): Promise<void> {
     .command('agents <action> [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
     .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
     .option('--json', 'show: every resolved field as JSON (where the key comes from, warnings)')
+    .option('--all', "list: axe's built-in agents (explore, plan) too")
     .example('axe agents list')
     .example('axe agents init reviewer')
     .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>

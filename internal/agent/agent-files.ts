@@ -4,6 +4,7 @@ import { lstat, readdir } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import { ConfigError } from '../errors.js';
+import { builtinAgentsDir } from './builtin.js';
 
 /** File extensions of agent files, in the order they win when one directory has several. */
 const AGENT_EXTENSIONS = ['.toml', '.md', '.yaml', '.yml'] as const;
@@ -18,13 +19,14 @@ export function checkAgentName(name: string): void {
 }
 
 /**
- * The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order. A
- * name that exists but is not a regular file (a directory, a FIFO, a dangling link) is returned
- * too, so that reading it says what it is instead of "not found".
+ * The first `<dir>/<name>.<ext>` that exists, directories in order, then extensions in order;
+ * axe's built-in agents (`explore`, `plan`) last, so a user's file of the same name wins. A name
+ * that exists but is not a regular file (a directory, a FIFO, a dangling link) is returned too, so
+ * that reading it says what it is instead of "not found".
  */
 export async function findAgentFile(name: string, searchDirs: string[]): Promise<string | undefined> {
   checkAgentName(name);
-  for (const dir of searchDirs) {
+  for (const dir of [...searchDirs, builtinAgentsDir()]) {
     for (const extension of AGENT_EXTENSIONS) {
       const file = join(dir, `${name}${extension}`);
       if (await exists(file)) return file;

@@ -100,6 +100,8 @@ export async function describeAgent(
       overrides: subAgentsConfig.overrides,
       spawn: subAgentsConfig.spawn,
       max_spawn: subAgentsConfig.maxSpawn,
+      delegate: subAgentsConfig.delegate,
+      max_subtasks: subAgentsConfig.maxSubtasks,
     },
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),

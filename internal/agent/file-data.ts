@@ -34,6 +34,8 @@ export interface AgentFileData {
     overrides?: boolean;
     spawn?: boolean;
     max_spawn?: number;
+    delegate?: boolean;
+    max_subtasks?: number;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {

@@ -60,6 +60,9 @@ model = "provider/model-name"
 # (axe) spawn_agents: tasks run in parallel by copies of this agent, at most max_spawn per call
 # spawn = false
 # max_spawn = 16
+# (axe) delegate_task: a plan of sub-tasks with dependencies, at most max_subtasks
+# delegate = false
+# max_subtasks = 5
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

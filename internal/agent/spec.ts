@@ -112,6 +112,10 @@ export interface SubAgentsConfig {
   spawn: boolean;
   /** Most tasks in one `spawn_agents` call. */
   maxSpawn: number;
+  /** A `delegate_task` tool: a plan of sub-tasks with dependencies. */
+  delegate: boolean;
+  /** Most sub-tasks in one `delegate_task` plan. */
+  maxSubtasks: number;
 }
 
 export interface MemoryConfig {
@@ -157,6 +161,7 @@ export type McpServerSpec =
 
 export const DEFAULT_MAX_DEPTH = 3;
 export const DEFAULT_MAX_SPAWN = 16;
+export const DEFAULT_MAX_SUBTASKS = 5;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TURNS = 50;
 /**

@@ -4,7 +4,13 @@ import { DEFAULT_RETRY, type JsonObject, type ResponseFormat } from '../provider
 import { expandPath } from './expand.js';
 import type { AgentFileData, McpServerData } from './file-data.js';
 import { parseModelRef } from './model.js';
-import { type AgentSpec, DEFAULT_MAX_DEPTH, DEFAULT_MAX_SPAWN, type McpServerSpec } from './spec.js';
+import {
+  type AgentSpec,
+  DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_SPAWN,
+  DEFAULT_MAX_SUBTASKS,
+  type McpServerSpec,
+} from './spec.js';
 
 export interface SpecSource {
   file: string;
@@ -74,6 +80,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       overrides: subAgents.overrides ?? false,
       spawn: subAgents.spawn ?? false,
       maxSpawn: subAgents.max_spawn ?? DEFAULT_MAX_SPAWN,
+      delegate: subAgents.delegate ?? false,
+      maxSubtasks: subAgents.max_subtasks ?? DEFAULT_MAX_SUBTASKS,
     },
     memory: {
       enabled: memory.enabled ?? false,

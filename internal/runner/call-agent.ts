@@ -1,13 +1,18 @@
 import { describeInput } from '../agent/inputs.js';
-import { AgentFileError } from '../agent/load.js';
 import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
-import { errorMessage } from '../errors.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { type CallOverrides, overrideArgs, type ParentRun, startChild, withOverrides } from './child.js';
+import {
+  type CallOverrides,
+  loadSpec,
+  overrideArgs,
+  type ParentRun,
+  startChild,
+  withOverrides,
+} from './child.js';
 import type { RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
@@ -166,7 +171,7 @@ async function runSubAgent(
   callNumber: number,
   history: readonly Message[],
 ): Promise<ExecutedCall> {
-  const loaded = await loadSpec(args.agent, options.ctx);
+  const loaded = await loadSpec(args.agent, options.ctx, CALL_AGENT_TOOL_NAME);
   const prepared =
     'spec' in loaded
       ? withOverrides(loaded.spec, args.overrides, options.ctx.env, CALL_AGENT_TOOL_NAME)
@@ -192,17 +197,6 @@ async function runSubAgent(
           ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
           : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
-}
-
-/** §3.7 steps 6–7: the sub-agent's own file, from the run's search dirs, and its model. */
-async function loadSpec(name: string, ctx: RunContext): Promise<{ spec: AgentSpec } | { error: string }> {
-  try {
-    return { spec: await ctx.loadAgent(name, ctx.env) };
-  } catch (error) {
-    const what =
-      error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
-    return { error: `call_agent error: ${what} agent "${name}": ${errorMessage(error)}` };
-  }
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

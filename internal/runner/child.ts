@@ -1,3 +1,4 @@
+import { AgentFileError } from '../agent/load.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
@@ -183,6 +184,37 @@ export function withOverrides(
       ...(model ? { model } : {}),
       ...(overrides.systemPrompt !== undefined ? { systemPrompt: overrides.systemPrompt } : {}),
     },
+  };
+}
+
+/** §3.7 steps 6–7: a named sub-agent's own file, from the run's search dirs, and its model. */
+export async function loadSpec(
+  name: string,
+  ctx: RunContext,
+  tool: string,
+): Promise<{ spec: AgentSpec } | { error: string }> {
+  try {
+    return { spec: await ctx.loadAgent(name, ctx.env) };
+  } catch (error) {
+    const what =
+      error instanceof AgentFileError && error.field === 'model' ? 'invalid model for' : 'failed to load';
+    return { error: `${tool} error: ${what} agent "${name}": ${errorMessage(error)}` };
+  }
+}
+
+/**
+ * The calling agent as a worker runs it (`spawn_agents`, an unnamed `delegate_task` sub-task):
+ * its model, prompt, tools and sub-agents, in `workdir` (default its own); no spawning, no memory
+ * of its own, no `[output]`.
+ */
+export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
+  const { output: _output, ...spec } = parent.spec;
+  return {
+    ...spec,
+    model: parent.model,
+    workdir: workdir ?? parent.workdir,
+    memory: { ...spec.memory, enabled: false },
+    subAgentsConfig: { ...spec.subAgentsConfig, spawn: false, delegate: false },
   };
 }
 

@@ -8,7 +8,12 @@ import { ConfigError } from '../errors.js';
 import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
 import type { JsonValue } from '../provider/types.js';
 import { listedToolNames } from '../tools/listed.js';
-import { CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, WRITING_TOOL_NAMES } from '../tools/types.js';
+import {
+  CALL_AGENT_TOOL_NAME,
+  DELEGATE_TASK_TOOL_NAME,
+  SPAWN_AGENTS_TOOL_NAME,
+  WRITING_TOOL_NAMES,
+} from '../tools/types.js';
 import { buildSystemPrompt, type ContextFile, readContextFiles, readSkill } from './prompt.js';
 
 export interface ResolveOptions {
@@ -48,6 +53,8 @@ export interface ResolvedAgentRun {
   callsAgents: boolean;
   /** Whether `spawn_agents` is offered (`spawn = true`, below the max depth). */
   spawns: boolean;
+  /** Whether `delegate_task` is offered (`delegate = true`, below the max depth). */
+  delegates: boolean;
   /** At the max depth an agent gets no tools at all. */
   atMaxDepth: boolean;
   /** Its typed inputs' values, checked and of their declared types. */
@@ -86,6 +93,9 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   const spawns =
     !atMaxDepth && spec.subAgentsConfig.spawn && !spec.disallowedTools.includes(SPAWN_AGENTS_TOOL_NAME);
   if (spawns) tools.push(SPAWN_AGENTS_TOOL_NAME);
+  const delegates =
+    !atMaxDepth && spec.subAgentsConfig.delegate && !spec.disallowedTools.includes(DELEGATE_TASK_TOOL_NAME);
+  if (delegates) tools.push(DELEGATE_TASK_TOOL_NAME);
   return {
     model,
     modelName: qualifiedModelName(model),
@@ -104,6 +114,7 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     tools,
     callsAgents,
     spawns,
+    delegates,
     atMaxDepth,
     inputs,
   };

@@ -16,7 +16,7 @@ import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
 import type { Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
-import { CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { callAgentHandler, callAgentToolSpec, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
 import {
@@ -26,6 +26,7 @@ import {
   type RunContext,
   RunDeadline,
 } from './context.js';
+import { delegateTaskHandler, delegateTaskToolSpec } from './delegate-task.js';
 import type { AgentStatus, RunEventBody } from './events.js';
 import { graceTurn } from './grace.js';
 import { forkedStart } from './history.js';
@@ -232,6 +233,10 @@ async function buildTools(
   if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
     specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn));
     handlers.set(SPAWN_AGENTS_TOOL_NAME, spawnAgentsHandler(parent));
+  }
+  if (resolved.delegates && offers(DELEGATE_TASK_TOOL_NAME, true)) {
+    specs.push(delegateTaskToolSpec(spec.subAgents, spec.subAgentsConfig.maxSubtasks));
+    handlers.set(DELEGATE_TASK_TOOL_NAME, delegateTaskHandler(parent));
   }
   const unknown = [...(only ?? [])].filter((name) => !had.has(name));
   if (unknown.length > 0) {

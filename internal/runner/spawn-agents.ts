@@ -1,11 +1,17 @@
 import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
-import type { AgentSpec } from '../agent/spec.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-import { type CallOverrides, overrideArgs, type ParentRun, startChild, withOverrides } from './child.js';
+import {
+  type CallOverrides,
+  overrideArgs,
+  type ParentRun,
+  startChild,
+  withOverrides,
+  workerSpec,
+} from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -70,7 +76,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
     const results = await Promise.all(
       tasks.map((task, index) => {
         const prepared = withOverrides(
-          workerSpec(parent, task),
+          workerSpec(parent, task.cwd),
           task.overrides,
           parent.ctx.env,
           SPAWN_AGENTS_TOOL_NAME,
@@ -107,18 +113,6 @@ function outcome(result: AgentRunResult): JsonObject {
   // The parent model reads this: an error that echoed a key must not hand it over.
   const error = maskSecrets(result.error ?? result.stopped ?? result.status);
   return { failure: { error, error_kind: result.status } };
-}
-
-/** The calling agent as a worker runs it: no spawning, no memory of its own, no `[output]`. */
-function workerSpec(parent: ParentRun, task: SpawnTask): AgentSpec {
-  const { output: _output, ...spec } = parent.spec;
-  return {
-    ...spec,
-    model: parent.model,
-    workdir: task.cwd ?? parent.workdir,
-    memory: { ...spec.memory, enabled: false },
-    subAgentsConfig: { ...spec.subAgentsConfig, spawn: false },
-  };
 }
 
 /** Every task checked before any starts: one bad task fails the call, with nothing run. */

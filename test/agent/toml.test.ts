@@ -124,6 +124,8 @@ describe('TOML agent files (the Go axe schema)', () => {
         overrides: false,
         spawn: false,
         maxSpawn: 16,
+        delegate: false,
+        maxSubtasks: 5,
       },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },
       params: {},

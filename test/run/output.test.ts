@@ -62,6 +62,8 @@ const baseView: DryRunView = {
     overrides: false,
     spawn: false,
     maxSpawn: 16,
+    delegate: false,
+    maxSubtasks: 5,
   },
 };
 
@@ -118,6 +120,8 @@ describe('dry-run layout', () => {
         overrides: false,
         spawn: false,
         maxSpawn: 16,
+        delegate: false,
+        maxSubtasks: 5,
       },
       mcpServers: [
         {

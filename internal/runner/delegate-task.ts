@@ -1,0 +1,218 @@
+import { isObject } from '../provider/json.js';
+import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
+import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
+import { subAgentUserMessage } from './call-agent.js';
+import { loadSpec, type ParentRun, startChild, workerSpec } from './child.js';
+import type { ExecutedCall, ToolHandler } from './loop.js';
+import { toolFailure } from './result.js';
+import type { AgentRunResult } from './types.js';
+
+/**
+ * `delegate_task` (`[sub_agents_config] delegate = true`, 000's orchestrator run as a graph): a
+ * plan of sub-tasks, each by a named sub-agent or a worker (a copy of the caller), with
+ * dependencies. Checked whole before anything runs; then every sub-task starts as soon as its
+ * prerequisites have completed, with their results in its message; one whose prerequisite failed
+ * is skipped, independent branches go on. The result is one report, in sub-task order.
+ */
+export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: number): ToolSpec {
+  const named: JsonObject =
+    subAgents.length > 0
+      ? {
+          agent: {
+            type: 'string',
+            description: `Sub-agent to run it (one of: ${subAgents.join(', ')}); default: a copy of you`,
+          },
+        }
+      : {};
+  return {
+    name: DELEGATE_TASK_TOOL_NAME,
+    description: `Break a complex task into sub-tasks and run them as a plan. Sub-tasks whose prerequisites are done run in parallel; each receives the results of the sub-tasks it depends on; one whose prerequisite failed is skipped. Results come back as one report. Use for multi-step investigations or work with ordered steps. At most ${maxSubtasks} sub-tasks.`,
+    parameters: {
+      type: 'object',
+      properties: {
+        plan: { type: 'string', description: 'High-level description of the overall goal' },
+        subtasks: {
+          type: 'array',
+          minItems: 1,
+          description: 'The sub-tasks, referred to by their 0-based index',
+          items: {
+            type: 'object',
+            properties: {
+              task: { type: 'string', description: 'Task description' },
+              scope: { type: 'string', description: 'Focus directory or file' },
+              ...named,
+              depends_on: {
+                type: 'array',
+                items: { type: 'integer', minimum: 0 },
+                description: 'Indices of the sub-tasks that must complete first (0-based)',
+              },
+            },
+            required: ['task'],
+          },
+        },
+      },
+      required: ['plan', 'subtasks'],
+    },
+  };
+}
+
+interface Subtask {
+  task: string;
+  scope?: string;
+  agent?: string;
+  dependsOn: number[];
+}
+
+type Outcome = { result: AgentRunResult } | { skipped: number };
+
+/** The handler of `delegate_task` for one agent run; never throws. */
+export function delegateTaskHandler(parent: ParentRun): ToolHandler {
+  let calls = 0;
+  return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
+    const plan = checkPlan(call.arguments, parent);
+    if ('error' in plan) return { output: toolFailure(plan.error) };
+    const callNumber = ++calls;
+    const outcomes: Promise<Outcome>[] = [];
+    const run = async (subtask: Subtask, index: number): Promise<Outcome> => {
+      const before = await Promise.all(subtask.dependsOn.map((j) => outcomes[j] as Promise<Outcome>));
+      const failed = before.findIndex((o) => !('result' in o) || o.result.status !== 'completed');
+      if (failed >= 0) return { skipped: subtask.dependsOn[failed] as number };
+      const prepared = subtask.agent
+        ? await loadSpec(subtask.agent, parent.ctx, DELEGATE_TASK_TOOL_NAME)
+        : { spec: workerSpec(parent) };
+      const result = await startChild(parent, {
+        agent: subtask.agent ?? parent.spec.name,
+        step: `${DELEGATE_TASK_TOOL_NAME}#${callNumber}.${index}`,
+        prepared,
+        task: subtask.task,
+        message: subAgentUserMessage(subtask.task, context(subtask, before, plan.subtasks)),
+        inputs: subtask.agent ? {} : { ...parent.ctx.inputs },
+        overrides: {},
+        history,
+      });
+      return { result };
+    };
+    // Every sub-task's promise exists before any awaits another's (dependencies point anywhere).
+    plan.subtasks.forEach((subtask, index) => {
+      outcomes[index] = Promise.resolve().then(() => run(subtask, index));
+    });
+    const settled = await Promise.all(outcomes);
+    const children = settled.flatMap((o) => ('result' in o ? [o.result] : []));
+    return {
+      output: {
+        content: report(plan.plan, plan.subtasks, settled),
+        isError: children.every((child) => child.status !== 'completed'),
+      },
+      children,
+    };
+  };
+}
+
+/** What a sub-task reads besides its task: its scope and its prerequisites' results. */
+function context(subtask: Subtask, before: Outcome[], all: Subtask[]): string | undefined {
+  const parts = subtask.scope ? [`Scope: ${subtask.scope}`] : [];
+  before.forEach((outcome, k) => {
+    const j = subtask.dependsOn[k] as number;
+    if ('result' in outcome)
+      parts.push(`Result of sub-task ${j} (${all[j]?.task}):\n${answer(outcome.result)}`);
+  });
+  return parts.length > 0 ? parts.join('\n\n') : undefined;
+}
+
+function answer(result: AgentRunResult): string {
+  return typeof result.output === 'string' || result.output === undefined
+    ? (result.output ?? result.content)
+    : JSON.stringify(result.output);
+}
+
+/** `Plan: …`, then each sub-task with its status and result (or why it did not run), in order. */
+function report(plan: string, subtasks: Subtask[], outcomes: Outcome[]): string {
+  const sections = outcomes.map((outcome, i) => {
+    const head = `## Sub-task ${i}: ${subtasks[i]?.task}`;
+    if (!('result' in outcome))
+      return `${head}\nStatus: skipped (sub-task ${outcome.skipped} did not complete)`;
+    const { result } = outcome;
+    if (result.status === 'completed') return `${head}\nStatus: completed\n\n${answer(result)}`;
+    // The parent model reads this: an error that echoed a key must not hand it over.
+    const why = maskSecrets(result.error ?? result.stopped ?? result.status);
+    const partial = result.content === '' ? '' : `\n\n${result.content}`;
+    return `${head}\nStatus: ${result.status} (${why})${partial}`;
+  });
+  return [`Plan: ${plan}`, ...sections].join('\n\n');
+}
+
+/** The whole plan checked before any sub-task runs: one error fails the call, with nothing run. */
+function checkPlan(
+  args: JsonObject,
+  parent: ParentRun,
+): { plan: string; subtasks: Subtask[] } | { error: string } {
+  const fail = (message: string) => ({ error: `${DELEGATE_TASK_TOOL_NAME} error: ${message}` });
+  const { plan, subtasks } = args;
+  if (typeof plan !== 'string' || plan.trim() === '') return fail('"plan" is required');
+  if (!Array.isArray(subtasks) || subtasks.length === 0) return fail('"subtasks" must be a non-empty list');
+  const { maxSubtasks } = parent.spec.subAgentsConfig;
+  if (subtasks.length > maxSubtasks)
+    return fail(`${subtasks.length} sub-tasks, more than max_subtasks (${maxSubtasks})`);
+  const checked: Subtask[] = [];
+  for (const [index, raw] of subtasks.entries()) {
+    const where = `subtasks[${index}]`;
+    if (!isObject(raw)) return fail(`${where} must be an object with a "task"`);
+    const { task, scope, agent } = raw;
+    if (typeof task !== 'string' || task.trim() === '') return fail(`${where}.task is required`);
+    if (scope !== undefined && scope !== null && typeof scope !== 'string')
+      return fail(`${where}.scope must be a string`);
+    const named = agent === undefined || agent === null || agent === '' ? undefined : agent;
+    if (named !== undefined && (typeof named !== 'string' || !parent.spec.subAgents.includes(named))) {
+      return fail(`${where}.agent ${JSON.stringify(named)} is not in this agent's sub_agents list`);
+    }
+    const dependsOn = indices(raw.depends_on);
+    if (dependsOn === undefined)
+      return fail(`${where}.depends_on must be a sub-task index or a list of them`);
+    const bad = dependsOn.find((j) => j >= subtasks.length || j === index);
+    if (bad !== undefined)
+      return fail(
+        `${where}.depends_on: ${bad} is not another sub-task's index (0 to ${subtasks.length - 1})`,
+      );
+    checked.push({
+      task,
+      ...(typeof scope === 'string' && scope !== '' ? { scope } : {}),
+      ...(named !== undefined ? { agent: named } : {}),
+      dependsOn,
+    });
+  }
+  const cycle = findCycle(checked);
+  if (cycle) return fail(`the sub-tasks depend on each other in a cycle: ${cycle.join(' → ')}`);
+  return { plan, subtasks: checked };
+}
+
+function indices(value: JsonValue | undefined): number[] | undefined {
+  if (value === undefined || value === null) return [];
+  const list = Array.isArray(value) ? value : [value];
+  if (!list.every((j) => typeof j === 'number' && Number.isInteger(j) && j >= 0)) return undefined;
+  return [...new Set(list as number[])];
+}
+
+/** A dependency cycle as the indices along it (first repeated at the end), or undefined. */
+function findCycle(subtasks: Subtask[]): number[] | undefined {
+  const state = new Map<number, 'visiting' | 'done'>();
+  const path: number[] = [];
+  const visit = (i: number): number[] | undefined => {
+    if (state.get(i) === 'done') return undefined;
+    if (state.get(i) === 'visiting') return [...path.slice(path.indexOf(i)), i];
+    state.set(i, 'visiting');
+    path.push(i);
+    for (const j of subtasks[i]?.dependsOn ?? []) {
+      const cycle = visit(j);
+      if (cycle) return cycle;
+    }
+    path.pop();
+    state.set(i, 'done');
+    return undefined;
+  };
+  for (let i = 0; i < subtasks.length; i++) {
+    const cycle = visit(i);
+    if (cycle) return cycle;
+  }
+  return undefined;
+}

@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, roleOf } from './agents.js';
+import { e2eHomes, runAxe } from './cli.js';
+
+/**
+ * `delegate_task`: a plan checked whole, then run as a graph — independent sub-tasks at once,
+ * each dependent one after its prerequisites with their results, a failed branch skipping only
+ * its dependents —, reported in sub-task order.
+ */
+const setup = e2eHomes();
+
+const isSubtask = (r: RecordedRequest) => r.lastUserText.startsWith('Task: ');
+const taskOf = (r: RecordedRequest) => /^Task: (\S+)/.exec(r.lastUserText)?.[1] ?? '';
+
+async function seed(
+  args: Record<string, unknown>,
+  subtask: (r: RecordedRequest) => ScriptedReply = (r) => ({ text: `result of ${taskOf(r)}` }),
+  config: string[] = ['delegate = true'],
+) {
+  const { home, fake } = await setup();
+  home.agent('lead', agentToml('lead', { subAgents: ['helper'], subAgentsConfig: config }));
+  home.agent('helper', agentToml('helper'));
+  fake.respond((request) => {
+    if (isSubtask(request)) return subtask(request);
+    return request.toolResults.length === 0
+      ? { toolCalls: [{ name: 'delegate_task', arguments: args }] }
+      : { text: 'lead done' };
+  });
+  const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+    env: home.env(fake.url),
+  });
+  const lead = fake.requests.filter((r) => !isSubtask(r));
+  const subtasks = fake.requests.filter(isSubtask);
+  return { result, lead, subtasks, report: lead.at(-1)?.toolResults[0] };
+}
+
+describe.concurrent('delegate_task', () => {
+  it('a diamond: 1 and 2 at once after 0, 3 after both with both results; the report in order', async () => {
+    const { result, lead, subtasks, report } = await seed(
+      {
+        plan: 'Diamond',
+        subtasks: [
+          { task: 'base' },
+          { task: 'left', depends_on: [0] },
+          { task: 'right', depends_on: 0 },
+          { task: 'join', depends_on: [1, 2], agent: 'helper', scope: 'src/' },
+        ],
+      },
+      (r) => ({ text: `result of ${taskOf(r)}`, delayMs: 300 }),
+    );
+    expect(result.code).toBe(0);
+    expect(lead[0]?.toolNames).toEqual(['call_agent', 'delegate_task']);
+    const at = (task: string) => subtasks.find((r) => taskOf(r) === task);
+    const [base, left, right, join] = ['base', 'left', 'right', 'join'].map(at);
+    expect(left?.receivedAt).toBeGreaterThanOrEqual(base?.finishedAt ?? Number.POSITIVE_INFINITY);
+    expect(right?.receivedAt).toBeLessThan(left?.finishedAt ?? 0);
+    expect(left?.receivedAt).toBeLessThan(right?.finishedAt ?? 0);
+    expect(join?.receivedAt).toBeGreaterThanOrEqual(Math.max(left?.finishedAt ?? 0, right?.finishedAt ?? 0));
+    expect(roleOf(join ?? { system: '' })).toBe('helper');
+    expect(join?.lastUserText).toBe(
+      'Task: join\n\nContext:\nScope: src/\n\nResult of sub-task 1 (left):\nresult of left\n\nResult of sub-task 2 (right):\nresult of right',
+    );
+    expect(report?.content).toBe(
+      [
+        'Plan: Diamond',
+        '## Sub-task 0: base\nStatus: completed\n\nresult of base',
+        '## Sub-task 1: left\nStatus: completed\n\nresult of left',
+        '## Sub-task 2: right\nStatus: completed\n\nresult of right',
+        '## Sub-task 3: join\nStatus: completed\n\nresult of join',
+      ].join('\n\n'),
+    );
+    const tree = (JSON.parse(result.stdout) as { agents: { agent: string }[] }).agents;
+    expect(tree.map((n) => n.agent)).toEqual(['lead', 'lead', 'lead', 'helper']);
+  });
+
+  it('a failed sub-task skips only its dependents; independent branches carry on', async () => {
+    const { subtasks, report } = await seed(
+      {
+        plan: 'Branches',
+        subtasks: [{ task: 'broken' }, { task: 'after', depends_on: [0] }, { task: 'alone' }],
+      },
+      (r) =>
+        taskOf(r) === 'broken'
+          ? { fault: { kind: 'status', status: 400, message: 'bad request' } }
+          : { text: `result of ${taskOf(r)}` },
+    );
+    expect(subtasks.map(taskOf).sort()).toEqual(['alone', 'broken']);
+    expect(report?.isError).toBe(false);
+    expect(report?.content).toMatch(
+      /## Sub-task 0: broken\nStatus: error \(anthropic: request rejected \(HTTP 400\)/,
+    );
+    expect(report?.content).toContain('## Sub-task 1: after\nStatus: skipped (sub-task 0 did not complete)');
+    expect(report?.content).toContain('## Sub-task 2: alone\nStatus: completed\n\nresult of alone');
+  });
+
+  it('refused before any request: a cycle, a bad index, too many sub-tasks, an unknown agent', async () => {
+    const cases: [Record<string, unknown>, string][] = [
+      [
+        {
+          plan: 'p',
+          subtasks: [
+            { task: 'a', depends_on: [1] },
+            { task: 'b', depends_on: [0] },
+          ],
+        },
+        'delegate_task error: the sub-tasks depend on each other in a cycle: 0 → 1 → 0',
+      ],
+      [
+        { plan: 'p', subtasks: [{ task: 'a', depends_on: [3] }] },
+        "delegate_task error: subtasks[0].depends_on: 3 is not another sub-task's index (0 to 0)",
+      ],
+      [
+        { plan: 'p', subtasks: Array.from({ length: 6 }, (_, i) => ({ task: `t${i}` })) },
+        'delegate_task error: 6 sub-tasks, more than max_subtasks (5)',
+      ],
+      [
+        { plan: 'p', subtasks: [{ task: 'a', agent: 'stranger' }] },
+        'delegate_task error: subtasks[0].agent "stranger" is not in this agent\'s sub_agents list',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const { subtasks, report } = await seed(args);
+      expect(subtasks).toHaveLength(0);
+      expect(report).toMatchObject({ content: message, isError: true });
+    }
+  });
+});

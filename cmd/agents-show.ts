@@ -102,6 +102,7 @@ export async function describeAgent(
       max_spawn: subAgentsConfig.maxSpawn,
       delegate: subAgentsConfig.delegate,
       max_subtasks: subAgentsConfig.maxSubtasks,
+      background: subAgentsConfig.background,
     },
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),

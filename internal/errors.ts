@@ -50,6 +50,9 @@ export class RefusalError extends RuntimeError {}
 /** The agent used all its turns and still called tools (exit 1, Go axe's error). */
 export class TurnLimitError extends RuntimeError {}
 
+/** A broken invariant of axe itself (a bug, never the user's input): exit 1. */
+export class InternalError extends RuntimeError {}
+
 /** The run itself succeeded, but its `--record` cassette could not be written (exit 1, after the answer). */
 export class RecordingError extends RuntimeError {}
 

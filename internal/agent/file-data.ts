@@ -36,6 +36,7 @@ export interface AgentFileData {
     max_spawn?: number;
     delegate?: boolean;
     max_subtasks?: number;
+    background?: boolean;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {

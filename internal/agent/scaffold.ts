@@ -63,6 +63,8 @@ model = "provider/model-name"
 # (axe) delegate_task: a plan of sub-tasks with dependencies, at most max_subtasks
 # delegate = false
 # max_subtasks = 5
+# (axe) call_agent's run_in_background, collected with task_output
+# background = false
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

@@ -116,6 +116,8 @@ export interface SubAgentsConfig {
   delegate: boolean;
   /** Most sub-tasks in one `delegate_task` plan. */
   maxSubtasks: number;
+  /** `call_agent` takes `run_in_background`; `task_output` collects. */
+  background: boolean;
 }
 
 export interface MemoryConfig {

@@ -82,6 +82,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       maxSpawn: subAgents.max_spawn ?? DEFAULT_MAX_SPAWN,
       delegate: subAgents.delegate ?? false,
       maxSubtasks: subAgents.max_subtasks ?? DEFAULT_MAX_SUBTASKS,
+      background: subAgents.background ?? false,
     },
     memory: {
       enabled: memory.enabled ?? false,

@@ -13,7 +13,7 @@ import {
   startChild,
   withOverrides,
 } from './child.js';
-import type { RunContext } from './context.js';
+import { childPath, type RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -26,7 +26,7 @@ const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled
  */
 export function callAgentToolSpec(
   allowedAgents: readonly string[],
-  config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides'>,
+  config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides' | 'background'>,
   subAgents: readonly AgentSpec[] = [],
 ): ToolSpec {
   const list = allowedAgents.join(', ');
@@ -46,6 +46,7 @@ export function callAgentToolSpec(
         context: { type: 'string', description: 'Additional context from your conversation to pass along' },
         ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
         ...(config.overrides ? OVERRIDE_PARAMETERS : {}),
+        ...(config.background ? BACKGROUND_PARAMETER : {}),
       },
       required: ['agent', 'task'],
     },
@@ -72,6 +73,15 @@ const OVERRIDE_PARAMETERS: JsonObject = {
     type: 'integer',
     minimum: 1,
     description: "Most tool calls for this call (the agent's own limits still apply)",
+  },
+};
+
+/** `[sub_agents_config] background = true`. */
+const BACKGROUND_PARAMETER: JsonObject = {
+  run_in_background: {
+    type: 'boolean',
+    description:
+      'Start the sub-agent and return at once with its agent_id; collect its result with task_output',
   },
 };
 
@@ -121,6 +131,7 @@ type ValidArgs = {
   context?: string;
   inputs?: JsonObject;
   overrides: CallOverrides;
+  background: boolean;
 };
 
 /** §3.7 steps 2–5, in order; then the per-call overrides when the caller offers them. */
@@ -146,12 +157,17 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   }
   const overrides = options.spec.subAgentsConfig.overrides ? overrideArgs(args, CALL_AGENT_TOOL_NAME) : {};
   if ('error' in overrides) return overrides;
+  const background = options.background ? args.run_in_background : undefined;
+  if (background !== undefined && background !== null && typeof background !== 'boolean') {
+    return { error: 'call_agent error: "run_in_background" argument must be true or false' };
+  }
   return {
     agent,
     task,
     ...(typeof context === 'string' ? { context } : {}),
     ...(isObject(inputs) ? { inputs } : {}),
     overrides,
+    background: background === true,
   };
 }
 
@@ -171,21 +187,36 @@ async function runSubAgent(
   callNumber: number,
   history: readonly Message[],
 ): Promise<ExecutedCall> {
-  const loaded = await loadSpec(args.agent, options.ctx, CALL_AGENT_TOOL_NAME);
-  const prepared =
-    'spec' in loaded
-      ? withOverrides(loaded.spec, args.overrides, options.ctx.env, CALL_AGENT_TOOL_NAME)
-      : loaded;
-  const result = await startChild(options, {
-    agent: args.agent,
-    step: `${CALL_AGENT_TOOL_NAME}#${callNumber}`,
-    prepared,
-    task: args.task,
-    message: subAgentUserMessage(args.task, args.context),
-    inputs: args.inputs ?? {},
-    overrides: args.overrides,
-    history,
-  });
+  const step = `${CALL_AGENT_TOOL_NAME}#${callNumber}`;
+  const run = async (parent: CallAgentOptions) => {
+    const loaded = await loadSpec(args.agent, parent.ctx, CALL_AGENT_TOOL_NAME);
+    const prepared =
+      'spec' in loaded
+        ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)
+        : loaded;
+    const result = await startChild(parent, {
+      agent: args.agent,
+      step,
+      prepared,
+      task: args.task,
+      message: subAgentUserMessage(args.task, args.context),
+      inputs: args.inputs ?? {},
+      overrides: args.overrides,
+      history,
+    });
+    return { prepared, result };
+  };
+  const { background } = options;
+  if (args.background && background) {
+    // Under the background signal, which ends with the agent, not with this tool call.
+    const id = childPath(options.ctx.path, step, args.agent);
+    const parent = { ...options, ctx: { ...options.ctx, signal: background.signal } };
+    background.launch(id, args.task, async () => (await run(parent)).result);
+    return {
+      output: { content: JSON.stringify({ status: 'async_launched', agent_id: id }), isError: false },
+    };
+  }
+  const { prepared, result } = await run(options);
   if (options.spec.subAgentsConfig.resultFormat === 'json')
     return { output: jsonResult(result), children: [result] };
   const output: ToolOutput =
@@ -200,7 +231,7 @@ async function runSubAgent(
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */
-function jsonResult(result: AgentRunResult): ToolOutput {
+export function jsonResult(result: AgentRunResult): ToolOutput {
   const outcome = {
     status: result.status,
     result: result.output ?? result.content,

@@ -3,6 +3,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
+import type { BackgroundChildren } from './background.js';
 import {
   childContext,
   effectiveAllowedHosts,
@@ -31,6 +32,8 @@ export interface ParentRun {
   /** Its workdir, resolved: a spawned task's `cwd` stays inside it. */
   workdir: string;
   runSettled: RunSettled;
+  /** Its background children, when `background = true`. */
+  background?: BackgroundChildren;
 }
 
 /** What one call may change of the agent it runs (`overrides = true`; every `spawn_agents` task). */

@@ -125,7 +125,7 @@ export function childContext(
     ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
     ...(options.forked ? { forked: options.forked } : {}),
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
-    path: `${parent.path}/${options.step}:${options.agent}`,
+    path: childPath(parent.path, options.step, options.agent),
     depth: parent.depth + 1,
     stream: false,
     inheritedModel: options.parentModel,
@@ -146,6 +146,11 @@ export function childContext(
     },
     dispose: scope.dispose,
   };
+}
+
+/** A child's place in the tree: `lead/call_agent#2:worker`; also its `agent_id`. */
+export function childPath(parentPath: string, step: string, agent: string): string {
+  return `${parentPath}/${step}:${agent}`;
 }
 
 export interface DeadlineScope {

@@ -58,6 +58,8 @@ export interface LoopSetup {
   mutating: ReadonlySet<string>;
   /** `[output]`: the agent ends only through a terminal tool; plain text gets one reminder. */
   submits?: boolean;
+  /** Work the agent started and has not collected (background children): one reminder turn. */
+  uncollected?: () => string | undefined;
 }
 
 /** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
@@ -109,6 +111,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const { messages } = state;
   let pending = 0;
   let reminded = false;
+  let collectReminded = false;
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
     const spent = ctx.limits.stop('tokens');
@@ -140,6 +143,14 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
 
     if (!hasTools || response.toolCalls.length === 0) {
       state.content = response.content;
+      const uncollected = collectReminded || turn >= limit ? undefined : setup.uncollected?.();
+      if (uncollected !== undefined) {
+        collectReminded = true;
+        if (response.content !== '') messages.push({ role: 'assistant', content: response.content });
+        messages.push({ role: 'user', content: uncollected });
+        pending = 0;
+        continue;
+      }
       if (!setup.submits) return;
       if (reminded || turn >= limit) throw new RuntimeError('agent ended without calling submit_result');
       // An agent with [output] ends through submit_result: a plain answer gets one reminder.

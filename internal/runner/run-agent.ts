@@ -16,8 +16,14 @@ import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
 import type { Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
-import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-import { callAgentHandler, callAgentToolSpec, loadSubAgents } from './call-agent.js';
+import {
+  CALL_AGENT_TOOL_NAME,
+  DELEGATE_TASK_TOOL_NAME,
+  SPAWN_AGENTS_TOOL_NAME,
+  TASK_OUTPUT_TOOL_NAME,
+} from '../tools/types.js';
+import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
+import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
 import {
   effectiveAllowedHosts,
@@ -54,6 +60,7 @@ export async function runAgentSettled(
   let toolset: Toolset | undefined;
   let artifactDir: OpenArtifactDir | undefined;
   let setup: LoopSetup | undefined;
+  let background: BackgroundChildren | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
     const { memory } = resolved;
@@ -71,7 +78,9 @@ export async function runAgentSettled(
       ctx.artifacts.dir = artifactDir.dir;
       ctx = { ...ctx, env: { ...ctx.env, AXE_ARTIFACT_DIR: artifactDir.dir } };
     }
-    const tools = await buildTools(spec, ctx, resolved, artifactDir);
+    if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
+      background = new BackgroundChildren(ctx.signal);
+    const tools = await buildTools(spec, ctx, resolved, artifactDir, background);
     toolset = tools.toolset;
     if (api !== undefined) {
       const problems = requestProblems(api, {
@@ -107,8 +116,10 @@ export async function runAgentSettled(
       handlers: tools.handlers,
       mutating: tools.mutating,
       submits: spec.output !== undefined,
+      ...(background ? { uncollected: () => background?.reminder() } : {}),
     };
     await runLoop(setup, state);
+    await collectBackground(background, spec, ctx, state);
     // A refusal or safety block that leaves no answer is a failure, not an empty success.
     if (state.refusal !== undefined && state.content.trim() === '') {
       throw new RefusalError(`the model gave no answer: refused or blocked (${state.refusal})`);
@@ -118,6 +129,7 @@ export async function runAgentSettled(
       await remember(spec, ctx, memory.file, input, state.content);
     return { result: toResult(spec, ctx, state, provider, started, 'completed') };
   } catch (thrown) {
+    await collectBackground(background, spec, ctx, state);
     const error = typedError(thrown, ctx, provider);
     const status = statusOf(error);
     const grace = spec.budget.gracePeriod;
@@ -156,6 +168,25 @@ function firstMessages(
   return forkedStart(forked.messages, input, { sameProvider: forked.provider === provider, hasTools });
 }
 
+/**
+ * No background child outlives its agent: those still running are cancelled (and said so on
+ * stderr), every one is waited for, and all join the agent's children in the tree.
+ */
+async function collectBackground(
+  background: BackgroundChildren | undefined,
+  spec: AgentSpec,
+  ctx: RunContext,
+  state: LoopState,
+): Promise<void> {
+  if (!background) return;
+  const { results, cancelled } = await background.finish();
+  for (const child of cancelled) {
+    const message = `background sub-agent ${child.id} (task: ${child.task}) was still running when "${spec.name}" finished: cancelled`;
+    emitEvent(ctx, spec.name, { type: 'warning', message });
+  }
+  state.children.push(...results);
+}
+
 async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {
   try {
     await appendEntry(file, formatEntry(new Date(), input, answer));
@@ -176,6 +207,7 @@ async function buildTools(
   ctx: RunContext,
   resolved: ResolvedAgentRun,
   artifactDir: OpenArtifactDir | undefined,
+  background: BackgroundChildren | undefined,
 ): Promise<{
   specs: ToolSpec[];
   handlers: Map<string, ToolHandler>;
@@ -225,6 +257,7 @@ async function buildTools(
     model: resolved.model,
     workdir: resolved.workdir,
     runSettled: runAgentSettled,
+    ...(background ? { background } : {}),
   };
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
     specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, (await subAgents) ?? []));
@@ -233,6 +266,10 @@ async function buildTools(
   if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
     specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn));
     handlers.set(SPAWN_AGENTS_TOOL_NAME, spawnAgentsHandler(parent));
+  }
+  if (background && resolved.callsAgents && offers(TASK_OUTPUT_TOOL_NAME, true)) {
+    specs.push(TASK_OUTPUT_TOOL_SPEC);
+    handlers.set(TASK_OUTPUT_TOOL_NAME, taskOutputHandler(background, ctx.signal, jsonResult));
   }
   if (resolved.delegates && offers(DELEGATE_TASK_TOOL_NAME, true)) {
     specs.push(delegateTaskToolSpec(spec.subAgents, spec.subAgentsConfig.maxSubtasks));

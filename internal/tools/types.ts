@@ -59,6 +59,7 @@ export const WRITING_TOOL_NAMES: ReadonlySet<string> = new Set(['write_file', 'e
 export const CALL_AGENT_TOOL_NAME = 'call_agent';
 export const SPAWN_AGENTS_TOOL_NAME = 'spawn_agents';
 export const DELEGATE_TASK_TOOL_NAME = 'delegate_task';
+export const TASK_OUTPUT_TOOL_NAME = 'task_output';
 
 /** The tools of one agent run: built-ins from `tools = [...]` plus those of its MCP servers. */
 export interface Toolset {

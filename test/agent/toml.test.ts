@@ -126,6 +126,7 @@ describe('TOML agent files (the Go axe schema)', () => {
         maxSpawn: 16,
         delegate: false,
         maxSubtasks: 5,
+        background: false,
       },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },
       params: {},

@@ -64,6 +64,7 @@ const baseView: DryRunView = {
     maxSpawn: 16,
     delegate: false,
     maxSubtasks: 5,
+    background: false,
   },
 };
 
@@ -122,6 +123,7 @@ describe('dry-run layout', () => {
         maxSpawn: 16,
         delegate: false,
         maxSubtasks: 5,
+        background: false,
       },
       mcpServers: [
         {

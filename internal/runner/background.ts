@@ -1,0 +1,146 @@
+import { setMaxListeners } from 'node:events';
+import { CancelledError } from '../errors.js';
+import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
+import type { ExecutedCall, ToolHandler } from './loop.js';
+import { ChildRegistry } from './registry.js';
+import { toolFailure } from './result.js';
+import type { AgentRunResult } from './types.js';
+
+const DEFAULT_WAIT_SECONDS = 300;
+
+/**
+ * The background children of one agent run (003 §3.7, `[sub_agents_config] background = true`):
+ * started by `call_agent` with `run_in_background`, read with `task_output`. They run under the
+ * agent's signal and limits; none outlives the agent — when it finishes, every one still running
+ * is cancelled and waited for.
+ */
+export class BackgroundChildren {
+  readonly registry = new ChildRegistry<AgentRunResult>();
+  private readonly controller = new AbortController();
+  private readonly running = new Map<string, Promise<AgentRunResult>>();
+  private readonly results: AgentRunResult[] = [];
+
+  constructor(agentSignal: AbortSignal) {
+    setMaxListeners(0, this.controller.signal);
+    const follow = () => this.controller.abort(agentSignal.reason);
+    if (agentSignal.aborted) follow();
+    else agentSignal.addEventListener('abort', follow, { once: true });
+  }
+
+  /** What a background child runs under: the agent's signal, and its end. */
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  launch(id: string, task: string, run: () => Promise<AgentRunResult>): void {
+    this.registry.spawn(id, task);
+    const promise = run().then((result) => {
+      this.registry.complete(id, result);
+      this.results.push(result);
+      this.running.delete(id);
+      return result;
+    });
+    this.running.set(id, promise);
+  }
+
+  /**
+   * `task_output`: the child's result once it has one; else, blocking, waits up to `seconds` (or
+   * until `signal` fires) for it.
+   */
+  async output(
+    id: string,
+    block: boolean,
+    seconds: number,
+    signal: AbortSignal,
+  ): Promise<AgentRunResult | undefined> {
+    const running = this.running.get(id);
+    if (running && block) {
+      let timer: NodeJS.Timeout | undefined;
+      let onAbort: (() => void) | undefined;
+      const stop = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, seconds * 1000);
+        onAbort = resolve;
+        signal.addEventListener('abort', onAbort, { once: true });
+      });
+      await Promise.race([running, stop]);
+      clearTimeout(timer);
+      if (onAbort) signal.removeEventListener('abort', onAbort);
+    }
+    return this.registry.read(id);
+  }
+
+  /** The reminder turn's text when children still run or have results nobody read; else undefined. */
+  reminder(): string | undefined {
+    const running = this.registry.pending().map((c) => `- ${c.id} (task: ${c.task}): still running`);
+    const unread = this.registry
+      .completed()
+      .filter((c) => !c.read)
+      .map((c) => `- ${c.id} (task: ${c.task}): ${c.result.status}, result not read`);
+    const lines = [...running, ...unread];
+    if (lines.length === 0) return undefined;
+    return `Before you finish: background sub-agents you started have not been collected:\n${lines.join('\n')}\nRead their results with ${TASK_OUTPUT_TOOL_NAME}, or answer again; sub-agents still running after your next answer are cancelled.`;
+  }
+
+  /**
+   * Ends the agent's background work: cancels every child still running, waits until each has
+   * settled, and returns every child's outcome (for the tree) with the ids it had to cancel.
+   */
+  async finish(): Promise<{ results: AgentRunResult[]; cancelled: { id: string; task: string }[] }> {
+    const cancelled = this.registry.pending();
+    if (cancelled.length > 0) {
+      this.controller.abort(new CancelledError('cancelled: still running when its caller finished'));
+    }
+    await Promise.all(this.running.values());
+    // Each outcome is handed over once, however often the agent's end is reached.
+    return { results: this.results.splice(0), cancelled };
+  }
+}
+
+/** `task_output`: offered with `background = true`. */
+export const TASK_OUTPUT_TOOL_SPEC: ToolSpec = {
+  name: TASK_OUTPUT_TOOL_NAME,
+  description:
+    'Get the result of a sub-agent started with run_in_background: its outcome as JSON once it has finished, else {"status":"running"}. With block (the default) it waits for the sub-agent, up to timeout seconds.',
+  parameters: {
+    type: 'object',
+    properties: {
+      agent_id: { type: 'string', description: 'The agent_id returned when the sub-agent was started' },
+      block: { type: 'boolean', description: 'Wait for the sub-agent to finish (default true)' },
+      timeout: {
+        type: 'integer',
+        minimum: 0,
+        description: `Most seconds to wait when blocking (default ${DEFAULT_WAIT_SECONDS})`,
+      },
+    },
+    required: ['agent_id'],
+  },
+};
+
+/** The handler of `task_output`; `render` turns an outcome into the tool result (call_agent's JSON). */
+export function taskOutputHandler(
+  background: BackgroundChildren,
+  signal: AbortSignal,
+  render: (result: AgentRunResult) => ExecutedCall['output'],
+): ToolHandler {
+  return async (call: ToolCall): Promise<ExecutedCall> => {
+    const args: JsonObject = call.arguments;
+    const id = args.agent_id;
+    if (typeof id !== 'string' || !background.registry.has(id)) {
+      return {
+        output: toolFailure(
+          `task_output error: no background sub-agent with agent_id ${JSON.stringify(id ?? null)}`,
+        ),
+      };
+    }
+    const block = args.block !== false;
+    const seconds =
+      typeof args.timeout === 'number' && args.timeout >= 0 ? args.timeout : DEFAULT_WAIT_SECONDS;
+    const result = await background.output(id, block, seconds, signal);
+    return {
+      output: result
+        ? render(result)
+        : { content: JSON.stringify({ status: 'running', agent_id: id }), isError: false },
+    };
+  };
+}

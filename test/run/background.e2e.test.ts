@@ -1,0 +1,119 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, roleOf } from './agents.js';
+import { e2eHomes, runAxe, startAxe, waitFor } from './cli.js';
+
+/**
+ * Background children: `run_in_background` returns at once, `task_output` polls or blocks, the
+ * agent is reminded of what it has not collected, and nothing outlives it.
+ */
+const setup = e2eHomes();
+
+interface Node {
+  agent: string;
+  status: string;
+}
+
+const launch = (task: string) => ({
+  name: 'call_agent',
+  arguments: { agent: 'slow', task, run_in_background: true },
+});
+
+async function seed(lead: (r: RecordedRequest) => ScriptedReply, slowMs: number) {
+  const { home, fake } = await setup();
+  home.agent('slow', agentToml('slow'));
+  home.agent('lead', agentToml('lead', { subAgents: ['slow'], subAgentsConfig: ['background = true'] }));
+  fake.respond((request) =>
+    roleOf(request) === 'slow' ? { text: `slow: ${request.lastUserText}`, delayMs: slowMs } : lead(request),
+  );
+  return { home, fake };
+}
+
+const ID = 'lead/call_agent#1:slow';
+
+describe.concurrent('background sub-agents', () => {
+  it('launch, poll (running), block (the result), unknown id', async () => {
+    const { home, fake } = await seed((r) => {
+      switch (r.toolResults.length) {
+        case 0:
+          return { toolCalls: [launch('bg')] };
+        case 1:
+          return { toolCalls: [{ name: 'task_output', arguments: { agent_id: ID, block: false } }] };
+        case 2:
+          return {
+            toolCalls: [
+              { name: 'task_output', arguments: { agent_id: ID } },
+              { name: 'task_output', arguments: { agent_id: 'nope' } },
+            ],
+          };
+        default:
+          return { text: 'lead done' };
+      }
+    }, 600);
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const lead = fake.requests.filter((r) => roleOf(r) === 'lead');
+    expect(lead[0]?.toolNames).toEqual(['call_agent', 'task_output']);
+    const results = lead.at(-1)?.toolResults ?? [];
+    expect(JSON.parse(results[0]?.content ?? '{}')).toEqual({ status: 'async_launched', agent_id: ID });
+    expect(JSON.parse(results[1]?.content ?? '{}')).toEqual({ status: 'running', agent_id: ID });
+    expect(JSON.parse(results[2]?.content ?? '{}')).toMatchObject({
+      status: 'completed',
+      result: 'slow: Task: bg',
+      agent_id: ID,
+    });
+    expect(results[3]).toMatchObject({
+      isError: true,
+      content: 'task_output error: no background sub-agent with agent_id "nope"',
+    });
+    const tree = (JSON.parse(result.stdout) as { agents: Node[] }).agents;
+    expect(tree.map((n) => `${n.agent}:${n.status}`)).toEqual(['slow:completed']);
+  });
+
+  it('an answer with a child still running gets one reminder turn; then the child is cancelled', async () => {
+    const { home, fake } = await seed(
+      (r) => (r.toolResults.length === 0 ? { toolCalls: [launch('forgotten')] } : { text: 'lead done' }),
+      20_000,
+    );
+    const started = Date.now();
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(result.code).toBe(0);
+    const lead = fake.requests.filter((r) => roleOf(r) === 'lead');
+    expect(lead).toHaveLength(3);
+    expect(lead[2]?.lastUserText).toBe(
+      `Before you finish: background sub-agents you started have not been collected:\n- ${ID} (task: forgotten): still running\nRead their results with task_output, or answer again; sub-agents still running after your next answer are cancelled.`,
+    );
+    expect(result.stderr).toContain(
+      `background sub-agent ${ID} (task: forgotten) was still running when "lead" finished: cancelled`,
+    );
+    const tree = (JSON.parse(result.stdout) as { agents: Node[] }).agents;
+    expect(tree.map((n) => `${n.agent}:${n.status}`)).toEqual(['slow:cancelled']);
+    const child = fake.requests.find((r) => roleOf(r) === 'slow');
+    await waitFor(() => child?.aborted === true);
+  });
+
+  it('Ctrl-C with a background child running: exit 130 within a second, its request closed', async () => {
+    const { home, fake } = await seed(
+      (r) =>
+        r.toolResults.length === 0
+          ? { toolCalls: [launch('long')] }
+          : { toolCalls: [{ name: 'task_output', arguments: { agent_id: ID } }] },
+      30_000,
+    );
+    const running = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    await waitFor(() => fake.requests.some((r) => roleOf(r) === 'slow') && fake.requests.length >= 3);
+    const stoppedAt = Date.now();
+    running.kill('SIGINT');
+    const result = await running.done;
+    expect(result.code).toBe(130);
+    expect(Date.now() - stoppedAt).toBeLessThan(1500);
+    await waitFor(() => fake.requests.filter((r) => roleOf(r) === 'slow').every((r) => r.aborted));
+  });
+});

@@ -103,6 +103,8 @@ export async function describeAgent(
       delegate: subAgentsConfig.delegate,
       max_subtasks: subAgentsConfig.maxSubtasks,
       background: subAgentsConfig.background,
+      ask_parent: subAgentsConfig.askParent,
+      max_questions: subAgentsConfig.maxQuestions,
     },
     input: Object.fromEntries(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),

@@ -37,6 +37,8 @@ export interface AgentFileData {
     delegate?: boolean;
     max_subtasks?: number;
     background?: boolean;
+    ask_parent?: boolean;
+    max_questions?: number;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {

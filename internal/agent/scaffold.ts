@@ -65,6 +65,9 @@ model = "provider/model-name"
 # max_subtasks = 5
 # (axe) call_agent's run_in_background, collected with task_output
 # background = false
+# (axe) the agents it calls may ask it a question (ask_parent), at most max_questions each
+# ask_parent = false
+# max_questions = 3
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

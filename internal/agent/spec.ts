@@ -118,6 +118,10 @@ export interface SubAgentsConfig {
   maxSubtasks: number;
   /** `call_agent` takes `run_in_background`; `task_output` collects. */
   background: boolean;
+  /** The agents it calls get `ask_parent`, answered by its model. */
+  askParent: boolean;
+  /** Most `ask_parent` questions per call. */
+  maxQuestions: number;
 }
 
 export interface MemoryConfig {
@@ -164,6 +168,7 @@ export type McpServerSpec =
 export const DEFAULT_MAX_DEPTH = 3;
 export const DEFAULT_MAX_SPAWN = 16;
 export const DEFAULT_MAX_SUBTASKS = 5;
+export const DEFAULT_MAX_QUESTIONS = 3;
 export const DEFAULT_TIMEOUT_SECONDS = 120;
 export const MAX_TURNS = 50;
 /**

@@ -7,6 +7,7 @@ import { parseModelRef } from './model.js';
 import {
   type AgentSpec,
   DEFAULT_MAX_DEPTH,
+  DEFAULT_MAX_QUESTIONS,
   DEFAULT_MAX_SPAWN,
   DEFAULT_MAX_SUBTASKS,
   type McpServerSpec,
@@ -83,6 +84,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       delegate: subAgents.delegate ?? false,
       maxSubtasks: subAgents.max_subtasks ?? DEFAULT_MAX_SUBTASKS,
       background: subAgents.background ?? false,
+      askParent: subAgents.ask_parent ?? false,
+      maxQuestions: subAgents.max_questions ?? DEFAULT_MAX_QUESTIONS,
     },
     memory: {
       enabled: memory.enabled ?? false,

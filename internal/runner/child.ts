@@ -3,6 +3,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
+import type { AskParent } from './ask-parent.js';
 import type { BackgroundChildren } from './background.js';
 import {
   childContext,
@@ -34,6 +35,14 @@ export interface ParentRun {
   runSettled: RunSettled;
   /** Its background children, when `background = true`. */
   background?: BackgroundChildren;
+  /** Answers a child's `ask_parent`, when `ask_parent = true`. */
+  ask?: (
+    agent: string,
+    history: readonly Message[],
+    question: string,
+    signal: AbortSignal,
+    deadline: number | undefined,
+  ) => Promise<string>;
 }
 
 /** What one call may change of the agent it runs (`overrides = true`; every `spawn_agents` task). */
@@ -89,6 +98,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
     ...('spec' in prepared && prepared.spec.forkContext
       ? { forked: { messages: [...request.history], provider: parent.model.provider } }
       : {}),
+    ...(parent.ask ? { askParent: askParentOf(parent, request) } : {}),
   });
   try {
     const { ctx } = child;
@@ -115,6 +125,16 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
+}
+
+/** How this child's questions reach its parent: with the parent's conversation up to the call. */
+function askParentOf(parent: ParentRun, request: ChildRequest): AskParent {
+  const { ask } = parent;
+  return {
+    ask: (question, signal, deadline) =>
+      ask ? ask(request.agent, request.history, question, signal, deadline) : Promise.resolve(''),
+    maxQuestions: parent.spec.subAgentsConfig.maxQuestions,
+  };
 }
 
 /** Checks a call's override arguments; `tool` names the tool in the errors. */

@@ -5,6 +5,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
+import type { AskParent } from './ask-parent.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
@@ -69,6 +70,8 @@ export interface RunContext {
   readonly onlyTools?: readonly string[];
   /** `fork_context`: the caller's conversation this sub-agent starts from (this run only). */
   readonly forked?: ForkedConversation;
+  /** `ask_parent`: how this sub-agent's questions reach its caller (this run only). */
+  readonly askParent?: AskParent;
   /** A sub-agent's caller's signal and deadline: what its grace turn may not outlive. */
   readonly caller?: {
     signal: AbortSignal;
@@ -114,9 +117,10 @@ export function childContext(
     readOnly: boolean;
     onlyTools?: readonly string[];
     forked?: ForkedConversation;
+    askParent?: AskParent;
   },
 ): ChildContext {
-  const { onlyTools: _parentOnly, forked: _parentForked, ...inherited } = parent;
+  const { onlyTools: _only, forked: _forked, askParent: _ask, ...inherited } = parent;
   const base: RunContext = {
     ...inherited,
     limits: options.limits,
@@ -124,6 +128,7 @@ export function childContext(
     readOnly: options.readOnly,
     ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
     ...(options.forked ? { forked: options.forked } : {}),
+    ...(options.askParent ? { askParent: options.askParent } : {}),
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
     path: childPath(parent.path, options.step, options.agent),
     depth: parent.depth + 1,

@@ -17,11 +17,13 @@ import { requestProblems } from '../provider/request-support.js';
 import type { Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import {
+  ASK_PARENT_TOOL_NAME,
   CALL_AGENT_TOOL_NAME,
   DELEGATE_TASK_TOOL_NAME,
   SPAWN_AGENTS_TOOL_NAME,
   TASK_OUTPUT_TOOL_NAME,
 } from '../tools/types.js';
+import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from './ask-parent.js';
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
 import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
@@ -80,7 +82,12 @@ export async function runAgentSettled(
     }
     if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
       background = new BackgroundChildren(ctx.signal);
-    const tools = await buildTools(spec, ctx, resolved, artifactDir, background);
+    // Children ask during the loop, when `setup` is in place.
+    const ask: ParentRun['ask'] = spec.subAgentsConfig.askParent
+      ? (agent, history, question, signal, deadline) =>
+          sideAnswer(setup as LoopSetup, agent, history, question, signal, deadline)
+      : undefined;
+    const tools = await buildTools(spec, ctx, resolved, artifactDir, { background, ask });
     toolset = tools.toolset;
     if (api !== undefined) {
       const problems = requestProblems(api, {
@@ -207,7 +214,7 @@ async function buildTools(
   ctx: RunContext,
   resolved: ResolvedAgentRun,
   artifactDir: OpenArtifactDir | undefined,
-  background: BackgroundChildren | undefined,
+  delegation: { background: BackgroundChildren | undefined; ask: ParentRun['ask'] },
 ): Promise<{
   specs: ToolSpec[];
   handlers: Map<string, ToolHandler>;
@@ -250,6 +257,11 @@ async function buildTools(
     specs.push(...submitToolSpecs(spec.output));
     for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
   }
+  if (ctx.askParent && !resolved.atMaxDepth && offers(ASK_PARENT_TOOL_NAME, true)) {
+    specs.push(ASK_PARENT_TOOL_SPEC);
+    handlers.set(ASK_PARENT_TOOL_NAME, askParentHandler(ctx.askParent, ctx));
+  }
+  const { background } = delegation;
   // A read-only agent still delegates: the agents it calls are read-only too.
   const parent: ParentRun = {
     spec,
@@ -258,6 +270,7 @@ async function buildTools(
     workdir: resolved.workdir,
     runSettled: runAgentSettled,
     ...(background ? { background } : {}),
+    ...(delegation.ask ? { ask: delegation.ask } : {}),
   };
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
     specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, (await subAgents) ?? []));

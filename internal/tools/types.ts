@@ -60,6 +60,7 @@ export const CALL_AGENT_TOOL_NAME = 'call_agent';
 export const SPAWN_AGENTS_TOOL_NAME = 'spawn_agents';
 export const DELEGATE_TASK_TOOL_NAME = 'delegate_task';
 export const TASK_OUTPUT_TOOL_NAME = 'task_output';
+export const ASK_PARENT_TOOL_NAME = 'ask_parent';
 
 /** The tools of one agent run: built-ins from `tools = [...]` plus those of its MCP servers. */
 export interface Toolset {

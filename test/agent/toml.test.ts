@@ -127,6 +127,8 @@ describe('TOML agent files (the Go axe schema)', () => {
         delegate: false,
         maxSubtasks: 5,
         background: false,
+        askParent: false,
+        maxQuestions: 3,
       },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },
       params: {},

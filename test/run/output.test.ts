@@ -65,6 +65,8 @@ const baseView: DryRunView = {
     delegate: false,
     maxSubtasks: 5,
     background: false,
+    askParent: false,
+    maxQuestions: 3,
   },
 };
 
@@ -124,6 +126,8 @@ describe('dry-run layout', () => {
         delegate: false,
         maxSubtasks: 5,
         background: false,
+        askParent: false,
+        maxQuestions: 3,
       },
       mcpServers: [
         {

@@ -1,0 +1,71 @@
+import { describe, expect, it } from 'vitest';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, callAgent, roleOf } from './agents.js';
+import { e2eHomes, runAxe } from './cli.js';
+
+/** `ask_parent`: a sub-agent's question answered by a side request to its caller's model. */
+const setup = e2eHomes();
+
+const isSide = (r: RecordedRequest) => r.lastUserText.includes('Your sub-agent "asker" asks:');
+
+async function seed(asker: (r: RecordedRequest) => ScriptedReply, config = ['ask_parent = true']) {
+  const { home, fake } = await setup();
+  home.agent('asker', agentToml('asker'));
+  home.agent('lead', agentToml('lead', { subAgents: ['asker'], subAgentsConfig: config }));
+  fake.respond((request) => {
+    if (isSide(request)) return { text: 'Use b.txt.' };
+    if (roleOf(request) === 'asker') return asker(request);
+    return request.toolResults.length === 0
+      ? { text: 'The notes are in b.txt.', toolCalls: [callAgent('asker', 'summarise the notes')] }
+      : { text: 'lead done' };
+  });
+  const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+    env: home.env(fake.url),
+  });
+  return { result, fake };
+}
+
+describe.concurrent('ask_parent', () => {
+  it("the side request carries the caller's conversation and the question; the child gets the answer", async () => {
+    const { result, fake } = await seed((r) =>
+      r.toolResults.length === 0
+        ? { toolCalls: [{ name: 'ask_parent', arguments: { question: 'Which file?' } }] }
+        : { text: `child read: ${r.toolResults[0]?.content}` },
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'lead done' });
+    const asker = fake.requests.filter((r) => roleOf(r) === 'asker' && !isSide(r));
+    expect(asker[0]?.toolNames).toEqual(['ask_parent']);
+    expect(asker[1]?.toolResults[0]).toMatchObject({ content: 'Use b.txt.', isError: false });
+    const side = fake.requests.filter(isSide);
+    expect(side).toHaveLength(1);
+    expect(roleOf(side[0] ?? { system: '' })).toBe('lead');
+    expect(side[0]?.toolNames).toEqual([]);
+    expect(side[0]?.rejection).toBeUndefined();
+    expect(side[0]?.lastUserText).toBe(
+      'Your sub-agent "asker" asks: Which file?. Answer briefly from what you know; you cannot use tools now.',
+    );
+    // The caller's turn that made the call, cut back to its text.
+    expect(JSON.stringify(side[0]?.body)).toContain('The notes are in b.txt.');
+    const lead = fake.requests.filter((r) => roleOf(r) === 'lead' && !isSide(r));
+    expect(lead.at(-1)?.toolResults[0]?.content).toBe('child read: Use b.txt.');
+  });
+
+  it('at most max_questions per call; without ask_parent = true there is no such tool', async () => {
+    const { fake } = await seed(
+      (r) =>
+        r.toolResults.length < 4
+          ? { toolCalls: [{ name: 'ask_parent', arguments: { question: `q${r.toolResults.length}` } }] }
+          : { text: 'done asking' },
+      ['ask_parent = true', 'max_questions = 2'],
+    );
+    expect(fake.requests.filter(isSide)).toHaveLength(2);
+    const last = fake.requests.filter((r) => roleOf(r) === 'asker' && !isSide(r)).at(-1);
+    expect(last?.toolResults.map((t) => t.isError)).toEqual([false, false, true, true]);
+    expect(last?.toolResults[2]?.content).toBe(
+      'ask_parent error: you have asked 2 questions, the most allowed: go on with what you know',
+    );
+
+    const off = await seed(() => ({ text: 'no questions' }), ['parallel = true']);
+    expect(off.fake.requests.find((r) => roleOf(r) === 'asker')?.toolNames).toEqual([]);
+  });
+});

@@ -96,4 +96,38 @@ describe.concurrent('axe run: cassettes and streaming', () => {
     expect(runs[0]?.stdout).toContain('SQL injection');
     expect(runs[0]?.stdout).toContain('Swallowed error');
   });
+
+  it('the spawn_agents and delegate_task examples replay offline too', async () => {
+    const { home } = await setup();
+    const diff = readFileSync(path.join(REPO_ROOT, 'agents/examples/sample.diff'), 'utf8');
+    const replay = (agent: string, cassette: string) =>
+      runAxe(
+        [
+          'run',
+          agent,
+          '--agents-dir',
+          'agents/examples',
+          '--replay',
+          `agents/examples/${cassette}`,
+          '--json',
+        ],
+        { env: home.env(), cwd: REPO_ROOT, stdin: diff },
+      );
+    const [audit, plan] = await Promise.all([
+      replay('auditor', 'audit.cassette.jsonl'),
+      replay('fix-planner', 'fix-plan.cassette.jsonl'),
+    ]);
+    expect(audit).toMatchObject({ code: 0, stderr: '' });
+    const audited = JSON.parse(audit.stdout) as { content: string; agents: { agent: string }[] };
+    expect(audited.content).toMatch(/^Nine findings from three angles/);
+    expect(audited.agents.map((a) => a.agent)).toEqual(['auditor', 'auditor', 'auditor']);
+    expect(plan).toMatchObject({ code: 0, stderr: '' });
+    const planned = JSON.parse(plan.stdout) as { content: string; agents: { agent: string }[] };
+    expect(planned.content).toMatch(/^Seven fixes, the committed token first\./);
+    expect(planned.agents.map((a) => a.agent)).toEqual([
+      'security-reviewer',
+      'style-reviewer',
+      'fix-planner',
+    ]);
+  });
 });

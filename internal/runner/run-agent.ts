@@ -277,10 +277,10 @@ async function buildTools(
     handlers.set(CALL_AGENT_TOOL_NAME, callAgentHandler(parent));
   }
   if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
-    specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn));
+    specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn, background !== undefined));
     handlers.set(SPAWN_AGENTS_TOOL_NAME, spawnAgentsHandler(parent));
   }
-  if (background && resolved.callsAgents && offers(TASK_OUTPUT_TOOL_NAME, true)) {
+  if (background && (resolved.callsAgents || resolved.spawns) && offers(TASK_OUTPUT_TOOL_NAME, true)) {
     specs.push(TASK_OUTPUT_TOOL_SPEC);
     handlers.set(TASK_OUTPUT_TOOL_NAME, taskOutputHandler(background, ctx.signal, jsonResult));
   }

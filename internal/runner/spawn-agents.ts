@@ -12,6 +12,7 @@ import {
   withOverrides,
   workerSpec,
 } from './child.js';
+import { childPath } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -22,7 +23,7 @@ import type { AgentRunResult } from './types.js';
  * task's options applied as a call's overrides —, all at once under the run-wide limiter. Workers
  * never spawn (one level); their results come back in task order as one aggregate.
  */
-export function spawnAgentsToolSpec(maxSpawn: number): ToolSpec {
+export function spawnAgentsToolSpec(maxSpawn: number, background: boolean): ToolSpec {
   return {
     name: SPAWN_AGENTS_TOOL_NAME,
     description: `Spawn sub-agents to execute tasks in parallel. Each sub-agent is a copy of you with your tools, runs independently and returns a result. Use for: multiple perspectives on code review, exploring unfamiliar parts of a codebase, parallel research or analysis tasks, or divide-and-conquer problem solving. At most ${maxSpawn} tasks per call.`,
@@ -50,6 +51,14 @@ export function spawnAgentsToolSpec(maxSpawn: number): ToolSpec {
               system_prompt: { type: 'string', description: 'Replaces your system prompt for this task' },
               read_only: { type: 'boolean', description: 'No file writes, edits or commands for this task' },
               max_tool_calls: { type: 'integer', minimum: 1, description: 'Most tool calls for this task' },
+              ...(background
+                ? {
+                    run_in_background: {
+                      type: 'boolean',
+                      description: 'Start this task and return at once; collect its result with task_output',
+                    },
+                  }
+                : {}),
             },
             required: ['task'],
           },
@@ -64,6 +73,7 @@ interface SpawnTask {
   task: string;
   cwd?: string;
   overrides: CallOverrides;
+  background: boolean;
 }
 
 /** The handler of `spawn_agents` for one agent run; never throws. */
@@ -73,37 +83,48 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
     const tasks = await checkTasks(call.arguments, parent);
     if ('error' in tasks) return { output: toolFailure(tasks.error) };
     const callNumber = ++calls;
-    const results = await Promise.all(
-      tasks.map((task, index) => {
-        const prepared = withOverrides(
-          workerSpec(parent, task.cwd),
-          task.overrides,
-          parent.ctx.env,
-          SPAWN_AGENTS_TOOL_NAME,
+    const { background } = parent;
+    const outcomes = await Promise.all(
+      tasks.map((task, index): Promise<AgentRunResult | { launched: string }> => {
+        const step = `${SPAWN_AGENTS_TOOL_NAME}#${callNumber}.${index + 1}`;
+        const run = (from: ParentRun) =>
+          startChild(from, {
+            agent: parent.spec.name,
+            step,
+            prepared: withOverrides(
+              workerSpec(parent, task.cwd),
+              task.overrides,
+              parent.ctx.env,
+              SPAWN_AGENTS_TOOL_NAME,
+            ),
+            task: task.task,
+            message: task.task,
+            inputs: { ...parent.ctx.inputs },
+            overrides: task.overrides,
+            history,
+          });
+        if (!task.background || !background) return run(parent);
+        // Under the background signal, which ends with the agent, not with this tool call.
+        const id = childPath(parent.ctx.path, step, parent.spec.name);
+        background.launch(id, task.task, () =>
+          run({ ...parent, ctx: { ...parent.ctx, signal: background.signal } }),
         );
-        return startChild(parent, {
-          agent: parent.spec.name,
-          step: `${SPAWN_AGENTS_TOOL_NAME}#${callNumber}.${index + 1}`,
-          prepared,
-          task: task.task,
-          message: task.task,
-          inputs: { ...parent.ctx.inputs },
-          overrides: task.overrides,
-          history,
-        });
+        return Promise.resolve({ launched: id });
       }),
     );
     const aggregate = {
-      sub_agent_results: results.map((result, index) => ({
-        agent_id: result.path,
+      sub_agent_results: outcomes.map((result, index) => ({
+        agent_id: 'launched' in result ? result.launched : result.path,
         task: tasks[index]?.task ?? '',
-        outcome: outcome(result),
+        outcome: 'launched' in result ? { async_launched: {} } : outcome(result),
       })),
     };
-    return {
-      output: { content: JSON.stringify(aggregate), isError: results.every((r) => r.status !== 'completed') },
-      children: results,
-    };
+    const children = outcomes.filter((r): r is AgentRunResult => !('launched' in r));
+    const failed =
+      children.length > 0 &&
+      children.length === outcomes.length &&
+      children.every((r) => r.status !== 'completed');
+    return { output: { content: JSON.stringify(aggregate), isError: failed }, children };
   };
 }
 
@@ -134,7 +155,16 @@ async function checkTasks(args: JsonObject, parent: ParentRun): Promise<SpawnTas
     if (cwd !== undefined && typeof cwd !== 'string') return fail(`${where}.cwd must be a string`);
     const inside = cwd === undefined ? undefined : await insideWorkdir(parent.workdir, cwd);
     if (inside !== undefined && 'error' in inside) return fail(`${where}.cwd ${inside.error}`);
-    checked.push({ task, overrides, ...(inside ? { cwd: inside.path } : {}) });
+    const background = parent.background ? raw.run_in_background : undefined;
+    if (background !== undefined && background !== null && typeof background !== 'boolean') {
+      return fail(`${where}.run_in_background must be true or false`);
+    }
+    checked.push({
+      task,
+      overrides,
+      background: background === true,
+      ...(inside ? { cwd: inside.path } : {}),
+    });
   }
   return checked;
 }

@@ -130,4 +130,51 @@ describe.concurrent('spawn_agents', () => {
     const { lead } = await seed([{ task: 'job a' }], undefined, ['parallel = true']);
     expect(lead[0]?.toolNames).toEqual(['read_file', 'write_file', 'list_directory']);
   });
+
+  it('with background = true a task may run in the background, collected with task_output', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgentsConfig: ['spawn = true', 'background = true'] }));
+    fake.respond((request) => {
+      if (isWorker(request)) return { text: `did ${request.lastUserText}`, delayMs: 300 };
+      if (request.toolResults.length === 0) {
+        return {
+          toolCalls: [
+            {
+              name: 'spawn_agents',
+              arguments: { tasks: [{ task: 'job now' }, { task: 'job later', run_in_background: true }] },
+            },
+          ],
+        };
+      }
+      if (request.toolResults.length === 1) {
+        return {
+          toolCalls: [{ name: 'task_output', arguments: { agent_id: 'lead/spawn_agents#1.2:lead' } }],
+        };
+      }
+      return { text: 'lead done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const lead = fake.requests.filter((r) => !isWorker(r));
+    expect(lead[0]?.toolNames).toEqual(['spawn_agents', 'task_output']);
+    const [aggregate, collected] = lead.at(-1)?.toolResults ?? [];
+    expect(JSON.parse(aggregate?.content ?? '{}')).toEqual({
+      sub_agent_results: [
+        {
+          agent_id: 'lead/spawn_agents#1.1:lead',
+          task: 'job now',
+          outcome: { success: { result: 'did job now' } },
+        },
+        { agent_id: 'lead/spawn_agents#1.2:lead', task: 'job later', outcome: { async_launched: {} } },
+      ],
+    });
+    expect(JSON.parse(collected?.content ?? '{}')).toMatchObject({
+      status: 'completed',
+      result: 'did job later',
+    });
+    const tree = (JSON.parse(result.stdout) as { agents: { status: string }[] }).agents;
+    expect(tree.map((n) => n.status)).toEqual(['completed', 'completed']);
+  });
 });

@@ -73,6 +73,7 @@ async function parseAndRun(): Promise<void> {
     .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
     .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
     .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
+    .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
     .action((agent: string, options: Record<string, unknown>) =>
       dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches))),
     );

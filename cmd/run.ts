@@ -1,3 +1,4 @@
+import { isatty } from 'node:tty';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
@@ -16,7 +17,7 @@ import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import { resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
+import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
@@ -116,6 +117,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       record: lastValue(argv, options.record, ['--record']),
       replay: lastValue(argv, options.replay, ['--replay']),
       keepArtifacts: options.keepArtifacts === true,
+      ...(options.interactive === true ? await interactive() : {}),
       signal: controller.signal,
       emit: renderer.emit,
     });
@@ -227,6 +229,15 @@ function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
       for (const signal of STOP_SIGNALS) process.off(signal, handle);
     },
   };
+}
+
+/** `--interactive`: only with a terminal on stdin and stderr to ask on; else said once and ignored. */
+async function interactive(): Promise<Pick<RunRequest, 'askPerson'>> {
+  if (isatty(0) && isatty(2)) return { askPerson: (await import('./ask-person.js')).terminalAsker() };
+  process.stderr.write(
+    'Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n',
+  );
+  return {};
 }
 
 /** `-p`: a blank prompt counts as none; the flag without a message is an error. */

@@ -15,6 +15,9 @@ export interface AskParent {
   maxQuestions: number;
 }
 
+/** Puts a sub-agent's question to the person at the terminal (`--interactive`). */
+export type AskPerson = (agent: string, question: string, signal: AbortSignal) => Promise<string>;
+
 export const ASK_PARENT_TOOL_SPEC: ToolSpec = {
   name: ASK_PARENT_TOOL_NAME,
   description:

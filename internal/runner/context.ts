@@ -5,7 +5,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
-import type { AskParent } from './ask-parent.js';
+import type { AskParent, AskPerson } from './ask-parent.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
@@ -70,6 +70,8 @@ export interface RunContext {
   readonly onlyTools?: readonly string[];
   /** `fork_context`: the caller's conversation this sub-agent starts from (this run only). */
   readonly forked?: ForkedConversation;
+  /** `--interactive`: questions that reach the top-level agent go to the person. */
+  readonly askPerson?: AskPerson;
   /** `ask_parent`: how this sub-agent's questions reach its caller (this run only). */
   readonly askParent?: AskParent;
   /** A sub-agent's caller's signal and deadline: what its grace turn may not outlive. */

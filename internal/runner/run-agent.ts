@@ -83,10 +83,14 @@ export async function runAgentSettled(
     if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
       background = new BackgroundChildren(ctx.signal);
     // Children ask during the loop, when `setup` is in place.
-    const ask: ParentRun['ask'] = spec.subAgentsConfig.askParent
-      ? (agent, history, question, signal, deadline) =>
-          sideAnswer(setup as LoopSetup, agent, history, question, signal, deadline)
-      : undefined;
+    // At the top level with --interactive, the person answers instead of the model.
+    const { askPerson } = ctx;
+    const ask: ParentRun['ask'] = !spec.subAgentsConfig.askParent
+      ? undefined
+      : ctx.depth === 0 && askPerson
+        ? (agent, _history, question, signal) => askPerson(agent, question, signal)
+        : (agent, history, question, signal, deadline) =>
+            sideAnswer(setup as LoopSetup, agent, history, question, signal, deadline);
     const tools = await buildTools(spec, ctx, resolved, artifactDir, { background, ask });
     toolset = tools.toolset;
     if (api !== undefined) {

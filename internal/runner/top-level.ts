@@ -69,6 +69,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       },
       artifacts,
       keepArtifacts: request.keepArtifacts ?? false,
+      ...(request.askPerson ? { askPerson: request.askPerson } : {}),
     };
     const { result, error } = await runAgentSettled(spec, request.input, ctx);
     // A last call that went over the budget ends the run with its answer, but still as exit 4.

@@ -1,6 +1,7 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { JsonValue, Usage } from '../provider/types.js';
+import type { AskPerson } from './ask-parent.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 
 /**
@@ -41,6 +42,8 @@ export interface RunRequest {
   replay?: string;
   /** Aborted by the CLI on SIGINT / SIGTERM; its `reason` is a CancelledError. */
   signal: AbortSignal;
+  /** `--interactive` at a terminal: the top-level agent's `ask_parent` questions go to the person. */
+  askPerson?: AskPerson;
   emit: EmitEvent;
 }
 

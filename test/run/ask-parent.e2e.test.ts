@@ -1,7 +1,8 @@
+import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, roleOf } from './agents.js';
-import { e2eHomes, runAxe } from './cli.js';
+import { AXE_BIN, e2eHomes, runAxe } from './cli.js';
 
 /** `ask_parent`: a sub-agent's question answered by a side request to its caller's model. */
 const setup = e2eHomes();
@@ -67,5 +68,35 @@ describe.concurrent('ask_parent', () => {
 
     const off = await seed(() => ({ text: 'no questions' }), ['parallel = true']);
     expect(off.fake.requests.find((r) => roleOf(r) === 'asker')?.toolNames).toEqual([]);
+  });
+
+  it("--interactive at a terminal: the person answers the top-level agent's questions", async () => {
+    const { home, fake } = await setup();
+    home.agent('asker', agentToml('asker'));
+    home.agent('lead', agentToml('lead', { subAgents: ['asker'], subAgentsConfig: ['ask_parent = true'] }));
+    fake.respond((request) => {
+      if (roleOf(request) === 'asker') {
+        return request.toolResults.length === 0
+          ? { toolCalls: [{ name: 'ask_parent', arguments: { question: 'Which file?' } }] }
+          : { text: `child read: ${request.toolResults[0]?.content}` };
+      }
+      return request.toolResults.length === 0
+        ? { toolCalls: [callAgent('asker', 'summarise')] }
+        : { text: `lead done: ${request.toolResults[0]?.content}` };
+    });
+    // `script` gives axe a pseudo-terminal; the test types the answer once the question shows.
+    const command = `"${process.execPath}" "${AXE_BIN}" run lead --agents-dir "${home.agentsDir}" -p go --interactive`;
+    const terminal = spawn('script', ['-qfec', command, '/dev/null'], { env: home.env(fake.url) });
+    let screen = '';
+    terminal.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      screen += chunk;
+      if (screen.includes('sub-agent "asker" asks: Which file?\r\n> ') && !screen.includes('b.txt')) {
+        terminal.stdin.write('b.txt\r');
+      }
+    });
+    const code = await new Promise<number | null>((resolve) => terminal.on('close', resolve));
+    expect(code).toBe(0);
+    expect(screen).toContain('lead done: child read: b.txt');
+    expect(fake.requests.filter(isSide)).toHaveLength(0);
   });
 });

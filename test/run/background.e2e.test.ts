@@ -97,23 +97,34 @@ describe.concurrent('background sub-agents', () => {
     await waitFor(() => child?.aborted === true);
   });
 
-  it('Ctrl-C with a background child running: exit 130 within a second, its request closed', async () => {
+  it('Ctrl-C with background and foreground children running: exit 130 within a second, every request closed', async () => {
     const { home, fake } = await seed(
       (r) =>
         r.toolResults.length === 0
-          ? { toolCalls: [launch('long')] }
+          ? {
+              toolCalls: [
+                launch('long'),
+                { name: 'call_agent', arguments: { agent: 'slow', task: 'in front' } },
+              ],
+            }
           : { toolCalls: [{ name: 'task_output', arguments: { agent_id: ID } }] },
       30_000,
     );
     const running = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
       env: home.env(fake.url),
     });
-    await waitFor(() => fake.requests.some((r) => roleOf(r) === 'slow') && fake.requests.length >= 3);
+    await waitFor(() => fake.requests.filter((r) => roleOf(r) === 'slow').length === 2);
     const stoppedAt = Date.now();
     running.kill('SIGINT');
     const result = await running.done;
     expect(result.code).toBe(130);
     expect(Date.now() - stoppedAt).toBeLessThan(1500);
     await waitFor(() => fake.requests.filter((r) => roleOf(r) === 'slow').every((r) => r.aborted));
+    expect(
+      fake.requests
+        .filter((r) => roleOf(r) === 'slow')
+        .map((r) => r.lastUserText)
+        .sort(),
+    ).toEqual(['Task: in front', 'Task: long']);
   });
 });

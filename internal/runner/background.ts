@@ -2,6 +2,8 @@ import { setMaxListeners } from 'node:events';
 import { CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
+import type { ParentRun } from './child.js';
+import { childPath } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { ChildRegistry } from './registry.js';
 import { toolFailure } from './result.js';
@@ -33,7 +35,21 @@ export class BackgroundChildren {
     return this.controller.signal;
   }
 
-  launch(id: string, task: string, run: () => Promise<AgentRunResult>): void {
+  /**
+   * Starts a child of `parent` (`step`, `agent` name its place in the tree) that `run` runs under
+   * the background signal — which ends with the agent, not with the tool call —; returns its id.
+   */
+  launchChild(
+    parent: ParentRun,
+    place: { step: string; agent: string; task: string },
+    run: (from: ParentRun) => Promise<AgentRunResult>,
+  ): string {
+    const id = childPath(parent.ctx.path, place.step, place.agent);
+    this.launch(id, place.task, () => run({ ...parent, ctx: { ...parent.ctx, signal: this.signal } }));
+    return id;
+  }
+
+  private launch(id: string, task: string, run: () => Promise<AgentRunResult>): void {
     this.registry.spawn(id, task);
     const promise = run().then((result) => {
       this.registry.complete(id, result);

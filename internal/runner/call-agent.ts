@@ -9,11 +9,12 @@ import {
   type CallOverrides,
   loadSpec,
   overrideArgs,
+  overrideParameters,
   type ParentRun,
   startChild,
   withOverrides,
 } from './child.js';
-import { childPath, type RunContext } from './context.js';
+import type { RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -45,36 +46,13 @@ export function callAgentToolSpec(
         task: { type: 'string', description: 'What you need the sub-agent to do' },
         context: { type: 'string', description: 'Additional context from your conversation to pass along' },
         ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
-        ...(config.overrides ? OVERRIDE_PARAMETERS : {}),
+        ...(config.overrides ? overrideParameters("the agent's", 'this call') : {}),
         ...(config.background ? BACKGROUND_PARAMETER : {}),
       },
       required: ['agent', 'task'],
     },
   };
 }
-
-/** `[sub_agents_config] overrides = true`: what one call may change of the agent it runs. */
-const OVERRIDE_PARAMETERS: JsonObject = {
-  model: {
-    type: 'string',
-    description: "Model for this call, provider/model or an alias (default: the agent's own)",
-  },
-  tools: {
-    type: 'array',
-    items: { type: 'string' },
-    description: "Only these of the agent's tools for this call (default: all of them)",
-  },
-  system_prompt: { type: 'string', description: "Replaces the agent's system prompt for this call" },
-  read_only: {
-    type: 'boolean',
-    description: 'No file writes, edits or commands for this call and the agents it calls',
-  },
-  max_tool_calls: {
-    type: 'integer',
-    minimum: 1,
-    description: "Most tool calls for this call (the agent's own limits still apply)",
-  },
-};
 
 /** `[sub_agents_config] background = true`. */
 const BACKGROUND_PARAMETER: JsonObject = {
@@ -208,10 +186,8 @@ async function runSubAgent(
   };
   const { background } = options;
   if (args.background && background) {
-    // Under the background signal, which ends with the agent, not with this tool call.
-    const id = childPath(options.ctx.path, step, args.agent);
-    const parent = { ...options, ctx: { ...options.ctx, signal: background.signal } };
-    background.launch(id, args.task, async () => (await run(parent)).result);
+    const place = { step, agent: args.agent, task: args.task };
+    const id = background.launchChild(options, place, async (from) => (await run(from)).result);
     return {
       output: { content: JSON.stringify({ status: 'async_launched', agent_id: id }), isError: false },
     };

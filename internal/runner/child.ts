@@ -137,6 +137,34 @@ function askParentOf(parent: ParentRun, request: ChildRequest): AskParent {
   };
 }
 
+/**
+ * The parameters of what one call (`call_agent` with `overrides = true`) or one `spawn_agents`
+ * task may change of the agent it runs; `whose` tools and prompt, for `unit`.
+ */
+export function overrideParameters(whose: string, unit: string): JsonObject {
+  return {
+    model: {
+      type: 'string',
+      description: `Model for ${unit}, provider/model or an alias (default: ${whose} own)`,
+    },
+    tools: {
+      type: 'array',
+      items: { type: 'string' },
+      description: `Only these of ${whose} tools for ${unit} (default: all of them)`,
+    },
+    system_prompt: { type: 'string', description: `Replaces ${whose} system prompt for ${unit}` },
+    read_only: {
+      type: 'boolean',
+      description: `No file writes, edits or commands for ${unit} and the agents it calls`,
+    },
+    max_tool_calls: {
+      type: 'integer',
+      minimum: 1,
+      description: `Most tool calls for ${unit} (${whose} own limits still apply)`,
+    },
+  };
+}
+
 /** Checks a call's override arguments; `tool` names the tool in the errors. */
 export function overrideArgs(args: JsonObject, tool: string): CallOverrides | { error: string } {
   const given = (name: string): JsonValue | undefined =>

@@ -82,15 +82,7 @@ export async function runAgentSettled(
     }
     if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
       background = new BackgroundChildren(ctx.signal);
-    // Children ask during the loop, when `setup` is in place.
-    // At the top level with --interactive, the person answers instead of the model.
-    const { askPerson } = ctx;
-    const ask: ParentRun['ask'] = !spec.subAgentsConfig.askParent
-      ? undefined
-      : ctx.depth === 0 && askPerson
-        ? (agent, _history, question, signal) => askPerson(agent, question, signal)
-        : (agent, history, question, signal, deadline) =>
-            sideAnswer(setup as LoopSetup, agent, history, question, signal, deadline);
+    const ask = answerer(spec, ctx, () => setup);
     const tools = await buildTools(spec, ctx, resolved, artifactDir, { background, ask });
     toolset = tools.toolset;
     if (api !== undefined) {
@@ -166,6 +158,20 @@ export async function runAgentSettled(
       );
     }
   }
+}
+
+/**
+ * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
+ * model — children ask during the loop, when its setup is in place —, or at the top level with
+ * `--interactive`, the person.
+ */
+function answerer(spec: AgentSpec, ctx: RunContext, setup: () => LoopSetup | undefined): ParentRun['ask'] {
+  if (!spec.subAgentsConfig.askParent) return undefined;
+  const { askPerson } = ctx;
+  if (ctx.depth === 0 && askPerson)
+    return (agent, _history, question, signal) => askPerson(agent, question, signal);
+  return (agent, history, question, signal, deadline) =>
+    sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
 }
 
 /** The first request's messages: the task, after the caller's conversation for a forked sub-agent. */

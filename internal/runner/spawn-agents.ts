@@ -7,12 +7,12 @@ import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import {
   type CallOverrides,
   overrideArgs,
+  overrideParameters,
   type ParentRun,
   startChild,
   withOverrides,
   workerSpec,
 } from './child.js';
-import { childPath } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -42,15 +42,7 @@ export function spawnAgentsToolSpec(maxSpawn: number, background: boolean): Tool
                 type: 'string',
                 description: 'Working directory, inside yours (default: your working directory)',
               },
-              tools: {
-                type: 'array',
-                items: { type: 'string' },
-                description: 'Only these of your tools for this task (default: all of them)',
-              },
-              model: { type: 'string', description: 'Model for this task, provider/model (default: yours)' },
-              system_prompt: { type: 'string', description: 'Replaces your system prompt for this task' },
-              read_only: { type: 'boolean', description: 'No file writes, edits or commands for this task' },
-              max_tool_calls: { type: 'integer', minimum: 1, description: 'Most tool calls for this task' },
+              ...overrideParameters('your', 'this task'),
               ...(background
                 ? {
                     run_in_background: {
@@ -104,12 +96,8 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             history,
           });
         if (!task.background || !background) return run(parent);
-        // Under the background signal, which ends with the agent, not with this tool call.
-        const id = childPath(parent.ctx.path, step, parent.spec.name);
-        background.launch(id, task.task, () =>
-          run({ ...parent, ctx: { ...parent.ctx, signal: background.signal } }),
-        );
-        return Promise.resolve({ launched: id });
+        const place = { step, agent: parent.spec.name, task: task.task };
+        return Promise.resolve({ launched: background.launchChild(parent, place, run) });
       }),
     );
     const aggregate = {

@@ -127,4 +127,31 @@ describe.concurrent('background sub-agents', () => {
         .sort(),
     ).toEqual(['Task: in front', 'Task: long']);
   });
+
+  it('the run deadline with background and foreground children running: exit 3 on time, every request closed', async () => {
+    const { home, fake } = await seed(
+      (r) =>
+        r.toolResults.length === 0
+          ? {
+              toolCalls: [
+                launch('long'),
+                { name: 'call_agent', arguments: { agent: 'slow', task: 'in front' } },
+              ],
+            }
+          : { text: 'never' },
+      30_000,
+    );
+    const started = Date.now();
+    const result = await runAxe(
+      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--timeout', '2'],
+      {
+        env: home.env(fake.url),
+      },
+    );
+    expect(result.code).toBe(3);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const children = fake.requests.filter((r) => roleOf(r) === 'slow');
+    expect(children).toHaveLength(2);
+    await waitFor(() => children.every((r) => r.aborted));
+  });
 });

@@ -73,10 +73,10 @@ export async function postJson(
   const target = new URL(url);
   const agent = await pool.agent(target.protocol);
   signal.throwIfAborted();
-  const send = target.protocol === 'https:' ? (await import('node:https')).request : http.request;
   const payload = Buffer.from(body, 'utf8');
   return new Promise((resolve, reject) => {
-    const request = send(target, {
+    // `http.request` takes https:// too when given an https.Agent: the agent sets the protocol.
+    const request = http.request(target, {
       method: 'POST',
       agent,
       signal,

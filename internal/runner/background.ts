@@ -1,4 +1,5 @@
 import { setMaxListeners } from 'node:events';
+import { withTimeout } from '../abort.js';
 import { CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
@@ -21,7 +22,7 @@ export class BackgroundChildren {
   readonly registry = new ChildRegistry<AgentRunResult>();
   private readonly controller = new AbortController();
   private readonly running = new Map<string, Promise<AgentRunResult>>();
-  private readonly results: AgentRunResult[] = [];
+  private finished = false;
 
   constructor(agentSignal: AbortSignal) {
     setMaxListeners(0, this.controller.signal);
@@ -53,7 +54,6 @@ export class BackgroundChildren {
     this.registry.spawn(id, task);
     const promise = run().then((result) => {
       this.registry.complete(id, result);
-      this.results.push(result);
       this.running.delete(id);
       return result;
     });
@@ -72,16 +72,12 @@ export class BackgroundChildren {
   ): Promise<AgentRunResult | undefined> {
     const running = this.running.get(id);
     if (running && block) {
-      let timer: NodeJS.Timeout | undefined;
-      let onAbort: (() => void) | undefined;
-      const stop = new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, seconds * 1000);
-        onAbort = resolve;
-        signal.addEventListener('abort', onAbort, { once: true });
-      });
+      const timed = withTimeout(signal, seconds * 1000);
+      const stop = new Promise<void>((resolve) =>
+        timed.signal.addEventListener('abort', () => resolve(), { once: true }),
+      );
       await Promise.race([running, stop]);
-      clearTimeout(timer);
-      if (onAbort) signal.removeEventListener('abort', onAbort);
+      timed.dispose();
     }
     return this.registry.read(id);
   }
@@ -109,7 +105,9 @@ export class BackgroundChildren {
     }
     await Promise.all(this.running.values());
     // Each outcome is handed over once, however often the agent's end is reached.
-    return { results: this.results.splice(0), cancelled };
+    const results = this.finished ? [] : this.registry.completed().map((child) => child.result);
+    this.finished = true;
+    return { results, cancelled };
   }
 }
 

@@ -16,7 +16,7 @@ import {
 } from './child.js';
 import type { RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { toolFailure } from './result.js';
+import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
@@ -234,7 +234,6 @@ function treeTokens(result: AgentRunResult): number {
 
 /** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */
 function failure(agent: string, result: AgentRunResult): string {
-  // The parent model reads this: an error that echoed a key must not hand it over.
-  const description = maskSecrets(result.error ?? result.status).replace(/\.$/, '');
+  const description = failureReason(result).replace(/\.$/, '');
   return `Error: sub-agent "${agent}" failed - ${description}. You may retry or proceed without this result.`;
 }

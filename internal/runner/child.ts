@@ -17,8 +17,8 @@ import type { AgentRunResult } from './types.js';
 
 /**
  * Starting a child agent: the one primitive under every delegation tool (`call_agent`,
- * `spawn_agents`). Each tool only says which spec runs with which message; the child's context,
- * limits, events and outcome are made here.
+ * `spawn_agents`, `delegate_task`, background launches). Each tool only says which spec runs with
+ * which message; the child's context, limits, events and outcome are made here.
  */
 
 /** How a child is run: `runAgentSettled`, passed in to keep one code path without an import cycle. */
@@ -98,7 +98,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
     ...('spec' in prepared && prepared.spec.forkContext
       ? { forked: { messages: [...request.history], provider: parent.model.provider } }
       : {}),
-    ...(parent.ask ? { askParent: askParentOf(parent, request) } : {}),
+    ...(parent.ask ? { askParent: askParentOf(parent.ask, parent, request) } : {}),
   });
   try {
     const { ctx } = child;
@@ -128,11 +128,13 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
 }
 
 /** How this child's questions reach its parent: with the parent's conversation up to the call. */
-function askParentOf(parent: ParentRun, request: ChildRequest): AskParent {
-  const { ask } = parent;
+function askParentOf(
+  ask: NonNullable<ParentRun['ask']>,
+  parent: ParentRun,
+  request: ChildRequest,
+): AskParent {
   return {
-    ask: (question, signal, deadline) =>
-      ask ? ask(request.agent, request.history, question, signal, deadline) : Promise.resolve(''),
+    ask: (question, signal, deadline) => ask(request.agent, request.history, question, signal, deadline),
     maxQuestions: parent.spec.subAgentsConfig.maxQuestions,
   };
 }

@@ -1,11 +1,10 @@
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
-import { maskSecrets } from '../secrets.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
 import { loadSpec, type ParentRun, startChild, workerSpec } from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { toolFailure } from './result.js';
+import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /**
@@ -115,15 +114,9 @@ function context(subtask: Subtask, before: Outcome[], all: Subtask[]): string | 
   before.forEach((outcome, k) => {
     const j = subtask.dependsOn[k] as number;
     if ('result' in outcome)
-      parts.push(`Result of sub-task ${j} (${all[j]?.task}):\n${answer(outcome.result)}`);
+      parts.push(`Result of sub-task ${j} (${all[j]?.task}):\n${outcome.result.content}`);
   });
   return parts.length > 0 ? parts.join('\n\n') : undefined;
-}
-
-function answer(result: AgentRunResult): string {
-  return typeof result.output === 'string' || result.output === undefined
-    ? (result.output ?? result.content)
-    : JSON.stringify(result.output);
 }
 
 /** `Plan: …`, then each sub-task with its status and result (or why it did not run), in order. */
@@ -133,9 +126,8 @@ function report(plan: string, subtasks: Subtask[], outcomes: Outcome[]): string 
     if (!('result' in outcome))
       return `${head}\nStatus: skipped (sub-task ${outcome.skipped} did not complete)`;
     const { result } = outcome;
-    if (result.status === 'completed') return `${head}\nStatus: completed\n\n${answer(result)}`;
-    // The parent model reads this: an error that echoed a key must not hand it over.
-    const why = maskSecrets(result.error ?? result.stopped ?? result.status);
+    if (result.status === 'completed') return `${head}\nStatus: completed\n\n${result.content}`;
+    const why = failureReason(result);
     const partial = result.content === '' ? '' : `\n\n${result.content}`;
     return `${head}\nStatus: ${result.status} (${why})${partial}`;
   });

@@ -27,7 +27,7 @@ import {
 } from './submit.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
-/** What running one tool call produced; `child` is set for a sub-agent call. */
+/** What running one tool call produced. */
 export interface ExecutedCall {
   output: ToolOutput;
   /** The agents a delegation tool ran. */

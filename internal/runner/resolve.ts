@@ -85,17 +85,17 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     : undefined;
   const depth = options.depth ?? 0;
   const atMaxDepth = depth >= (options.maxDepth ?? spec.subAgentsConfig.maxDepth);
-  const callsAgents =
-    !atMaxDepth && spec.subAgents.length > 0 && !spec.disallowedTools.includes(CALL_AGENT_TOOL_NAME);
   const listed = atMaxDepth ? [] : listedToolNames(spec);
   const tools = spec.readOnly ? listed.filter((name) => !WRITING_TOOL_NAMES.has(name)) : listed;
-  if (callsAgents) tools.push(CALL_AGENT_TOOL_NAME);
-  const spawns =
-    !atMaxDepth && spec.subAgentsConfig.spawn && !spec.disallowedTools.includes(SPAWN_AGENTS_TOOL_NAME);
-  if (spawns) tools.push(SPAWN_AGENTS_TOOL_NAME);
-  const delegates =
-    !atMaxDepth && spec.subAgentsConfig.delegate && !spec.disallowedTools.includes(DELEGATE_TASK_TOOL_NAME);
-  if (delegates) tools.push(DELEGATE_TASK_TOOL_NAME);
+  // A delegation tool: offered when its field turns it on, below the max depth, and not disallowed.
+  const delegation = (name: string, on: boolean): boolean => {
+    const offered = on && !atMaxDepth && !spec.disallowedTools.includes(name);
+    if (offered) tools.push(name);
+    return offered;
+  };
+  const callsAgents = delegation(CALL_AGENT_TOOL_NAME, spec.subAgents.length > 0);
+  const spawns = delegation(SPAWN_AGENTS_TOOL_NAME, spec.subAgentsConfig.spawn);
+  const delegates = delegation(DELEGATE_TASK_TOOL_NAME, spec.subAgentsConfig.delegate);
   return {
     model,
     modelName: qualifiedModelName(model),

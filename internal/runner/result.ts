@@ -1,6 +1,7 @@
 import { posix } from 'node:path';
 import type { AxeError } from '../errors.js';
 import { emptyUsage } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
@@ -80,4 +81,12 @@ export function detailOutput(output: string): string {
 /** A tool call that failed, as the model sees it. */
 export function toolFailure(content: string): ToolOutput {
   return { content, isError: true };
+}
+
+/**
+ * Why a child did not complete, as its caller's model reads it: its error (a stopped child's is
+ * the `budget exceeded — …` detail), else its status; a key a server echoed is masked.
+ */
+export function failureReason(result: AgentRunResult): string {
+  return maskSecrets(result.error ?? result.status);
 }

@@ -2,7 +2,6 @@ import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
-import { maskSecrets } from '../secrets.js';
 import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import {
   type CallOverrides,
@@ -14,7 +13,7 @@ import {
   workerSpec,
 } from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { toolFailure } from './result.js';
+import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 /**
@@ -119,9 +118,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
 /** 004's outcome: the result, or the error with its kind (the run's status). */
 function outcome(result: AgentRunResult): JsonObject {
   if (result.status === 'completed') return { success: { result: result.output ?? result.content } };
-  // The parent model reads this: an error that echoed a key must not hand it over.
-  const error = maskSecrets(result.error ?? result.stopped ?? result.status);
-  return { failure: { error, error_kind: result.status } };
+  return { failure: { error: failureReason(result), error_kind: result.status } };
 }
 
 /** Every task checked before any starts: one bad task fails the call, with nothing run. */

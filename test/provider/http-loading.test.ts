@@ -1,4 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm } from '../fake-llm/server.js';
@@ -40,10 +42,11 @@ afterAll(async () => {
 async function loadedBy(
   args: string[],
   fakeUrl?: string,
+  extraEnv: Record<string, string> = {},
 ): Promise<{ files: string[]; https: boolean; stdout: string }> {
-  const log = path.join(home.root, `undici-${args.length}.json`);
+  const log = path.join(home.root, `undici-${args.length}-${Object.keys(extraEnv).length}.json`);
   writeFileSync(log, '{}');
-  const env = home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, UNDICI_LOG: log });
+  const env = home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, UNDICI_LOG: log, ...extraEnv });
   const result = await runAxe(args, { env, stdin: 'hello' });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
@@ -58,6 +61,47 @@ describe('what the built axe loads to call a model', () => {
     expect(stdout).toBe('answer from the fake');
     expect(files).toEqual([]);
     expect(https).toBe(false);
+  });
+
+  it('over https:// the same sender works through node:https (a local TLS server, its own certificate)', async () => {
+    const fixtures = path.join(REPO_ROOT, 'test/provider/fixtures');
+    const server = createServer(
+      {
+        key: readFileSync(path.join(fixtures, 'localhost-key.pem')),
+        cert: readFileSync(path.join(fixtures, 'localhost-cert.pem')),
+      },
+      (request, response) => {
+        request.resume();
+        request.on('end', () =>
+          response.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-test',
+              content: [{ type: 'text', text: 'over TLS' }],
+              stop_reason: 'end_turn',
+              stop_sequence: null,
+              usage: { input_tokens: 3, output_tokens: 2 },
+            }),
+          ),
+        );
+      },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const { files, https, stdout } = await loadedBy(
+        ['run', 'a', '--agents-dir', home.agentsDir],
+        `https://localhost:${port}`,
+        { NODE_EXTRA_CA_CERTS: path.join(fixtures, 'localhost-cert.pem') },
+      );
+      expect(stdout).toBe('over TLS');
+      expect(files).toEqual([]);
+      expect(https).toBe(true);
+    } finally {
+      server.close();
+    }
   });
 
   it('a replayed run sends nothing and loads no undici at all', async () => {

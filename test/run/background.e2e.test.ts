@@ -31,6 +31,11 @@ async function seed(lead: (r: RecordedRequest) => ScriptedReply, slowMs: number)
 
 const ID = 'lead/call_agent#1:slow';
 
+/** One turn with a background child and a foreground one: both are `slow`. */
+const LAUNCH_AND_CALL: ScriptedReply = {
+  toolCalls: [launch('long'), { name: 'call_agent', arguments: { agent: 'slow', task: 'in front' } }],
+};
+
 describe.concurrent('background sub-agents', () => {
   it('launch, poll (running), block (the result), unknown id', async () => {
     const { home, fake } = await seed((r) => {
@@ -101,12 +106,7 @@ describe.concurrent('background sub-agents', () => {
     const { home, fake } = await seed(
       (r) =>
         r.toolResults.length === 0
-          ? {
-              toolCalls: [
-                launch('long'),
-                { name: 'call_agent', arguments: { agent: 'slow', task: 'in front' } },
-              ],
-            }
+          ? LAUNCH_AND_CALL
           : { toolCalls: [{ name: 'task_output', arguments: { agent_id: ID } }] },
       30_000,
     );
@@ -130,15 +130,7 @@ describe.concurrent('background sub-agents', () => {
 
   it('the run deadline with background and foreground children running: exit 3 on time, every request closed', async () => {
     const { home, fake } = await seed(
-      (r) =>
-        r.toolResults.length === 0
-          ? {
-              toolCalls: [
-                launch('long'),
-                { name: 'call_agent', arguments: { agent: 'slow', task: 'in front' } },
-              ],
-            }
-          : { text: 'never' },
+      (r) => (r.toolResults.length === 0 ? LAUNCH_AND_CALL : { text: 'never' }),
       30_000,
     );
     const started = Date.now();

@@ -19,6 +19,16 @@ interface Node {
 
 const isGrace = (request: RecordedRequest) => request.lastUserText.includes('one final chance');
 
+/** A worker with read_file, one turn, 5 s of grace and a checked `{ n: integer }` output. */
+const TURN_LIMITED_OUTPUT_AGENT = [
+  'tools = ["read_file"]',
+  '[budget]',
+  'max_turns = 1',
+  'grace_period = 5',
+  '[output]',
+  'schema = { type = "object", properties = { n = { type = "integer" } }, required = ["n"] }',
+];
+
 async function seed(child: string[], respond: Responder, runArgs: string[] = []) {
   const { home, fake } = await setup();
   const work = home.file('work/notes.txt', 'x');
@@ -95,19 +105,10 @@ describe.concurrent('grace turn', () => {
   });
 
   it('at max_turns an [output] agent is offered only submit_result, and a valid one completes it', async () => {
-    const { result, worker, tree } = await seed(
-      [
-        'tools = ["read_file"]',
-        '[budget]',
-        'max_turns = 1',
-        'grace_period = 5',
-        '[output]',
-        'schema = { type = "object", properties = { n = { type = "integer" } }, required = ["n"] }',
-      ],
-      (request) =>
-        isGrace(request)
-          ? { toolCalls: [{ name: 'submit_result', arguments: { result: { n: 7 } } }] }
-          : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+    const { result, worker, tree } = await seed(TURN_LIMITED_OUTPUT_AGENT, (request) =>
+      isGrace(request)
+        ? { toolCalls: [{ name: 'submit_result', arguments: { result: { n: 7 } } }] }
+        : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
     );
     expect(result.code).toBe(0);
     expect(tree).toMatchObject({ status: 'completed', output: { n: 7 } });
@@ -120,19 +121,10 @@ describe.concurrent('grace turn', () => {
   });
 
   it('a grace submission that fails the schema keeps max_turns', async () => {
-    const { tree, worker } = await seed(
-      [
-        'tools = ["read_file"]',
-        '[budget]',
-        'max_turns = 1',
-        'grace_period = 5',
-        '[output]',
-        'schema = { type = "object", properties = { n = { type = "integer" } }, required = ["n"] }',
-      ],
-      (request) =>
-        isGrace(request)
-          ? { toolCalls: [{ name: 'submit_result', arguments: { result: { n: 'seven' } } }] }
-          : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
+    const { tree, worker } = await seed(TURN_LIMITED_OUTPUT_AGENT, (request) =>
+      isGrace(request)
+        ? { toolCalls: [{ name: 'submit_result', arguments: { result: { n: 'seven' } } }] }
+        : { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] },
     );
     expect(tree?.status).toBe('max_turns');
     expect(tree?.output).toBeUndefined();

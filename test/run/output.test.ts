@@ -115,20 +115,7 @@ describe('dry-run layout', () => {
       maxTokens: 512,
       budgetMaxTokens: 9000,
       subAgents: ['basic', 'with_skill'],
-      subAgentsConfig: {
-        maxDepth: 2,
-        parallel: false,
-        timeout: 60,
-        resultFormat: 'text',
-        overrides: false,
-        spawn: false,
-        maxSpawn: 16,
-        delegate: false,
-        maxSubtasks: 5,
-        background: false,
-        askParent: false,
-        maxQuestions: 3,
-      },
+      subAgentsConfig: { ...baseView.subAgentsConfig, maxDepth: 2, parallel: false, timeout: 60 },
       mcpServers: [
         {
           name: 'fs',

@@ -1,11 +1,12 @@
 import type { StopSignal } from '../errors.js';
 import type { RunEvent } from '../runner/events.js';
 
-/** Which agents of the tree are running right now, by path, in start order (for Ctrl-C reports). */
+/** Which sub-agents of the tree are running right now, by path, in start order (for Ctrl-C reports). */
 export class InFlightAgents {
   private readonly running = new Set<string>();
 
   observe(event: RunEvent): void {
+    if (event.depth === 0) return;
     if (event.type === 'agent.start') this.running.add(event.path);
     else if (event.type === 'agent.end') this.running.delete(event.path);
   }

@@ -99,7 +99,7 @@ export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
     const args = validateArgs(call.arguments, options);
     if ('error' in args) return { output: toolFailure(args.error) };
-    return runSubAgent(options, args, ++calls, history);
+    return runSubAgent(options, args, ++calls, history, call.id);
   };
 }
 
@@ -164,6 +164,7 @@ async function runSubAgent(
   args: ValidArgs,
   callNumber: number,
   history: readonly Message[],
+  callId: string,
 ): Promise<ExecutedCall> {
   const step = `${CALL_AGENT_TOOL_NAME}#${callNumber}`;
   const run = async (parent: CallAgentOptions) => {
@@ -181,6 +182,7 @@ async function runSubAgent(
       inputs: args.inputs ?? {},
       overrides: args.overrides,
       history,
+      callId,
     });
     return { prepared, result };
   };

@@ -12,6 +12,7 @@ import {
   type RunContext,
   shorterTimeout,
 } from './context.js';
+import type { RunEventBody } from './events.js';
 import { failedBeforeStart, type SettledRun } from './result.js';
 import type { AgentRunResult } from './types.js';
 
@@ -69,6 +70,8 @@ export interface ChildRequest {
   overrides: CallOverrides;
   /** The parent's conversation so far, for a child that forks it. */
   history: readonly Message[];
+  /** The parent's tool call that starts it. */
+  callId: string;
 }
 
 /**
@@ -107,6 +110,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       type: 'agent.start',
       model: model ? qualifiedModelName(model) : '',
       task: request.task,
+      callId: request.callId,
     });
     const where = { agent: request.agent, path: ctx.path, depth: ctx.depth };
     const result =
@@ -115,16 +119,28 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
         : failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
     emitEvent(ctx, request.agent, {
       type: 'agent.end',
-      status: result.status,
-      durationMs: result.durationMs,
-      usage: result.usage,
-      chars: result.content.length,
-      ...(result.error !== undefined ? { error: result.error } : {}),
+      ...outcomeOf(result),
     });
     return result;
   } finally {
     child.dispose();
   }
+}
+
+/** What `agent.end` tells of an agent's outcome. */
+export function outcomeOf(result: AgentRunResult) {
+  return {
+    status: result.status,
+    durationMs: result.durationMs,
+    usage: result.usage,
+    chars: result.content.length,
+    content: result.content,
+    ...(result.output !== undefined ? { output: result.output } : {}),
+    turns: result.turns,
+    toolCalls: result.toolCalls,
+    ...(result.cost !== undefined ? { cost: result.cost } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  } satisfies Omit<Extract<RunEventBody, { type: 'agent.end' }>, 'type'>;
 }
 
 /** How this child's questions reach its parent: with the parent's conversation up to the call. */

@@ -89,6 +89,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
         inputs: subtask.agent ? {} : { ...parent.ctx.inputs },
         overrides: {},
         history,
+        callId: call.id,
       });
       return { result };
     };

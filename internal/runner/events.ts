@@ -1,4 +1,4 @@
-import type { Usage } from '../provider/types.js';
+import type { JsonValue, Message, Usage } from '../provider/types.js';
 
 /**
  * The one event stream of a run. `--verbose`, `--json` details, progress and (later) traces are
@@ -17,7 +17,8 @@ export type RunEvent = { path: string; agent: string; depth: number; time: numbe
 export type AgentStatus = 'completed' | 'budget_exceeded' | 'timeout' | 'max_turns' | 'cancelled' | 'error';
 
 export type RunEventBody =
-  | { type: 'agent.start'; model: string; task: string }
+  /** `callId`: the caller's tool call that started it (absent for the top-level agent). */
+  | { type: 'agent.start'; model: string; task: string; callId?: string }
   /** An agent resolved and its tools built, just before its first model call (Go's verbose block). */
   | {
       type: 'agent.ready';
@@ -32,6 +33,9 @@ export type RunEventBody =
       maxTokens?: number;
       responseFormat?: string;
       memory?: { count: number; file: string };
+      /** The system prompt as sent, and the names of the tools offered. */
+      system: string;
+      toolNames: string[];
     }
   | {
       type: 'agent.end';
@@ -39,8 +43,16 @@ export type RunEventBody =
       durationMs: number;
       usage: Usage;
       chars: number;
+      /** The answer (or the answer so far), and the value `submit_result` handed over. */
+      content: string;
+      output?: JsonValue;
+      turns: number;
+      toolCalls: number;
+      cost?: number;
       error?: string;
     }
+  /** A message added to the agent's conversation: what the server received, then what it sent. */
+  | { type: 'message'; message: Message }
   | { type: 'turn.start'; turn: number; messages: number; pendingToolCalls: number }
   | { type: 'turn.end'; turn: number; stopReason: string; toolCalls: number; usage: Usage }
   | { type: 'tool.start'; turn: number; callId: string; name: string; input: unknown }

@@ -1,5 +1,5 @@
 import type { Message } from '../provider/types.js';
-import { deadlineScope, type RunContext } from './context.js';
+import { deadlineScope, emitEvent, type RunContext } from './context.js';
 import { appendText, resolvedHistory, withoutToolBlocks } from './history.js';
 import { type LoopSetup, type LoopState, runLoop, type ToolHandler } from './loop.js';
 import { SUBMIT_RESULT } from './submit.js';
@@ -30,7 +30,9 @@ export async function graceTurn(
   const handler = submit ? setup.handlers.get(SUBMIT_RESULT) : undefined;
   const history = resolvedHistory(state.messages);
   const messages: Message[] = submit ? history : withoutToolBlocks(history);
-  appendText(messages, 'user', graceMessage(stoppedBy, submit !== undefined));
+  const ask = graceMessage(stoppedBy, submit !== undefined);
+  appendText(messages, 'user', ask);
+  emitEvent(ctx, setup.agent, { type: 'message', message: { role: 'user', content: ask } });
   const { content, output } = state;
   const { tools: _tools, ...request } = setup.request;
   try {

@@ -10,8 +10,12 @@
  *     3 provider / timeout / cassette miss, 4 budget, 130/143 = request.signal's CancelledError)
  *     and `outcome.result.content` the answer so far. Everything it opened is closed on return.
  *     Events (request.emit), each with path / agent / depth / time:
- *       agent.start, agent.end  — sub-agents only (depth >= 1), in the order they start / end;
- *                                 agent.end.status completed | budget_exceeded | timeout | max_turns | cancelled | error
+ *       agent.start, agent.end  — every agent of the tree, in the order they start / end (a
+ *                                 sub-agent's start names its caller's tool call); agent.end
+ *                                 carries the outcome: status completed | budget_exceeded |
+ *                                 timeout | max_turns | cancelled | error, answer, usage
+ *       agent.ready             — an agent resolved: its system prompt and the tools offered
+ *       message                 — each message of an agent's conversation, as sent and received
  *       turn.start, turn.end, tool.start, tool.end, retry — every agent of the tree
  *       text.delta              — depth 0 only, only when request.stream (every turn's text)
  *       mcp, warning            — MCP connection lines and warnings of the agents' toolsets

@@ -107,8 +107,16 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const { ctx, request } = setup;
   const hasTools = (request.tools?.length ?? 0) > 0;
   const limit = Math.min(setup.maxTurns ?? MAX_TURNS, MAX_TURNS);
+  // A grace turn continues a conversation already told; only its own messages are new.
+  const told = state.messages.length > 0;
   state.messages = [...request.messages];
   const { messages } = state;
+  const tell = (message: Message): void => emitEvent(ctx, setup.agent, { type: 'message', message });
+  const add = (message: Message): void => {
+    messages.push(message);
+    tell(message);
+  };
+  if (!told) for (const message of messages) tell(message);
   let pending = 0;
   let reminded = false;
   let collectReminded = false;
@@ -141,22 +149,31 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       usage: response.usage,
     });
 
+    const answer: Message = {
+      role: 'assistant',
+      content: response.content,
+      ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
+      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
+    };
     if (!hasTools || response.toolCalls.length === 0) {
       state.content = response.content;
       const uncollected = collectReminded || turn >= limit ? undefined : setup.uncollected?.();
       if (uncollected !== undefined) {
         collectReminded = true;
-        if (response.content !== '') messages.push({ role: 'assistant', content: response.content });
-        messages.push({ role: 'user', content: uncollected });
+        if (response.content !== '') add({ role: 'assistant', content: response.content });
+        add({ role: 'user', content: uncollected });
         pending = 0;
         continue;
       }
-      if (!setup.submits) return;
+      if (!setup.submits) {
+        tell(answer);
+        return;
+      }
       if (reminded || turn >= limit) throw new RuntimeError('agent ended without calling submit_result');
       // An agent with [output] ends through submit_result: a plain answer gets one reminder.
       reminded = true;
-      if (response.content !== '') messages.push({ role: 'assistant', content: response.content });
-      messages.push({ role: 'user', content: SUBMIT_REMINDER });
+      if (response.content !== '') add({ role: 'assistant', content: response.content });
+      add({ role: 'user', content: SUBMIT_REMINDER });
       pending = 0;
       continue;
     }
@@ -166,14 +183,9 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     const stop = submitting ? undefined : limitReached(setup, turn, limit);
     if (stop) throw stop;
 
-    messages.push({
-      role: 'assistant',
-      content: response.content,
-      toolCalls: response.toolCalls,
-      ...(response.reasoning ? { reasoning: response.reasoning } : {}),
-    });
+    add(answer);
     const { results, submission } = await runCalls(setup, state, response.toolCalls, turn);
-    messages.push({ role: 'tool', results });
+    add({ role: 'tool', results });
     pending = results.length;
     if (submission && 'error' in submission) throw new SubmittedError(submission.error);
     if (submission) {

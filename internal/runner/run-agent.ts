@@ -95,7 +95,7 @@ export async function runAgentSettled(
       for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
       if (problems.error !== undefined) throw new ConfigError(problems.error);
     }
-    emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs.length));
+    emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
     setup = {
       ctx,
       agent: spec.name,
@@ -313,7 +313,7 @@ function readyEvent(
   spec: AgentSpec,
   ctx: RunContext,
   resolved: ResolvedAgentRun,
-  tools: number,
+  tools: readonly ToolSpec[],
 ): RunEventBody {
   const skill = ctx.overrides.skill || spec.skill;
   const { params } = spec;
@@ -323,11 +323,13 @@ function readyEvent(
     workdir: resolved.workdir,
     ...(skill ? { skill } : {}),
     files: resolved.files.length,
-    tools,
+    tools: tools.length,
     ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
     ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
     ...(params.responseFormat ? { responseFormat: params.responseFormat.type } : {}),
     ...(resolved.memory ? { memory: { count: resolved.memory.count, file: resolved.memory.file } } : {}),
+    system: resolved.systemPrompt,
+    toolNames: tools.map((tool) => tool.name),
   };
 }
 

@@ -93,6 +93,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             inputs: { ...parent.ctx.inputs },
             overrides: task.overrides,
             history,
+            callId: call.id,
           });
         if (!task.background || !background) return run(parent);
         const place = { step, agent: parent.spec.name, task: task.task };

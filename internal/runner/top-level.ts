@@ -1,3 +1,4 @@
+import { qualifiedModelName } from '../agent/model.js';
 import { ArtifactManifest } from '../artifacts/artifacts.js';
 import { loadGlobalConfig } from '../config/global.js';
 import { AxeError, RecordingError } from '../errors.js';
@@ -5,14 +6,17 @@ import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
 import { CassettePlayer, CassetteRecorder } from './cassette.js';
+import { outcomeOf } from './child.js';
 import {
   agentLoader,
   agentResolver,
   deadlineScope,
+  emitEvent,
   type ProviderSource,
   type RunContext,
   shorterTimeout,
 } from './context.js';
+import type { RunEventBody } from './events.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
 import { LimitScope } from './limits.js';
 import { liveProviders, replayProviders } from './providers.js';
@@ -71,7 +75,10 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       keepArtifacts: request.keepArtifacts ?? false,
       ...(request.askPerson ? { askPerson: request.askPerson } : {}),
     };
+    const emit = (body: RunEventBody) => emitEvent(ctx, spec.name, body);
+    emit({ type: 'agent.start', model: startModel(request), task: request.input });
     const { result, error } = await runAgentSettled(spec, request.input, ctx);
+    emit({ type: 'agent.end', ...outcomeOf(result) });
     // A last call that went over the budget ends the run with its answer, but still as exit 4.
     const overBudget = error === undefined ? budget.overrun() : undefined;
     const failure = error ?? overBudget;
@@ -141,6 +148,12 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     ...(recorder ? { recorder } : {}),
   });
   return { providers, pool, ...(recorder ? { recorder } : {}) };
+}
+
+/** The top-level agent's model as the run starts: `--model`, else its file's (resolved later). */
+function startModel(request: RunRequest): string {
+  const { model } = request.spec;
+  return request.modelOverride ?? (model ? qualifiedModelName(model) : '');
 }
 
 function budgetOf(budget: Budget): RunOutcome['budget'] {

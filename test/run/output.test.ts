@@ -247,7 +247,15 @@ describe('verbose lines', () => {
     expect(format(event({ type: 'agent.start', model: 'm', task }, 1, 'helper'))).toEqual([
       `[sub-agent] Calling "helper" (depth 1) with task: ${'x'.repeat(80)}...`,
     ]);
-    const end = { type: 'agent.end', durationMs: 12, usage: usage(1, 1), chars: 5 } as const;
+    const end = {
+      type: 'agent.end',
+      durationMs: 12,
+      usage: usage(1, 1),
+      chars: 5,
+      content: 'hello',
+      turns: 1,
+      toolCalls: 0,
+    } as const;
     expect(format(event({ ...end, status: 'completed' }, 1, 'helper'))).toEqual([
       '[sub-agent] "helper" completed in 12ms (5 chars returned)',
     ]);
@@ -367,7 +375,16 @@ describe('run renderer', () => {
     renderer.emit({ ...event({ type: 'agent.start', model: 'm', task: 't' }, 1, 'b'), path: 'lead/b' });
     renderer.emit({
       ...event(
-        { type: 'agent.end', status: 'completed', durationMs: 1, usage: usage(0, 0), chars: 0 },
+        {
+          type: 'agent.end',
+          status: 'completed',
+          durationMs: 1,
+          usage: usage(0, 0),
+          chars: 0,
+          content: '',
+          turns: 1,
+          toolCalls: 0,
+        },
         1,
         'a',
       ),

@@ -1,0 +1,87 @@
+import type { JsonValue, Usage } from '../provider/types.js';
+import type { AgentStatus, RunEvent } from '../runner/events.js';
+
+/**
+ * The record a run leaves under `<data dir>/runs/<run-id>/`: `run.json` (this `RunRecord`,
+ * rewritten atomically when the run starts and when it ends) and one transcript per agent of the
+ * tree, `agents/<nnnn>-<agent>.jsonl`, appended as the run goes — every line one event of that
+ * agent (`TranscriptLine`). The transcripts are the truth: a run killed mid-way still has them, and
+ * `axe runs show` builds the tree from them.
+ */
+export const RUN_RECORD_VERSION = 1;
+
+/** `running` until the run ends; a run killed before it could say how it ended stays `running`. */
+export type RecordStatus = 'running' | AgentStatus;
+
+/** How the run was asked for: enough to run it again (`--resume`) or to continue it. */
+export interface RecordedRequest {
+  /** The agent's CLI name and the file it was loaded from. */
+  agent: string;
+  agentFile: string;
+  /** sha256 of the agent file's bytes when the run started. */
+  agentDigest: string;
+  /** The top-level user message. */
+  input: string;
+  inputs: Record<string, JsonValue>;
+  cwd: string;
+  agentsDirs: string[];
+  model?: string;
+  skill?: string;
+  workdir?: string;
+  artifactDir?: string;
+  timeoutSeconds: number;
+  maxTokens?: number;
+  stream: boolean;
+  replay?: string;
+}
+
+export interface RunRecord {
+  version: typeof RUN_RECORD_VERSION;
+  id: string;
+  pid: number;
+  request: RecordedRequest;
+  startedAt: string;
+  endedAt?: string;
+  durationMs?: number;
+  status: RecordStatus;
+  exitCode?: number;
+  error?: string;
+  /** Input + output tokens of every call in the tree, and each kind summed. */
+  usage?: Usage & { total: number };
+  cost?: number;
+  /** The run this one resumed (`--resume`) or continued (`--continue`). */
+  resumedFrom?: string;
+  continuedFrom?: string;
+  /** The outcome tree, as `--json` reports it (written when the run ends). */
+  tree?: RecordedAgent;
+}
+
+/** One agent of the tree, as the transcripts tell it. */
+export interface RecordedAgent {
+  path: string;
+  agent: string;
+  depth: number;
+  /** The caller's tool call that started it. */
+  callId?: string;
+  task: string;
+  model: string;
+  status: RecordStatus;
+  /** Epoch ms. */
+  startedAt: number;
+  endedAt?: number;
+  durationMs?: number;
+  turns: number;
+  toolCalls: number;
+  /** Where it was when its transcript ends: its last turn, and the tool it was in, if any. */
+  lastTurn?: number;
+  inTool?: string;
+  usage: Usage;
+  cost?: number;
+  error?: string;
+  /** Its transcript, relative to the run's directory. */
+  transcript: string;
+  children: RecordedAgent[];
+}
+
+/** One line of a transcript: an event of the agent, with its caller's path. */
+export type TranscriptLine = RunEvent & { parent?: string };

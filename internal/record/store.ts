@@ -1,0 +1,124 @@
+import { readdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { resolvePaths } from '../config/paths.js';
+import { ConfigError, errorMessage } from '../errors.js';
+import { readRegularFile } from '../fs/read-bounded.js';
+import type { RecordedAgent, RunRecord, TranscriptLine } from './record.js';
+import { isRunId } from './run-id.js';
+import { TreeBuilder } from './tree.js';
+
+const MiB = 2 ** 20;
+/** The most read of one run's `run.json`, and of one transcript. */
+const RUN_JSON_MAX = 16 * MiB;
+const TRANSCRIPT_MAX = 256 * MiB;
+
+/** `<data dir>/runs`. */
+export function runsDir(env: NodeJS.ProcessEnv): string {
+  return join(resolvePaths(env).dataDir, 'runs');
+}
+
+/** The ids of the recorded runs, newest first. */
+export async function runIds(dir: string): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter(isRunId).sort().reverse();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
+    throw error;
+  }
+}
+
+/** `last`, a whole id, or a prefix of exactly one id → that id; else a ConfigError (exit 2). */
+export async function findRun(dir: string, ref: string): Promise<string> {
+  const ids = await runIds(dir);
+  if (ref === 'last') {
+    const newest = ids[0];
+    if (newest === undefined) throw new ConfigError(`no recorded runs in ${dir}`);
+    return newest;
+  }
+  if (ids.includes(ref)) return ref;
+  const matches = ids.filter((id) => id.startsWith(ref));
+  if (matches.length === 1) return matches[0] as string;
+  if (matches.length === 0) throw new ConfigError(`no recorded run matches "${ref}" (see axe runs list)`);
+  throw new ConfigError(`"${ref}" matches ${matches.length} runs: ${matches.slice(0, 3).join(', ')}, …`);
+}
+
+/** A run's `run.json`; a ConfigError naming the file when it is missing or not a record. */
+export async function readRunRecord(dir: string, id: string): Promise<RunRecord> {
+  const file = join(dir, id, 'run.json');
+  try {
+    const record = JSON.parse((await readRegularFile(file, RUN_JSON_MAX)).toString('utf8')) as RunRecord;
+    if (record.version !== 1 || record.id !== id) throw new Error('not a run record of this axe');
+    return record;
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read the run record (${errorMessage(error)})`);
+  }
+}
+
+export interface LoadedRun {
+  record: RunRecord;
+  /** The tree as the transcripts tell it (also for a run that was killed). */
+  tree: RecordedAgent | undefined;
+  agents: RecordedAgent[];
+  /** Each transcript's lines, by its file name relative to the run's directory. */
+  transcripts: Map<string, TranscriptLine[]>;
+  /** The process that ran it is gone although it never said how it ended. */
+  interrupted: boolean;
+}
+
+export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
+  const record = await readRunRecord(dir, id);
+  const builder = new TreeBuilder();
+  const transcripts = new Map<string, TranscriptLine[]>();
+  const agentsDir = join(dir, id, 'agents');
+  const files = (await readdir(agentsDir).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort();
+  for (const name of files) {
+    const file = join('agents', name);
+    const lines = await readTranscript(join(dir, id, file));
+    transcripts.set(file, lines);
+    for (const line of lines) builder.observe(line, file);
+  }
+  return {
+    record,
+    tree: builder.roots[0],
+    agents: builder.all(),
+    transcripts,
+    interrupted: record.status === 'running' && !processAlive(record.pid),
+  };
+}
+
+/** One transcript's lines; a line cut by a crash (the last one) is left out. */
+export async function readTranscript(file: string): Promise<TranscriptLine[]> {
+  const text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
+  const lines: TranscriptLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (raw === '') continue;
+    try {
+      lines.push(JSON.parse(raw) as TranscriptLine);
+    } catch {
+      // Only a line cut by a crash is not JSON: it is the last one written.
+    }
+  }
+  return lines;
+}
+
+export async function removeRun(dir: string, id: string): Promise<void> {
+  await rm(join(dir, id), { recursive: true, force: true });
+}
+
+/** Removes all but the newest `keep` runs; the number removed. */
+export async function pruneRuns(dir: string, keep: number): Promise<number> {
+  const old = (await runIds(dir)).slice(keep);
+  for (const id of old) await removeRun(dir, id);
+  return old.length;
+}
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -74,8 +74,18 @@ async function parseAndRun(): Promise<void> {
     .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
     .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
     .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
+    .option('--no-record-run', 'Leave no record of this run under <data dir>/runs (env AXE_NO_RUN_RECORD=1)')
+    .option('--events <file>', 'Write every event of the run as JSON lines to <file> (- for stderr)')
     .action((agent: string, options: Record<string, unknown>) =>
       dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches))),
+    );
+
+  cli
+    .command('runs <action> [run]', 'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)')
+    .option('--json', 'list, show: as JSON')
+    .option('--transcript <agent-path>', "show: that agent's conversation")
+    .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
+      dispatch(async () => (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches))),
     );
 
   cli

@@ -4,20 +4,33 @@ import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import {
   CancelledError,
   ConfigError,
   ExitCode,
+  errorMessage,
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
+import { openEventLog } from '../internal/output/event-log.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
+import { fileDigest } from '../internal/record/digest.js';
+import type { RecordedRequest } from '../internal/record/record.js';
+import { RunRecorder } from '../internal/record/recorder.js';
+import { pruneRuns, runsDir as recordedRunsDir } from '../internal/record/store.js';
+import {
+  type RunOutcome,
+  type RunRequest,
+  resolveAgentRun,
+  runTopLevel,
+  shorterTimeout,
+} from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
@@ -27,6 +40,8 @@ import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
 /** After a signal the run has this long to wind down before the process exits regardless. */
 const SIGNAL_EXIT_GRACE_MS = 500;
+
+const DEFAULT_RUNS_KEPT = 100;
 
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
@@ -92,6 +107,29 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       return ExitCode.ok;
     }
 
+    const eventsTarget = lastValue(argv, options.events, ['--events']);
+    const eventLog = eventsTarget !== undefined ? openEventLog(eventsTarget, process.stderr) : undefined;
+    const record = recordRun(argv, env)
+      ? await openRunRecord(configDir, env, {
+          agent: agentName,
+          agentFile: spec.source,
+          agentDigest: await fileDigest(spec.source),
+          input,
+          inputs,
+          cwd: process.cwd(),
+          agentsDirs,
+          ...definedOnly({
+            model: overrides.modelOverride,
+            skill: overrides.skillOverride,
+            workdir: overrides.workdirOverride,
+            artifactDir: overrides.artifactDirOverride,
+          }),
+          timeoutSeconds,
+          ...(maxTokens !== undefined ? { maxTokens } : {}),
+          stream,
+          ...definedOnly({ replay: lastValue(argv, options.replay, ['--replay']) }),
+        })
+      : undefined;
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
@@ -119,9 +157,15 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       keepArtifacts: options.keepArtifacts === true,
       ...(options.interactive === true ? await interactive() : {}),
       signal: controller.signal,
-      emit: renderer.emit,
+      emit: (event) => {
+        renderer.emit(event);
+        record?.recorder.observe(event);
+        eventLog?.write(event);
+      },
     });
     renderer.finish(outcome);
+    eventLog?.close();
+    if (record) await closeRunRecord(record, outcome);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
@@ -132,6 +176,58 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.remove();
   }
+}
+
+/** Every run leaves a record unless `--no-record-run` or `AXE_NO_RUN_RECORD=1` says not to. */
+function recordRun(argv: string[], env: NodeJS.ProcessEnv): boolean {
+  return !argv.includes('--no-record-run') && env.AXE_NO_RUN_RECORD !== '1';
+}
+
+interface OpenRecord {
+  recorder: RunRecorder;
+  runsDir: string;
+  keep: number;
+}
+
+/** The run's record, unless `[runs] keep = 0`; a record that cannot be made is said once. */
+async function openRunRecord(
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+  request: RecordedRequest,
+): Promise<OpenRecord | undefined> {
+  const keep = await runsToKeep(configDir);
+  if (keep === 0) return undefined;
+  const runsDir = recordedRunsDir(env);
+  const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`);
+  const recorder = await RunRecorder.open(runsDir, request, {}, warn);
+  return recorder ? { recorder, runsDir, keep } : undefined;
+}
+
+/** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
+async function runsToKeep(configDir: string): Promise<number> {
+  try {
+    return (await loadGlobalConfig(configDir)).runsKeep ?? DEFAULT_RUNS_KEPT;
+  } catch {
+    return DEFAULT_RUNS_KEPT;
+  }
+}
+
+/** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
+async function closeRunRecord(record: OpenRecord, outcome: RunOutcome): Promise<void> {
+  await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
+  try {
+    await pruneRuns(record.runsDir, record.keep);
+  } catch (error) {
+    process.stderr.write(
+      `Warning: run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})\n`,
+    );
+  }
+}
+
+function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: string;
+  };
 }
 
 /**

@@ -31,6 +31,8 @@ export interface GlobalConfig {
   /** Said once on stderr by whoever loads it for a run (a key in a file others may read). */
   warnings?: string[];
   providers: Record<string, ProviderConfig>;
+  /** `[runs] keep`: how many run records to keep. */
+  runsKeep?: number;
 }
 
 /** Reads `<configDir>/config.toml`. A missing file is an empty config; a bad one a ConfigError. */
@@ -56,13 +58,18 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   const ignored = unknown.map((problem) =>
     formatProblem(file, problem.message, { field: problem.field, ...locate(problem.segments) }),
   );
-  const data = parsed as { providers?: Record<string, ProviderConfig> };
+  const data = parsed as { providers?: Record<string, ProviderConfig>; runs?: { keep?: number } };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
     addSecret(table.api_key);
     for (const value of Object.values(table.headers ?? {})) addSecret(value);
   }
-  return { source: file, providers, warnings: [...ignored, ...(await keyFileWarnings(file, providers))] };
+  return {
+    source: file,
+    providers,
+    ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
+    warnings: [...ignored, ...(await keyFileWarnings(file, providers))],
+  };
 }
 
 /** A config.toml holding a key should be readable by its owner only. */

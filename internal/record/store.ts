@@ -114,7 +114,8 @@ export async function pruneRuns(dir: string, keep: number): Promise<number> {
   return old.length;
 }
 
-function processAlive(pid: number): boolean {
+/** The process that wrote a record is still running. */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

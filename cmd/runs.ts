@@ -1,0 +1,64 @@
+import { ConfigError } from '../internal/errors.js';
+import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
+import {
+  findRun,
+  loadRun,
+  processAlive,
+  readRunRecord,
+  removeRun,
+  runIds,
+  runsDir,
+} from '../internal/record/store.js';
+import { maskSecrets } from '../internal/secrets.js';
+
+/** `axe runs list | show <id> | rm <id>`: the records runs leave under `<data dir>/runs`. */
+export async function runsCommand(
+  action: string,
+  ref: string | undefined,
+  options: Record<string, unknown>,
+): Promise<number> {
+  const dir = runsDir(process.env);
+  if (action === 'list') return list(dir, options);
+  if (action !== 'show' && action !== 'rm') {
+    throw new ConfigError(`unknown runs action "${action}": expected list, show or rm`);
+  }
+  if (ref === undefined) {
+    throw new ConfigError(`missing <run> for "runs ${action}": a run id, a unique prefix of one, or last`);
+  }
+  const id = await findRun(dir, ref);
+  if (action === 'rm') {
+    await removeRun(dir, id);
+    return 0;
+  }
+  const run = await loadRun(dir, id);
+  const transcript = options.transcript;
+  if (typeof transcript === 'string') {
+    const agent = run.agents.find((a) => a.path === transcript);
+    if (!agent) {
+      const paths = run.agents.map((a) => a.path).join(', ');
+      throw new ConfigError(`--transcript: run ${id} has no agent "${transcript}" (its agents: ${paths})`);
+    }
+    process.stdout.write(renderTranscript(run.transcripts.get(agent.transcript) ?? []));
+  } else if (options.json === true) {
+    const { record } = run;
+    const json = { ...record, status: run.interrupted ? 'interrupted' : record.status, tree: run.tree };
+    process.stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
+  } else {
+    process.stdout.write(renderRunTree(run));
+  }
+  return 0;
+}
+
+async function list(dir: string, options: Record<string, unknown>): Promise<number> {
+  const rows = [];
+  for (const id of await runIds(dir)) {
+    try {
+      const run = await readRunRecord(dir, id);
+      rows.push(runRow(run, run.status === 'running' && !processAlive(run.pid)));
+    } catch (error) {
+      process.stderr.write(`Warning: skipped ${(error as Error).message}\n`);
+    }
+  }
+  process.stdout.write(options.json === true ? `${JSON.stringify(rows)}\n` : renderRunList(rows));
+  return 0;
+}

@@ -1,0 +1,168 @@
+import type { Message } from '../provider/types.js';
+import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
+import type { LoadedRun } from '../record/store.js';
+import { maskSecrets } from '../secrets.js';
+
+/** One row of `axe runs list`, also its `--json` form. */
+export interface RunRow {
+  id: string;
+  agent: string;
+  started: string;
+  duration_ms?: number;
+  status: string;
+  exit_code?: number;
+  tokens?: number;
+  cost?: number;
+}
+
+export function runRow(record: RunRecord, interrupted: boolean): RunRow {
+  return {
+    id: record.id,
+    agent: record.request.agent,
+    started: record.startedAt,
+    ...(record.durationMs !== undefined ? { duration_ms: record.durationMs } : {}),
+    status: interrupted ? 'interrupted' : record.status,
+    ...(record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
+    ...(record.usage ? { tokens: record.usage.total } : {}),
+    ...(record.cost !== undefined ? { cost: record.cost } : {}),
+  };
+}
+
+/** `axe runs list`: a table, newest first. */
+export function renderRunList(rows: RunRow[]): string {
+  const table = [
+    ['ID', 'AGENT', 'STARTED', 'DURATION', 'STATUS', 'TOKENS', 'COST'],
+    ...rows.map((row) => [
+      row.id,
+      row.agent,
+      row.started.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+      row.duration_ms !== undefined ? seconds(row.duration_ms) : '-',
+      row.status,
+      row.tokens !== undefined ? String(row.tokens) : '-',
+      row.cost !== undefined ? `$${row.cost.toFixed(4)}` : '-',
+    ]),
+  ];
+  const widths = table[0]?.map((_, i) => Math.max(...table.map((cells) => (cells[i] ?? '').length))) ?? [];
+  return table
+    .map(
+      (cells) =>
+        `${cells
+          .map((c, i) => c.padEnd(widths[i] ?? 0))
+          .join('  ')
+          .trimEnd()}\n`,
+    )
+    .join('');
+}
+
+const MARK: Record<string, string> = {
+  completed: '✓',
+  error: '✗',
+  cancelled: '✗',
+  timeout: '⏱',
+  budget_exceeded: '$',
+  max_turns: '↻',
+  running: '…',
+};
+
+/** `axe runs show <id>`: the run, then its tree, each agent with status, duration, tokens, error. */
+export function renderRunTree(run: LoadedRun): string {
+  const { record } = run;
+  const status = run.interrupted ? 'interrupted (the process is gone)' : record.status;
+  const head = [
+    `run ${record.id}: ${record.request.agent}, started ${record.startedAt}`,
+    record.durationMs !== undefined ? `, ${seconds(record.durationMs)}` : '',
+    `, ${status}`,
+    record.exitCode !== undefined ? ` (exit ${record.exitCode})` : '',
+    record.usage ? `, ${record.usage.total} tokens` : '',
+    record.cost !== undefined ? `, $${record.cost.toFixed(4)}` : '',
+  ].join('');
+  const lines = [head];
+  if (record.resumedFrom) lines.push(`resumes run ${record.resumedFrom}`);
+  if (record.continuedFrom) lines.push(`continues run ${record.continuedFrom}`);
+  if (record.error) lines.push(`error: ${record.error}`);
+  const walk = (node: RecordedAgent, prefix: string, last: boolean, top: boolean): void => {
+    const branch = top ? '' : last ? '└─ ' : '├─ ';
+    lines.push(`${prefix}${branch}${agentLine(node, run.interrupted)}`);
+    const next = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
+    node.children.forEach((child, i) => {
+      walk(child, next, i === node.children.length - 1, false);
+    });
+  };
+  if (run.tree) walk(run.tree, '', true, true);
+  return `${maskSecrets(lines.join('\n'))}\n`;
+}
+
+function agentLine(node: RecordedAgent, interrupted: boolean): string {
+  const name = node.depth === 0 ? node.agent : node.path.slice(node.path.lastIndexOf('/') + 1);
+  const stopped = node.status === 'running' && interrupted;
+  const status = stopped ? 'stopped' : node.status;
+  const parts = [`${MARK[node.status] ?? '?'} ${name}`, status];
+  if (node.durationMs !== undefined) parts.push(seconds(node.durationMs));
+  parts.push(`turns ${node.turns || node.lastTurn || 0}`);
+  parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens`);
+  if (node.status === 'running') {
+    const where = node.lastTurn !== undefined ? `in turn ${node.lastTurn}` : 'before its first turn';
+    parts.push(node.inTool ? `${where}, in ${node.inTool}` : where);
+  }
+  if (node.error) parts.push(node.error);
+  return parts.join(' · ');
+}
+
+/** `axe runs show <id> --transcript <path>`: one agent's conversation, readable. */
+export function renderTranscript(lines: readonly TranscriptLine[]): string {
+  const out: string[] = [];
+  for (const line of lines) {
+    const at = new Date(line.time).toISOString().slice(11, 23);
+    switch (line.type) {
+      case 'agent.start':
+        out.push(`${at} ── ${line.path} started (${line.model})`);
+        break;
+      case 'agent.ready':
+        out.push(`${at} [system]\n${indent(line.system)}`);
+        if (line.toolNames.length > 0) out.push(`${at} [tools] ${line.toolNames.join(', ')}`);
+        break;
+      case 'message':
+        out.push(...messageLines(at, line.message));
+        break;
+      case 'retry':
+        out.push(`${at} [retry ${line.attempt}] in ${line.delayMs} ms: ${line.reason}`);
+        break;
+      case 'warning':
+        out.push(`${at} [warning] ${line.message}`);
+        break;
+      case 'agent.end':
+        out.push(
+          `${at} ── ${line.status} in ${seconds(line.durationMs)}, ${line.turns} turns, ${line.usage.inputTokens + line.usage.outputTokens} tokens${line.error ? `: ${line.error}` : ''}`,
+        );
+        break;
+      default:
+    }
+  }
+  return `${maskSecrets(out.join('\n'))}\n`;
+}
+
+function messageLines(at: string, message: Message): string[] {
+  if (message.role === 'tool') {
+    return message.results.map(
+      (r) => `${at} [${r.isError ? 'tool error' : 'tool'}: ${r.name} ${r.callId}]\n${indent(r.content)}`,
+    );
+  }
+  const lines = message.content !== '' ? [`${at} [${message.role}]\n${indent(message.content)}`] : [];
+  if (message.role === 'assistant') {
+    for (const call of message.toolCalls ?? []) {
+      lines.push(`${at} [call: ${call.name} ${call.id}] ${JSON.stringify(call.arguments)}`);
+    }
+  }
+  return lines;
+}
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n');
+}
+
+function seconds(ms: number): string {
+  return `${(ms / 1000).toFixed(1)}s`;
+}

@@ -53,7 +53,7 @@ async function parseAndRun(): Promise<void> {
     );
 
   cli
-    .command('run <agent>', 'Run an agent')
+    .command('run [agent]', 'Run an agent')
     .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
     .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
     .option('--model <provider/model>', "Override the agent's model")
@@ -76,9 +76,16 @@ async function parseAndRun(): Promise<void> {
     .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
     .option('--no-record-run', 'Leave no record of this run under <data dir>/runs (env AXE_NO_RUN_RECORD=1)')
     .option('--events <file>', 'Write every event of the run as JSON lines to <file> (- for stderr)')
-    .action((agent: string, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches))),
-    );
+    .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
+    .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
+    .option('--force', '--resume: even when the agent file changed since')
+    .action((agent: string | undefined, options: Record<string, unknown>) => {
+      if (agent === undefined && options.resume === undefined) {
+        usageError('missing required args for command `run <agent>`');
+        return;
+      }
+      return dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)));
+    });
 
   cli
     .command('runs <action> [run]', 'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)')

@@ -4,13 +4,11 @@ import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
-import { loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import {
   CancelledError,
   ConfigError,
   ExitCode,
-  errorMessage,
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
@@ -21,19 +19,18 @@ import { createRunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
 import { fileDigest } from '../internal/record/digest.js';
-import type { RecordedRequest } from '../internal/record/record.js';
-import { RunRecorder } from '../internal/record/recorder.js';
-import { pruneRuns, runsDir as recordedRunsDir } from '../internal/record/store.js';
-import {
-  type RunOutcome,
-  type RunRequest,
-  resolveAgentRun,
-  runTopLevel,
-  shorterTimeout,
-} from '../internal/runner/index.js';
+import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
+import {
+  closeRunRecord,
+  continuePlan,
+  openRunRecord,
+  type PickedUp,
+  recordsRun,
+  resumePlan,
+} from './run-record.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
@@ -41,12 +38,13 @@ const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
 /** After a signal the run has this long to wind down before the process exits regardless. */
 const SIGNAL_EXIT_GRACE_MS = 500;
 
-const DEFAULT_RUNS_KEPT = 100;
-
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
 /** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
-export async function runCommand(agentName: string, options: Record<string, unknown>): Promise<number> {
+export async function runCommand(
+  agentName: string | undefined,
+  options: Record<string, unknown>,
+): Promise<number> {
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
@@ -59,24 +57,32 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
-  const agentsDirs = agentsDirFlags(options);
+  const picked = await pickUp(agentName, options, argv, env);
+  // A resumed run runs as it was asked: from its directory, with its agents, flags and message.
+  const asked = picked?.kind === 'pick-up' ? picked.request : undefined;
+  if (asked) process.chdir(asked.cwd);
+  const agentsDirs = asked?.agentsDirs ?? agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
-  const spec = await loadAgentFile(await locateAgent(agentName, searchDirs, process.cwd()), env);
+  const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
+  const spec = await loadAgentFile(agentFile, env);
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) process.stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
   const timeoutSeconds = shorterTimeout(
-    timeoutFlag ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    timeoutFlag ?? asked?.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
     spec.budget.timeout,
   );
-  const maxTokens = maxTokensFlag ?? spec.budget.maxTokens;
-  const inputs = inputsFromFlags(inputFlags(options), lastValue(argv, options.inputsJson, ['--inputs-json']));
+  const maxTokens = maxTokensFlag ?? asked?.maxTokens ?? spec.budget.maxTokens;
+  const inputs =
+    asked?.inputs ??
+    inputsFromFlags(inputFlags(options), lastValue(argv, options.inputsJson, ['--inputs-json']));
   const overrides = {
-    modelOverride: lastValue(argv, options.model, ['--model']),
-    skillOverride: lastValue(argv, options.skill, ['--skill']),
-    workdirOverride: lastValue(argv, options.workdir, ['--workdir']),
-    artifactDirOverride: lastValue(argv, options.artifactDir, ['--artifact-dir']),
+    modelOverride: asked ? asked.model : lastValue(argv, options.model, ['--model']),
+    skillOverride: asked ? asked.skill : lastValue(argv, options.skill, ['--skill']),
+    workdirOverride: asked ? asked.workdir : lastValue(argv, options.workdir, ['--workdir']),
+    artifactDirOverride: asked ? asked.artifactDir : lastValue(argv, options.artifactDir, ['--artifact-dir']),
   };
+  const replay = asked ? asked.replay : lastValue(argv, options.replay, ['--replay']);
 
   const controller = new AbortController();
   let running: () => string[] = () => [];
@@ -85,14 +91,16 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
   try {
-    const { input, source } = await userMessage(argv, options, {
-      signal: controller.signal,
-      deadlineAt: startedAt + timeoutSeconds * 1000,
-      timeoutSeconds,
-    });
+    const { input, source } = asked
+      ? { input: asked.input, source: 'flag' as const }
+      : await userMessage(argv, options, {
+          signal: controller.signal,
+          deadlineAt: startedAt + timeoutSeconds * 1000,
+          timeoutSeconds,
+        });
 
     // An agent with [output] prints its checked value, never the text it streams on the way.
-    const stream = spec.output === undefined && (streamFlag(argv) ?? spec.stream ?? false);
+    const stream = spec.output === undefined && (streamFlag(argv) ?? asked?.stream ?? spec.stream ?? false);
     if (options.dryRun === true) {
       const view = await dryRunView(spec, configDir, overrides, inputs);
       const text = renderDryRun({
@@ -109,26 +117,31 @@ export async function runCommand(agentName: string, options: Record<string, unkn
 
     const eventsTarget = lastValue(argv, options.events, ['--events']);
     const eventLog = eventsTarget !== undefined ? openEventLog(eventsTarget, process.stderr) : undefined;
-    const record = recordRun(argv, env)
-      ? await openRunRecord(configDir, env, {
-          agent: agentName,
-          agentFile: spec.source,
-          agentDigest: await fileDigest(spec.source),
-          input,
-          inputs,
-          cwd: process.cwd(),
-          agentsDirs,
-          ...definedOnly({
-            model: overrides.modelOverride,
-            skill: overrides.skillOverride,
-            workdir: overrides.workdirOverride,
-            artifactDir: overrides.artifactDirOverride,
-          }),
-          timeoutSeconds,
-          ...(maxTokens !== undefined ? { maxTokens } : {}),
-          stream,
-          ...definedOnly({ replay: lastValue(argv, options.replay, ['--replay']) }),
-        })
+    const record = recordsRun(argv, env)
+      ? await openRunRecord(
+          configDir,
+          env,
+          {
+            agent: asked?.agent ?? agentName ?? spec.name,
+            agentFile: spec.source,
+            agentDigest: await fileDigest(spec.source),
+            input,
+            inputs,
+            cwd: process.cwd(),
+            agentsDirs,
+            ...definedOnly({
+              model: overrides.modelOverride,
+              skill: overrides.skillOverride,
+              workdir: overrides.workdirOverride,
+              artifactDir: overrides.artifactDirOverride,
+            }),
+            timeoutSeconds,
+            ...(maxTokens !== undefined ? { maxTokens } : {}),
+            stream,
+            ...definedOnly({ replay }),
+          },
+          picked ? { [picked.kind === 'pick-up' ? 'resumedFrom' : 'continuedFrom']: picked.id } : {},
+        )
       : undefined;
     const renderer = createRunRenderer({
       json: options.json === true,
@@ -153,7 +166,9 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       maxTokens,
       stream,
       record: lastValue(argv, options.record, ['--record']),
-      replay: lastValue(argv, options.replay, ['--replay']),
+      replay,
+      ...(picked?.prior ? { prior: picked.prior } : {}),
+      ...(picked?.reuse ? { reuse: picked.reuse } : {}),
       keepArtifacts: options.keepArtifacts === true,
       ...(options.interactive === true ? await interactive() : {}),
       signal: controller.signal,
@@ -178,50 +193,27 @@ export async function runCommand(agentName: string, options: Record<string, unkn
   }
 }
 
-/** Every run leaves a record unless `--no-record-run` or `AXE_NO_RUN_RECORD=1` says not to. */
-function recordRun(argv: string[], env: NodeJS.ProcessEnv): boolean {
-  return !argv.includes('--no-record-run') && env.AXE_NO_RUN_RECORD !== '1';
-}
-
-interface OpenRecord {
-  recorder: RunRecorder;
-  runsDir: string;
-  keep: number;
-}
-
-/** The run's record, unless `[runs] keep = 0`; a record that cannot be made is said once. */
-async function openRunRecord(
-  configDir: string,
+/** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
+async function pickUp(
+  agentName: string | undefined,
+  options: Record<string, unknown>,
+  argv: string[],
   env: NodeJS.ProcessEnv,
-  request: RecordedRequest,
-): Promise<OpenRecord | undefined> {
-  const keep = await runsToKeep(configDir);
-  if (keep === 0) return undefined;
-  const runsDir = recordedRunsDir(env);
-  const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`);
-  const recorder = await RunRecorder.open(runsDir, request, {}, warn);
-  return recorder ? { recorder, runsDir, keep } : undefined;
-}
-
-/** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
-async function runsToKeep(configDir: string): Promise<number> {
-  try {
-    return (await loadGlobalConfig(configDir)).runsKeep ?? DEFAULT_RUNS_KEPT;
-  } catch {
-    return DEFAULT_RUNS_KEPT;
+): Promise<(PickedUp & { kind: 'pick-up' | 'follow' }) | undefined> {
+  const resume = lastValue(argv, options.resume, ['--resume']);
+  const follow = options.continue;
+  if (resume !== undefined && follow !== undefined) {
+    throw new ConfigError('--resume and --continue cannot be used together');
   }
-}
-
-/** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
-async function closeRunRecord(record: OpenRecord, outcome: RunOutcome): Promise<void> {
-  await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
-  try {
-    await pruneRuns(record.runsDir, record.keep);
-  } catch (error) {
-    process.stderr.write(
-      `Warning: run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})\n`,
-    );
+  if (resume !== undefined) {
+    if (promptFlag(argv, options.prompt) !== undefined) {
+      throw new ConfigError("--resume picks up the run's own message: -p cannot be used with it");
+    }
+    return { kind: 'pick-up', ...(await resumePlan(resume, agentName, options.force === true, env)) };
   }
+  if (follow === undefined || follow === false) return undefined;
+  const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
+  return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
 }
 
 function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {

@@ -38,6 +38,7 @@ export interface AgentFileData {
     max_subtasks?: number;
     background?: boolean;
     ask_parent?: boolean;
+    resume?: boolean;
     max_questions?: number;
   };
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };

@@ -68,6 +68,8 @@ model = "provider/model-name"
 # (axe) the agents it calls may ask it a question (ask_parent), at most max_questions each
 # ask_parent = false
 # max_questions = 3
+# (axe) call_agent's resume = <agent_id>: an earlier sub-agent's conversation goes on
+# resume = false
 
 # (axe) Typed inputs: callers pass them (--input file_path=x, call_agent's inputs);
 # \${file_path} in system_prompt takes the value (\${cwd} and \${agent} too)

@@ -1,7 +1,7 @@
 import { describeInput } from '../agent/inputs.js';
 import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
 import { isObject } from '../provider/json.js';
-import type { JsonObject, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -27,7 +27,7 @@ const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled
  */
 export function callAgentToolSpec(
   allowedAgents: readonly string[],
-  config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides' | 'background'>,
+  config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides' | 'background' | 'resume'>,
   subAgents: readonly AgentSpec[] = [],
 ): ToolSpec {
   const list = allowedAgents.join(', ');
@@ -48,11 +48,21 @@ export function callAgentToolSpec(
         ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
         ...(config.overrides ? overrideParameters("the agent's", 'this call') : {}),
         ...(config.background ? BACKGROUND_PARAMETER : {}),
+        ...(config.resume ? RESUME_PARAMETER : {}),
       },
       required: ['agent', 'task'],
     },
   };
 }
+
+/** `[sub_agents_config] resume = true`. */
+const RESUME_PARAMETER: JsonObject = {
+  resume: {
+    type: 'string',
+    description:
+      'The agent_id of an earlier call of the same agent in this run: it continues that conversation, with this task as the next message',
+  },
+};
 
 /** `[sub_agents_config] background = true`. */
 const BACKGROUND_PARAMETER: JsonObject = {
@@ -110,6 +120,8 @@ type ValidArgs = {
   inputs?: JsonObject;
   overrides: CallOverrides;
   background: boolean;
+  /** The conversation `resume` names. */
+  resume?: readonly Message[];
 };
 
 /** §3.7 steps 2–5, in order; then the per-call overrides when the caller offers them. */
@@ -139,6 +151,8 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
   if (background !== undefined && background !== null && typeof background !== 'boolean') {
     return { error: 'call_agent error: "run_in_background" argument must be true or false' };
   }
+  const resume = options.spec.subAgentsConfig.resume ? resumedConversation(args.resume, agent, ctx) : {};
+  if ('error' in resume) return resume;
   return {
     agent,
     task,
@@ -146,7 +160,30 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
     ...(isObject(inputs) ? { inputs } : {}),
     overrides,
     background: background === true,
+    ...resume,
   };
+}
+
+/** `resume`: an earlier call of `agent` in this run that has ended, by its agent_id. */
+function resumedConversation(
+  id: JsonValue | undefined,
+  agent: string,
+  ctx: RunContext,
+): { resume?: readonly Message[] } | { error: string } {
+  if (id === undefined || id === null || id === '') return {};
+  if (typeof id !== 'string') return { error: 'call_agent error: "resume" argument must be an agent_id' };
+  const earlier = ctx.conversations.get(id);
+  if (!earlier) {
+    return {
+      error: `call_agent error: no finished sub-agent with agent_id ${JSON.stringify(id)} to resume in this run`,
+    };
+  }
+  if (earlier.agent !== agent) {
+    return {
+      error: `call_agent error: agent_id ${JSON.stringify(id)} is a call of "${earlier.agent}", not "${agent}"`,
+    };
+  }
+  return { resume: earlier.messages };
 }
 
 function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | { error: string } {
@@ -183,6 +220,7 @@ async function runSubAgent(
       overrides: args.overrides,
       history,
       callId,
+      ...(args.resume ? { resume: args.resume } : {}),
     });
     return { prepared, result };
   };

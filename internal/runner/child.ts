@@ -72,6 +72,8 @@ export interface ChildRequest {
   history: readonly Message[];
   /** The parent's tool call that starts it. */
   callId: string;
+  /** call_agent's `resume`: the earlier conversation of the agent it continues. */
+  resume?: readonly Message[];
 }
 
 /**
@@ -98,9 +100,11 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
     ...(overrides.tools ? { onlyTools: overrides.tools } : {}),
-    ...('spec' in prepared && prepared.spec.forkContext
-      ? { forked: { messages: [...request.history], provider: parent.model.provider } }
-      : {}),
+    ...(request.resume
+      ? { prior: { kind: 'follow', messages: request.resume } }
+      : 'spec' in prepared && prepared.spec.forkContext
+        ? { prior: { kind: 'fork', messages: [...request.history], provider: parent.model.provider } }
+        : {}),
     ...(parent.ask ? { askParent: askParentOf(parent.ask, parent, request) } : {}),
   });
   try {
@@ -113,10 +117,18 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       callId: request.callId,
     });
     const where = { agent: request.agent, path: ctx.path, depth: ctx.depth };
-    const result =
-      'spec' in prepared
-        ? (await parent.runSettled(prepared.spec, request.message, ctx)).result
-        : failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
+    const reused = parent.ctx.reuse?.get(
+      reuseKey(parent.ctx.path, request.callId, request.step, request.agent),
+    );
+    let result: AgentRunResult;
+    if (reused) result = { ...reused, ...where };
+    else if ('spec' in prepared) {
+      const settled = await parent.runSettled(prepared.spec, request.message, ctx);
+      result = settled.result;
+      if (parent.spec.subAgentsConfig.resume && settled.conversation) {
+        ctx.conversations.set(ctx.path, { agent: request.agent, messages: settled.conversation });
+      }
+    } else result = failedBeforeStart(where, 'error', prepared.error, Date.now() - started);
     emitEvent(ctx, request.agent, {
       type: 'agent.end',
       ...outcomeOf(result),
@@ -125,6 +137,14 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
+}
+
+/**
+ * `--resume`: which child of the run picked up a completed child's result stands for — the same
+ * caller, tool call, place in that call (a spawn_agents task's index) and agent.
+ */
+export function reuseKey(parentPath: string, callId: string, step: string, agent: string): string {
+  return JSON.stringify([parentPath, callId, step.replace(/^[^#]*#\d+/, ''), agent]);
 }
 
 /** What `agent.end` tells of an agent's outcome. */

@@ -11,6 +11,7 @@ import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
+import type { AgentRunResult } from './types.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
@@ -68,8 +69,8 @@ export interface RunContext {
   readonly readOnly: boolean;
   /** The call's `tools` override: this agent offers only these of its tools (this run only). */
   readonly onlyTools?: readonly string[];
-  /** `fork_context`: the caller's conversation this sub-agent starts from (this run only). */
-  readonly forked?: ForkedConversation;
+  /** The conversation this agent starts from (this run only). */
+  readonly prior?: PriorConversation;
   /** `--interactive`: questions that reach the top-level agent go to the person. */
   readonly askPerson?: AskPerson;
   /** `ask_parent`: how this sub-agent's questions reach its caller (this run only). */
@@ -86,14 +87,27 @@ export interface RunContext {
   readonly artifacts: ArtifactManifest;
   /** `--keep-artifacts`. */
   readonly keepArtifacts: boolean;
+  /**
+   * Run-wide: the conversations of the sub-agents whose callers may `resume` them, by agent_id;
+   * and (`--resume`) the results of children that completed in the run picked up, by `reuseKey`.
+   */
+  readonly conversations: Map<string, { agent: string; messages: readonly Message[] }>;
+  readonly reuse?: ReadonlyMap<string, AgentRunResult>;
 }
 
-export interface ForkedConversation {
-  /** The caller's messages, ending with the assistant turn that is calling this agent. */
-  messages: readonly Message[];
-  /** The caller's provider: reasoning and signatures carry over only to the same one. */
-  provider: string;
-}
+/**
+ * A conversation an agent starts from instead of its task alone:
+ * - `fork` (`fork_context`): its caller's messages, ending with the assistant turn calling it, and
+ *   the caller's provider (reasoning and signatures carry over only to the same one); then 003's
+ *   boundary and the task;
+ * - `follow` (`--continue`, call_agent's `resume`): an earlier conversation of its own, then the task;
+ * - `pick-up` (`--resume`): a conversation that stopped, as recorded: calls left unanswered run
+ *   first, and the task is not sent again.
+ */
+export type PriorConversation =
+  | { kind: 'fork'; messages: readonly Message[]; provider: string }
+  | { kind: 'follow'; messages: readonly Message[] }
+  | { kind: 'pick-up'; messages: readonly Message[] };
 
 export interface ChildContext {
   ctx: RunContext;
@@ -118,18 +132,18 @@ export function childContext(
     inputs: Readonly<Record<string, JsonValue>>;
     readOnly: boolean;
     onlyTools?: readonly string[];
-    forked?: ForkedConversation;
+    prior?: PriorConversation;
     askParent?: AskParent;
   },
 ): ChildContext {
-  const { onlyTools: _only, forked: _forked, askParent: _ask, ...inherited } = parent;
+  const { onlyTools: _only, prior: _prior, askParent: _ask, ...inherited } = parent;
   const base: RunContext = {
     ...inherited,
     limits: options.limits,
     inputs: options.inputs,
     readOnly: options.readOnly,
     ...(options.onlyTools ? { onlyTools: options.onlyTools } : {}),
-    ...(options.forked ? { forked: options.forked } : {}),
+    ...(options.prior ? { prior: options.prior } : {}),
     ...(options.askParent ? { askParent: options.askParent } : {}),
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
     path: childPath(parent.path, options.step, options.agent),

@@ -111,14 +111,31 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const told = state.messages.length > 0;
   state.messages = [...request.messages];
   const { messages } = state;
+  let pending = 0;
+  let reminded = false;
   const tell = (message: Message): void => emitEvent(ctx, setup.agent, { type: 'message', message });
   const add = (message: Message): void => {
     messages.push(message);
     tell(message);
   };
   if (!told) for (const message of messages) tell(message);
-  let pending = 0;
-  let reminded = false;
+  /** Runs a turn's calls and adds their results; true when a terminal tool ended the agent. */
+  const answer = async (calls: ToolCall[], turn: number): Promise<boolean> => {
+    const { results, submission } = await runCalls(setup, state, calls, turn);
+    add({ role: 'tool', results });
+    pending = results.length;
+    if (submission && 'error' in submission) throw new SubmittedError(submission.error);
+    if (!submission) return false;
+    state.output = submission.value;
+    state.content = outputText(submission.value);
+    return true;
+  };
+  // A conversation picked up where it stopped (`--resume`) may end with calls not yet answered.
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && last.toolCalls && last.toolCalls.length > 0) {
+    if (await answer(last.toolCalls, 1)) return;
+  }
+
   let collectReminded = false;
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
@@ -149,7 +166,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       usage: response.usage,
     });
 
-    const answer: Message = {
+    const reply: Message = {
       role: 'assistant',
       content: response.content,
       ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
@@ -166,7 +183,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
         continue;
       }
       if (!setup.submits) {
-        tell(answer);
+        add(reply);
         return;
       }
       if (reminded || turn >= limit) throw new RuntimeError('agent ended without calling submit_result');
@@ -183,16 +200,8 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     const stop = submitting ? undefined : limitReached(setup, turn, limit);
     if (stop) throw stop;
 
-    add(answer);
-    const { results, submission } = await runCalls(setup, state, response.toolCalls, turn);
-    add({ role: 'tool', results });
-    pending = results.length;
-    if (submission && 'error' in submission) throw new SubmittedError(submission.error);
-    if (submission) {
-      state.output = submission.value;
-      state.content = outputText(submission.value);
-      return;
-    }
+    add(reply);
+    if (await answer(response.toolCalls, turn)) return;
     if (submitting) {
       const later = limitReached(setup, turn, limit);
       if (later) throw later;

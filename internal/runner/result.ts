@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { AxeError } from '../errors.js';
-import { emptyUsage } from '../provider/types.js';
+import { emptyUsage, type Message } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
@@ -11,6 +11,8 @@ export interface SettledRun {
   result: AgentRunResult;
   /** Why the run stopped early; `result.content` then holds the answer so far. */
   error?: AxeError;
+  /** Its conversation as it stands (from the first request's messages on). */
+  conversation?: readonly Message[];
 }
 
 /** The result of an agent that failed before its first provider call. */

@@ -30,14 +30,14 @@ import type { ParentRun } from './child.js';
 import {
   effectiveAllowedHosts,
   emitEvent,
-  type ForkedConversation,
+  type PriorConversation,
   type RunContext,
   RunDeadline,
 } from './context.js';
 import { delegateTaskHandler, delegateTaskToolSpec } from './delegate-task.js';
 import type { AgentStatus, RunEventBody } from './events.js';
 import { graceTurn } from './grace.js';
-import { forkedStart } from './history.js';
+import { appendText, forkedStart, resolvedHistory } from './history.js';
 import { LimitReachedError } from './limits.js';
 import { type LoopSetup, type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
@@ -103,7 +103,7 @@ export async function runAgentSettled(
       request: {
         model: resolved.model.model,
         system: resolved.systemPrompt,
-        messages: firstMessages(ctx.forked, input, provider, tools.specs.length > 0),
+        messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
         ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
         ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
         ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
@@ -130,7 +130,10 @@ export async function runAgentSettled(
     // Go axe remembers fully successful runs only: not one whose last call overran the budget.
     if (memory && ctx.budget.overrun() === undefined)
       await remember(spec, ctx, memory.file, input, state.content);
-    return { result: toResult(spec, ctx, state, provider, started, 'completed') };
+    return {
+      result: toResult(spec, ctx, state, provider, started, 'completed'),
+      conversation: state.messages,
+    };
   } catch (thrown) {
     await collectBackground(background, spec, ctx, state);
     const error = typedError(thrown, ctx, provider);
@@ -138,12 +141,15 @@ export async function runAgentSettled(
     const grace = spec.budget.gracePeriod;
     if (setup && grace && ctx.depth > 0 && (status === 'timeout' || status === 'max_turns')) {
       if (await graceTurn(setup, state, status, grace)) {
-        return { result: toResult(spec, ctx, state, provider, started, 'completed') };
+        return {
+          result: toResult(spec, ctx, state, provider, started, 'completed'),
+          conversation: state.messages,
+        };
       }
     }
     const result = toResult(spec, ctx, state, provider, started, status, error.message);
     if (error instanceof LimitReachedError) result.stopped = error.detail;
-    return { result, error };
+    return { result, error, conversation: state.messages };
   } finally {
     await toolset?.close();
     if (artifactDir) {
@@ -174,15 +180,21 @@ function answerer(spec: AgentSpec, ctx: RunContext, setup: () => LoopSetup | und
     sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
 }
 
-/** The first request's messages: the task, after the caller's conversation for a forked sub-agent. */
+/** The first request's messages: the task, after the conversation the agent starts from. */
 function firstMessages(
-  forked: ForkedConversation | undefined,
+  prior: PriorConversation | undefined,
   input: string,
   provider: string,
   hasTools: boolean,
 ): Message[] {
-  if (!forked) return [{ role: 'user', content: input }];
-  return forkedStart(forked.messages, input, { sameProvider: forked.provider === provider, hasTools });
+  if (!prior) return [{ role: 'user', content: input }];
+  if (prior.kind === 'pick-up') return [...prior.messages];
+  if (prior.kind === 'follow') {
+    const messages = resolvedHistory(prior.messages);
+    appendText(messages, 'user', input);
+    return messages;
+  }
+  return forkedStart(prior.messages, input, { sameProvider: prior.provider === provider, hasTools });
 }
 
 /**

@@ -73,6 +73,9 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       },
       artifacts,
       keepArtifacts: request.keepArtifacts ?? false,
+      conversations: new Map(),
+      ...(request.prior ? { prior: request.prior } : {}),
+      ...(request.reuse ? { reuse: request.reuse } : {}),
       ...(request.askPerson ? { askPerson: request.askPerson } : {}),
     };
     const emit = (body: RunEventBody) => emitEvent(ctx, spec.name, body);

@@ -2,6 +2,7 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { JsonValue, Usage } from '../provider/types.js';
 import type { AskPerson } from './ask-parent.js';
+import type { PriorConversation } from './context.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 
 /**
@@ -45,6 +46,10 @@ export interface RunRequest {
   /** `--interactive` at a terminal: the top-level agent's `ask_parent` questions go to the person. */
   askPerson?: AskPerson;
   emit: EmitEvent;
+  /** `--continue` / `--resume`: the conversation the top-level agent starts from. */
+  prior?: PriorConversation;
+  /** `--resume`: results of the picked-up run's children that completed, by `reuseKey`. */
+  reuse?: ReadonlyMap<string, AgentRunResult>;
 }
 
 /** One tool call of an agent, as the JSON envelope reports it. */

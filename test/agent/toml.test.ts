@@ -128,6 +128,7 @@ describe('TOML agent files (the Go axe schema)', () => {
         maxSubtasks: 5,
         background: false,
         askParent: false,
+        resume: false,
         maxQuestions: 3,
       },
       memory: { enabled: false, lastN: 10, maxEntries: 100 },

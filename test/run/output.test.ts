@@ -66,6 +66,7 @@ const baseView: DryRunView = {
     maxSubtasks: 5,
     background: false,
     askParent: false,
+    resume: false,
     maxQuestions: 3,
   },
 };

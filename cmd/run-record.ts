@@ -1,0 +1,131 @@
+import { loadGlobalConfig } from '../internal/config/global.js';
+import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
+import { fileDigest } from '../internal/record/digest.js';
+import { completedChildren, recordedConversation } from '../internal/record/pick-up.js';
+import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
+import { RunRecorder } from '../internal/record/recorder.js';
+import { findRun, loadRun, pruneRuns, runsDir } from '../internal/record/store.js';
+import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
+
+const DEFAULT_RUNS_KEPT = 100;
+
+/** Every run leaves a record unless `--no-record-run` or `AXE_NO_RUN_RECORD=1` says not to. */
+export function recordsRun(argv: string[], env: NodeJS.ProcessEnv): boolean {
+  return !argv.includes('--no-record-run') && env.AXE_NO_RUN_RECORD !== '1';
+}
+
+export interface OpenRecord {
+  recorder: RunRecorder;
+  runsDir: string;
+  keep: number;
+}
+
+/** The run's record, unless `[runs] keep = 0`; a record that cannot be made is said once. */
+export async function openRunRecord(
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+  request: RecordedRequest,
+  links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
+): Promise<OpenRecord | undefined> {
+  const keep = await runsToKeep(configDir);
+  if (keep === 0) return undefined;
+  const dir = runsDir(env);
+  const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`);
+  const recorder = await RunRecorder.open(dir, request, links, warn);
+  return recorder ? { recorder, runsDir: dir, keep } : undefined;
+}
+
+/** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
+async function runsToKeep(configDir: string): Promise<number> {
+  try {
+    return (await loadGlobalConfig(configDir)).runsKeep ?? DEFAULT_RUNS_KEPT;
+  } catch {
+    return DEFAULT_RUNS_KEPT;
+  }
+}
+
+/** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
+export async function closeRunRecord(record: OpenRecord, outcome: RunOutcome): Promise<void> {
+  await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
+  try {
+    await pruneRuns(record.runsDir, record.keep);
+  } catch (error) {
+    process.stderr.write(
+      `Warning: run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})\n`,
+    );
+  }
+}
+
+/** A recorded run this run follows: its id, what it was asked, and where the new run starts. */
+export interface PickedUp {
+  id: string;
+  request: RecordedRequest;
+  /** Absent when the run stopped before its first request: it starts afresh. */
+  prior?: RunRequest['prior'];
+  reuse?: RunRequest['reuse'];
+}
+
+/**
+ * `--continue [run]`: the conversation of the top-level agent of a run of `agent` (default: the
+ * newest), which this run's message follows.
+ */
+export async function continuePlan(ref: string, agent: string, env: NodeJS.ProcessEnv): Promise<PickedUp> {
+  const dir = runsDir(env);
+  const run = await loadRun(dir, await findRun(dir, ref));
+  const { request } = run.record;
+  if (request.agent !== agent) {
+    throw new ConfigError(
+      `--continue: run ${run.record.id} is a run of "${request.agent}", not "${agent}" (axe run ${request.agent} --continue ${run.record.id})`,
+    );
+  }
+  return { id: run.record.id, request, prior: { kind: 'follow', messages: recordedConversation(run) } };
+}
+
+/**
+ * `--resume <run>`: a run that did not complete, picked up where its top-level agent stopped —
+ * calls left unanswered run again, except the sub-agents that had completed. Refused when the
+ * agent file changed since (unless `force`), or when the run completed.
+ */
+export async function resumePlan(
+  ref: string,
+  agent: string | undefined,
+  force: boolean,
+  env: NodeJS.ProcessEnv,
+): Promise<PickedUp> {
+  const dir = runsDir(env);
+  const run = await loadRun(dir, await findRun(dir, ref));
+  const { record } = run;
+  const { request } = record;
+  if (agent !== undefined && agent !== request.agent) {
+    throw new ConfigError(`--resume: run ${record.id} is a run of "${request.agent}", not "${agent}"`);
+  }
+  if (record.status === 'completed') {
+    throw new ConfigError(
+      `--resume: run ${record.id} completed; nothing to resume (axe run ${request.agent} --continue ${record.id} -p … sends it a new message)`,
+    );
+  }
+  let digest: string;
+  try {
+    digest = await fileDigest(request.agentFile);
+  } catch (error) {
+    throw new ConfigError(`--resume: cannot read ${request.agentFile} (${errorMessage(error)})`);
+  }
+  if (digest !== request.agentDigest && !force) {
+    throw new ConfigError(
+      `--resume: ${request.agentFile} changed since run ${record.id}; resuming would run another agent (--force resumes anyway)`,
+    );
+  }
+  const messages = recordedConversation(run);
+  const last = messages.at(-1);
+  if (last?.role === 'assistant' && (last.toolCalls ?? []).length === 0) {
+    throw new ConfigError(
+      `--resume: the agent of run ${record.id} had given its answer (the run ended ${record.status}); nothing to resume`,
+    );
+  }
+  return {
+    id: record.id,
+    request,
+    ...(messages.length > 0 ? { prior: { kind: 'pick-up' as const, messages } } : {}),
+    reuse: completedChildren(run, messages),
+  };
+}

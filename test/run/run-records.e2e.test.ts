@@ -1,0 +1,393 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import { describe, expect, it } from 'vitest';
+import eventSchema from '../../schemas/run-event.schema.json' with { type: 'json' };
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, callAgent, roleOf } from './agents.js';
+import { e2eHomes, runAxe, startAxe, type TempHome, waitFor } from './cli.js';
+
+/**
+ * Every run leaves a record under `<data dir>/runs/<id>/`: `run.json` and a transcript per agent.
+ * `axe runs` reads them; `--continue`, `--resume` and call_agent's `resume` pick conversations up.
+ */
+const setup = e2eHomes();
+
+function runsDir(home: TempHome): string {
+  return path.join(home.root, 'data', 'axe', 'runs');
+}
+
+function runIds(home: TempHome): string[] {
+  try {
+    return readdirSync(runsDir(home)).sort();
+  } catch {
+    return [];
+  }
+}
+
+interface Line {
+  type: string;
+  path: string;
+  parent?: string;
+  time: number;
+  message?: { role: string; content?: string; toolCalls?: { id: string }[]; results?: { content: string }[] };
+  status?: string;
+}
+
+/** The lines of each transcript of a run, by agent path. */
+function transcripts(home: TempHome, id: string): Map<string, Line[]> {
+  const dir = path.join(runsDir(home), id, 'agents');
+  const byPath = new Map<string, Line[]>();
+  for (const file of readdirSync(dir).sort()) {
+    const lines = readFileSync(path.join(dir, file), 'utf8')
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Line);
+    byPath.set(lines[0]?.path ?? file, lines);
+  }
+  return byPath;
+}
+
+interface JsonNode {
+  agent: string;
+  status: string;
+  input_tokens: number;
+  output_tokens: number;
+  children: JsonNode[];
+}
+
+interface TreeNode {
+  path: string;
+  agent: string;
+  status: string;
+  usage: { inputTokens: number; outputTokens: number };
+  children: TreeNode[];
+}
+
+const flat = (nodes: JsonNode[]): string[] =>
+  nodes.flatMap((n) => [`${n.agent}:${n.status}:${n.input_tokens + n.output_tokens}`, ...flat(n.children)]);
+const flatTree = (nodes: TreeNode[]): string[] =>
+  nodes.flatMap((n) => [
+    `${n.agent}:${n.status}:${n.usage.inputTokens + n.usage.outputTokens}`,
+    ...flatTree(n.children),
+  ]);
+
+describe.concurrent('run records', () => {
+  it('a rich run: the record tree is --json’s, transcripts hold exactly what the server got and sent, --events validates', async () => {
+    const { home, fake } = await setup();
+    home.agent('ok', agentToml('ok'));
+    home.agent('bad', agentToml('bad'));
+    home.agent('slow', agentToml('slow'));
+    home.agent('bg', agentToml('bg'));
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        subAgents: ['ok', 'bad', 'slow', 'bg'],
+        subAgentsConfig: ['background = true', 'timeout = 1'],
+      }),
+    );
+    fake.respond((r) => {
+      switch (roleOf(r)) {
+        case 'ok':
+          return { text: `ok: ${r.lastUserText}` };
+        case 'bad':
+          return { fault: { kind: 'status', status: 400 } };
+        case 'slow':
+          return { text: 'too late', delayMs: 3000 };
+        case 'bg':
+          return { text: 'bg done', delayMs: 200 };
+        default:
+          if (r.toolResults.length === 0) {
+            return {
+              text: 'Delegating.',
+              toolCalls: [
+                {
+                  name: 'call_agent',
+                  arguments: { agent: 'bg', task: 'background', run_in_background: true },
+                },
+                callAgent('ok', 'one'),
+                callAgent('bad', 'two'),
+                callAgent('slow', 'three'),
+              ],
+            };
+          }
+          if (r.toolResults.length === 4) {
+            return { toolCalls: [{ name: 'task_output', arguments: { agent_id: 'lead/call_agent#1:bg' } }] };
+          }
+          return { text: 'All done.' };
+      }
+    });
+    const eventsFile = path.join(home.root, 'events.jsonl');
+    const result = await runAxe(
+      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json', '--events', eventsFile],
+      { env: home.env(fake.url) },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const envelope = JSON.parse(result.stdout) as { agents: JsonNode[]; input_tokens: number };
+    const [id] = runIds(home);
+    expect(id).toMatch(/^\d{8}-\d{6}\.\d{3}-[0-9a-f]{6}$/);
+    const record = JSON.parse(readFileSync(path.join(runsDir(home), id as string, 'run.json'), 'utf8'));
+    expect(record).toMatchObject({
+      status: 'completed',
+      exitCode: 0,
+      request: { agent: 'lead', input: 'go' },
+    });
+    // The tree: the same agents, statuses and tokens as --json's.
+    expect(flatTree(record.tree.children).sort()).toEqual(flat(envelope.agents).sort());
+    expect(
+      flat(envelope.agents)
+        .map((s) => s.split(':').slice(0, 2).join(':'))
+        .sort(),
+    ).toEqual(['bad:error', 'bg:completed', 'ok:completed', 'slow:timeout']);
+    // The lead's transcript: its last request's messages, then the answer the server sent.
+    const lead = transcripts(home, id as string).get('lead') ?? [];
+    const told = lead.filter((l) => l.type === 'message').map((l) => l.message);
+    const lastRequest = fake.requests.filter((r) => roleOf(r) === 'lead').at(-1) as RecordedRequest;
+    const sent = (lastRequest.body as { messages: { role: string }[] }).messages;
+    expect(told.length).toBe(sent.length + 1);
+    expect(told.at(-1)).toEqual({ role: 'assistant', content: 'All done.' });
+    expect(told[0]).toEqual({ role: 'user', content: 'go' });
+    const results = told.filter((m) => m?.role === 'tool').flatMap((m) => m?.results?.map((r) => r.content));
+    expect(results).toEqual(lastRequest.toolResults.map((r) => r.content));
+    // Each child's transcript names its caller.
+    for (const [p, lines] of transcripts(home, id as string)) {
+      if (p === 'lead') continue;
+      expect(lines.every((l) => l.parent === 'lead')).toBe(true);
+    }
+    // --events: every line matches the schema; every agent starts and ends.
+    const validate = new Ajv2020({ strict: false }).compile(eventSchema);
+    const events = readFileSync(eventsFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Line);
+    for (const event of events) expect(validate(event), JSON.stringify(validate.errors)).toBe(true);
+    expect(events.filter((e) => e.type === 'agent.start').length).toBe(5);
+    expect(
+      events
+        .filter((e) => e.type === 'agent.end')
+        .map((e) => e.status)
+        .sort(),
+    ).toEqual(['completed', 'completed', 'completed', 'error', 'timeout']);
+  });
+
+  it('axe runs list / show / --transcript / rm; ids by prefix and `last`; no record with --no-record-run', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    fake.respond(() => ({ text: 'pong' }));
+    const env = home.env(fake.url);
+    const run = (extra: string[] = [], more: NodeJS.ProcessEnv = {}) =>
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'ping', ...extra], {
+        env: { ...env, ...more },
+      });
+    expect((await run()).code).toBe(0);
+    expect((await run(['--no-record-run'])).code).toBe(0);
+    expect((await run([], { AXE_NO_RUN_RECORD: '1' })).code).toBe(0);
+    const [id] = runIds(home);
+    expect(runIds(home)).toHaveLength(1);
+    const list = await runAxe(['runs', 'list', '--json'], { env });
+    expect(JSON.parse(list.stdout)).toMatchObject([{ id, agent: 'solo', status: 'completed', exit_code: 0 }]);
+    const show = await runAxe(['runs', 'show', (id as string).slice(0, 12)], { env });
+    expect(show.stdout).toContain(`run ${id}: solo`);
+    expect(show.stdout).toMatch(/✓ solo · completed/);
+    const transcript = await runAxe(['runs', 'show', 'last', '--transcript', 'solo'], { env });
+    expect(transcript.stdout).toMatch(/\[user\]\n {2}ping\n.*\[assistant\]\n {2}pong/);
+    const missing = await runAxe(['runs', 'show', 'nope'], { env });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toBe('axe: no recorded run matches "nope" (see axe runs list)\n');
+    expect((await runAxe(['runs', 'rm', 'last'], { env })).code).toBe(0);
+    expect(runIds(home)).toEqual([]);
+  });
+
+  it('[runs] keep = N keeps exactly the newest N; concurrent runs each get a whole record', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    home.file('config/axe/config.toml', '[runs]\nkeep = 3\n');
+    fake.respond((r) => ({ text: `answer to ${r.lastUserText}`, delayMs: 100 }));
+    const env = home.env(fake.url);
+    const runs = await Promise.all(
+      [1, 2, 3, 4, 5].map((n) =>
+        runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', `q${n}`], { env }),
+      ),
+    );
+    expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
+    const ids = runIds(home);
+    expect(ids).toHaveLength(3);
+    for (const id of ids) {
+      const record = JSON.parse(readFileSync(path.join(runsDir(home), id, 'run.json'), 'utf8'));
+      expect(record.status).toBe('completed');
+      const lines = transcripts(home, id).get('solo') ?? [];
+      const input = record.request.input as string;
+      expect(lines.filter((l) => l.type === 'message').map((l) => l.message?.content)).toEqual([
+        input,
+        `answer to ${input}`,
+      ]);
+    }
+  });
+
+  it('--continue sends the whole earlier conversation, then the new message', async () => {
+    const { home, fake } = await setup();
+    home.agent('chat', agentToml('chat'));
+    fake.respond((r) => ({ text: `you said ${r.lastUserText}` }));
+    const env = home.env(fake.url);
+    const first = await runAxe(['run', 'chat', '--agents-dir', home.agentsDir, '-p', 'hello'], { env });
+    expect(first.code).toBe(0);
+    const second = await runAxe(
+      ['run', 'chat', '--agents-dir', home.agentsDir, '--continue', '-p', 'again'],
+      {
+        env,
+      },
+    );
+    expect(second.stdout).toBe('you said again');
+    const third = await runAxe(
+      ['run', 'chat', '--agents-dir', home.agentsDir, '--continue', 'last', '-p', 'third'],
+      { env },
+    );
+    expect(third.code).toBe(0);
+    const messages = (fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] })
+      .messages;
+    const text = (c: unknown) =>
+      typeof c === 'string' ? c : (c as { text: string }[]).map((b) => b.text).join('');
+    expect(messages.map((m) => `${m.role}:${text(m.content)}`)).toEqual([
+      'user:hello',
+      'assistant:you said hello',
+      'user:again',
+      'assistant:you said again',
+      'user:third',
+    ]);
+    const [newest] = runIds(home).reverse();
+    const record = JSON.parse(readFileSync(path.join(runsDir(home), newest as string, 'run.json'), 'utf8'));
+    expect(record.continuedFrom).toBe(runIds(home)[1]);
+    const other = await runAxe(
+      ['run', 'chat', '--agents-dir', home.agentsDir, '--continue', 'nope', '-p', 'x'],
+      {
+        env,
+      },
+    );
+    expect(other.code).toBe(2);
+  });
+
+  it('call_agent resume: <agent_id> continues that sub-agent’s conversation; an unknown id is an error result', async () => {
+    const { home, fake } = await setup();
+    home.agent('helper', agentToml('helper'));
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        subAgents: ['helper'],
+        subAgentsConfig: ['result_format = "json"', 'resume = true'],
+      }),
+    );
+    fake.respond((r) => {
+      if (roleOf(r) === 'helper') return { text: `helper heard ${r.lastUserText}` };
+      switch (r.toolResults.length) {
+        case 0:
+          return { toolCalls: [callAgent('helper', 'first')] };
+        case 1:
+          return {
+            toolCalls: [
+              {
+                name: 'call_agent',
+                arguments: { agent: 'helper', task: 'second', resume: 'lead/call_agent#1:helper' },
+              },
+              {
+                name: 'call_agent',
+                arguments: { agent: 'helper', task: 'x', resume: 'lead/call_agent#9:helper' },
+              },
+            ],
+          };
+        default:
+          return { text: 'done' };
+      }
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(fake.requests.filter((r) => roleOf(r) === 'lead')[0]?.body).toMatchObject({
+      tools: [{ name: 'call_agent', input_schema: { properties: { resume: { type: 'string' } } } }],
+    });
+    const helper = fake.requests.filter((r) => roleOf(r) === 'helper');
+    expect(helper).toHaveLength(2);
+    const messages = (helper[1]?.body as { messages: { role: string; content: unknown }[] }).messages;
+    expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
+    expect(JSON.stringify(messages)).toContain('helper heard Task: first');
+    const last = fake.requests.filter((r) => roleOf(r) === 'lead').at(-1)?.toolResults ?? [];
+    expect(JSON.parse(last[1]?.content ?? '{}')).toMatchObject({
+      status: 'completed',
+      result: 'helper heard Task: second',
+    });
+    expect(last[2]).toMatchObject({
+      isError: true,
+      content:
+        'call_agent error: no finished sub-agent with agent_id "lead/call_agent#9:helper" to resume in this run',
+    });
+  });
+
+  it('SIGKILL mid fan-out: the record says where it stopped; --resume finishes it without asking completed children again', async () => {
+    const { home, fake } = await setup();
+    home.agent('worker', agentToml('worker'));
+    home.agent('lead', agentToml('lead', { subAgents: ['worker'] }));
+    let killed = false;
+    fake.respond((r): ScriptedReply => {
+      if (roleOf(r) === 'worker') {
+        const slow = r.lastUserText.includes('slow') && !killed;
+        return slow ? { fault: { kind: 'hang' } } : { text: `done ${r.lastUserText}` };
+      }
+      if (r.toolResults.length === 0) {
+        return { toolCalls: ['a', 'b', 'slow'].map((t) => callAgent('worker', t)) };
+      }
+      return { text: `lead: ${r.toolResults.map((t) => t.content).join(' | ')}` };
+    });
+    const env = home.env(fake.url);
+    const axe = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], { env });
+    const workers = () => fake.requests.filter((r) => roleOf(r) === 'worker');
+    await waitFor(
+      () => workers().length === 3 && workers().filter((w) => w.finishedAt !== undefined).length >= 2,
+    );
+    // The record of the two that finished is appended on the next tick.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    axe.kill('SIGKILL');
+    await axe.done;
+    killed = true;
+    const show = await runAxe(['runs', 'show', 'last'], { env });
+    expect(show.stdout).toContain('interrupted (the process is gone)');
+    expect(show.stdout).toMatch(/✓ call_agent#1:worker · completed/);
+    expect(show.stdout).toMatch(/… call_agent#3:worker · stopped .* in turn 1/);
+    expect(show.stdout).toMatch(/… lead · stopped .* in turn 1, in call_agent/);
+    const before = workers().length;
+    const resumed = await runAxe(['run', '--resume', 'last'], { env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stdout).toBe('lead: done Task: a | done Task: b | done Task: slow');
+    // Only the worker that had not finished was asked again; the lead's first turn was not re-sent.
+    expect(
+      workers()
+        .slice(before)
+        .map((w) => w.lastUserText),
+    ).toEqual(['Task: slow']);
+    const leadRequests = fake.requests.filter((r) => roleOf(r) === 'lead');
+    expect(leadRequests).toHaveLength(2);
+    const ids = runIds(home);
+    const record = JSON.parse(readFileSync(path.join(runsDir(home), ids[1] as string, 'run.json'), 'utf8'));
+    expect(record).toMatchObject({ resumedFrom: ids[0], status: 'completed' });
+    // A completed run has nothing to resume; a changed agent file is refused without --force.
+    const again = await runAxe(['run', '--resume', 'last'], { env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/completed; nothing to resume/);
+  });
+
+  it('--resume refuses an agent file that changed since, unless --force', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead'));
+    fake.respond(() => ({ fault: { kind: 'status', status: 400 } }));
+    const env = home.env(fake.url);
+    const failed = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], { env });
+    expect(failed.code).not.toBe(0);
+    home.agent('lead', `${agentToml('lead')}description = "changed"\n`);
+    fake.respond(() => ({ text: 'now it works' }));
+    const refused = await runAxe(['run', '--resume', 'last'], { env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/lead\.toml changed since run .*--force resumes anyway/);
+    const forced = await runAxe(['run', '--resume', 'last', '--force'], { env });
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stdout).toBe('now it works');
+  });
+});

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -31,6 +32,7 @@ let chromium: string | undefined;
 let unavailable = '';
 
 beforeAll(async () => {
+  await access(ENSURE_CHROMIUM, constants.X_OK);
   try {
     const { stdout } = await run('bash', [ENSURE_CHROMIUM], { timeout: 540_000 });
     chromium = stdout.trim().split('\n').at(-1);

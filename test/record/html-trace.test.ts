@@ -1,7 +1,11 @@
+import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { renderHtmlTrace } from '../../internal/record/html-trace.js';
 import type { PanelAgent } from '../../internal/record/html-trace-panel.js';
+import type { RunRecord } from '../../internal/record/record.js';
 import { loadRun } from '../../internal/record/store.js';
 import {
   DOCS,
@@ -130,6 +134,17 @@ describe('renderHtmlTrace', () => {
     expect(barStatuses(html, 'agent')).toEqual(new Map([[LEAD, 'running']]));
     expect(barStatuses(html, 'tool')).toEqual(new Map([[`${LEAD}\nc1`, 'running']]));
     expect(attributesOf(html, 'header', 'run').get('data-status')).toBe('running');
+  });
+
+  it('shows what never ended in a run whose process is gone as interrupted', async () => {
+    const run = await recordUnfinishedRun();
+    const file = join(run.runsDir, run.id, 'run.json');
+    const record = JSON.parse(await readFile(file, 'utf8')) as RunRecord;
+    await writeFile(file, JSON.stringify({ ...record, pid: spawnSync(process.execPath, ['-e', '']).pid }));
+    const html = await rendered(run);
+    expect(barStatuses(html, 'agent')).toEqual(new Map([[LEAD, 'interrupted']]));
+    expect(barStatuses(html, 'tool')).toEqual(new Map([[`${LEAD}\nc1`, 'interrupted']]));
+    expect(attributesOf(html, 'header', 'run').get('data-status')).toBe('interrupted');
   });
 
   it('draws 500 agents', async () => {

@@ -91,6 +91,7 @@ async function parseAndRun(): Promise<void> {
     .command('runs <action> [run]', 'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)')
     .option('--json', 'list, show: as JSON')
     .option('--transcript <agent-path>', "show: that agent's conversation")
+    .option('--html', 'show: a self-contained HTML timeline of the run')
     .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
       dispatch(async () => (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches))),
     );

@@ -39,6 +39,9 @@ export async function runsCommand(
       throw new ConfigError(`--transcript: run ${id} has no agent "${transcript}" (its agents: ${paths})`);
     }
     process.stdout.write(renderTranscript(run.transcripts.get(agent.transcript) ?? []));
+  } else if (options.html === true) {
+    const { renderHtmlTrace } = await import('../internal/record/html-trace.js');
+    process.stdout.write(maskSecrets(renderHtmlTrace(run)));
   } else if (options.json === true) {
     const { record } = run;
     const json = { ...record, status: run.interrupted ? 'interrupted' : record.status, tree: run.tree };

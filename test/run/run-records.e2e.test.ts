@@ -191,6 +191,9 @@ describe.concurrent('run records', () => {
     expect(show.stdout).toMatch(/✓ solo · completed/);
     const transcript = await runAxe(['runs', 'show', 'last', '--transcript', 'solo'], { env });
     expect(transcript.stdout).toMatch(/\[user\]\n {2}ping\n.*\[assistant\]\n {2}pong/);
+    const html = await runAxe(['runs', 'show', 'last', '--html'], { env });
+    expect(html.stdout).toMatch(/^<!DOCTYPE html>/i);
+    expect(html.stdout).toContain('data-kind="agent"');
     const missing = await runAxe(['runs', 'show', 'nope'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('axe: no recorded run matches "nope" (see axe runs list)\n');

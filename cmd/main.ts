@@ -54,6 +54,7 @@ async function parseAndRun(): Promise<void> {
 
   cli
     .command('run [agent]', 'Run an agent')
+    .usage('run <agent>   (axe run --resume <run>: no agent)')
     .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
     .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
     .option('--model <provider/model>', "Override the agent's model")
@@ -74,7 +75,10 @@ async function parseAndRun(): Promise<void> {
     .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
     .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
     .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
-    .option('--no-record-run', 'Leave no record of this run under <data dir>/runs (env AXE_NO_RUN_RECORD=1)')
+    .option(
+      '--record-run',
+      'Record the run under <data dir>/runs (the default; --no-record-run or AXE_NO_RUN_RECORD=1: no record)',
+    )
     .option('--events <file>', 'Write every event of the run as JSON lines to <file> (- for stderr)')
     .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
     .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')

@@ -10,8 +10,8 @@ import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
 const DEFAULT_RUNS_KEPT = 100;
 
 /** Every run leaves a record unless `--no-record-run` or `AXE_NO_RUN_RECORD=1` says not to. */
-export function recordsRun(argv: string[], env: NodeJS.ProcessEnv): boolean {
-  return !argv.includes('--no-record-run') && env.AXE_NO_RUN_RECORD !== '1';
+export function recordsRun(options: Record<string, unknown>, env: NodeJS.ProcessEnv): boolean {
+  return options.recordRun !== false && env.AXE_NO_RUN_RECORD !== '1';
 }
 
 export interface OpenRecord {

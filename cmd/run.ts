@@ -117,7 +117,7 @@ export async function runCommand(
 
     const eventsTarget = lastValue(argv, options.events, ['--events']);
     const eventLog = eventsTarget !== undefined ? openEventLog(eventsTarget, process.stderr) : undefined;
-    const record = recordsRun(argv, env)
+    const record = recordsRun(options, env)
       ? await openRunRecord(
           configDir,
           env,

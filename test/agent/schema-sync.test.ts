@@ -110,9 +110,12 @@ describe('schemas/ is the single source of truth', () => {
     );
   });
 
-  it("the README's config reference lists every provider setting with the schema's description", () => {
-    const providers = (configSchema.properties as JsonObject).providers as JsonObject;
-    const fields = schemaFields(providers.additionalProperties as JsonObject, 'providers.<name>.');
+  it("the README's config reference lists every setting with the schema's description", () => {
+    const { providers, runs } = configSchema.properties as Record<string, JsonObject>;
+    const fields = [
+      ...schemaFields(providers?.additionalProperties as JsonObject, 'providers.<name>.'),
+      ...schemaFields(runs as JsonObject, 'runs.'),
+    ];
     expect(Object.fromEntries(readmeRows('config-reference'))).toEqual(Object.fromEntries(fields));
   });
 });

@@ -11,6 +11,7 @@
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
  *     run, over 40;
+ *   - the run record's cost: the 32-way fan-out's wall time with and without it, interleaved;
  *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
  *     against the calls in flight when it was crossed.
  */
@@ -27,6 +28,7 @@ const FAN_OUT = 32;
 const CHILD_DELAY_MS = 500;
 const LOOP_TURNS = 41;
 const REPEATS = 3;
+const RECORD_ROUNDS = 7;
 
 const home = mkdtempSync(path.join(os.tmpdir(), 'axe-bench-run-'));
 const agentsDir = path.join(home, 'agents');
@@ -194,6 +196,23 @@ try {
     ]);
   }
 
+  // The run record: the same 32-way fan-out with and without it, interleaved.
+  const recorded: number[] = [];
+  const unrecorded: number[] = [];
+  for (let i = 0; i < RECORD_ROUNDS; i++) {
+    for (const [extra, into] of [
+      [[], recorded],
+      [['--no-record-run'], unrecorded],
+    ] as const) {
+      fake.reset();
+      fake.respond(responder);
+      const measured = await runCli('fan', `record ${i}`, [...extra]);
+      if (measured.code !== 0) throw new Error(`fan-out run exited ${measured.code}`);
+      into.push(measured.wallMs);
+    }
+  }
+  const recordCost = (median(recorded) - median(unrecorded)) / median(unrecorded);
+
   // Budget under a 200-way fan-out: the lead's first call costs 25 tokens, each child call 4500.
   // spawn_agents: 32 tasks x 500 ms, run by copies of the spawner.
   fake.reset();
@@ -271,6 +290,12 @@ try {
       `${perTurn.toFixed(2)} ms`,
       'zero-latency server',
       '',
+    ],
+    [
+      `run record: fan-out ${FAN_OUT} wall time, recorded vs --no-record-run`,
+      `${(recordCost * 100).toFixed(1)}% (${Math.round(median(recorded))} vs ${Math.round(median(unrecorded))} ms)`,
+      '< 5%',
+      verdict(recordCost < 0.05),
     ],
     [
       `spawn_agents ${FAN_OUT} x ${CHILD_DELAY_MS} ms: duration / critical path`,

@@ -1,5 +1,4 @@
-import { appendFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { appendFile, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
@@ -23,6 +22,8 @@ export class RunRecorder {
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
   private readonly pending = new Map<string, string[]>();
+  /** The last append queued for each transcript. */
+  private readonly appending = new Map<string, Promise<void>>();
   private scheduled = false;
   private broken = false;
   private readonly tree = new TreeBuilder();
@@ -89,21 +90,28 @@ export class RunRecorder {
     }
   };
 
-  /** Appends what is pending; after a failed append the record is given up (said once). */
+  /**
+   * Appends what is pending, off the main thread, each file's appends in order; after a failed
+   * append the record is given up (said once).
+   */
   private readonly flush = (): void => {
     this.scheduled = false;
     if (this.broken) return;
-    try {
-      for (const [file, lines] of this.pending) appendFileSync(join(this.dir, file), lines.join(''));
-      this.pending.clear();
-    } catch (error) {
-      this.giveUp(error);
+    for (const [file, lines] of this.pending) {
+      const data = lines.join('');
+      const before = this.appending.get(file) ?? Promise.resolve();
+      const after = before
+        .then(() => (this.broken ? undefined : appendFile(join(this.dir, file), data)))
+        .catch((error: unknown) => this.giveUp(error));
+      this.appending.set(file, after);
     }
+    this.pending.clear();
   };
 
   /** The run ended: the last lines, then `run.json` with how it ended and the outcome tree. */
   async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<void> {
     this.flush();
+    await Promise.all(this.appending.values());
     if (this.broken) return;
     const { record } = this;
     const tree = this.tree.roots[0];

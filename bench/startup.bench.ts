@@ -116,6 +116,12 @@ const rows: Row[] = [
     target: '<= 1.5x bare',
   },
   {
+    what: 'axe run: one turn, Anthropic, --no-record-run',
+    args: [cli, 'run', 'solo', '--agents-dir', soloDir, '-p', 'ping', '--no-record-run'],
+    against: 'bare node:http client, Anthropic request',
+    target: 'the record: the row above less this one',
+  },
+  {
     what: 'axe run: one turn, OpenAI',
     args: [cli, 'run', 'solo-openai', '--agents-dir', soloDir, '-p', 'ping'],
     against: 'bare node:http client, OpenAI request',

@@ -8,6 +8,11 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Refuse (EEXIST) when the target exists, instead of replacing it. */
   exclusive?: boolean;
+  /**
+   * Flush the data and the rename to disk (default true). Without it the file is still whole or
+   * absent after a crash of the process, but a crash of the machine may lose the last write.
+   */
+  durable?: boolean;
 }
 
 /**
@@ -36,7 +41,7 @@ export async function writeFileAtomic(
       // writeFile loops until every byte is written, and throws on a short write (ENOSPC, EDQUOT).
       await handle.writeFile(data);
       if (existingMode !== undefined) await handle.chmod(existingMode);
-      await handle.sync();
+      if (options.durable !== false) await handle.sync();
     } finally {
       await handle.close();
     }
@@ -49,7 +54,7 @@ export async function writeFileAtomic(
   } finally {
     if (!placed) await unlink(temp).catch(() => {});
   }
-  await syncDirectory(dir);
+  if (options.durable !== false) await syncDirectory(dir);
 }
 
 async function modeOf(path: string): Promise<number | undefined> {

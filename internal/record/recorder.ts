@@ -133,11 +133,13 @@ export class RunRecorder {
     }
   }
 
+  /**
+   * A record is a log of the run, not the user's data: replaced whole (a crashed process leaves
+   * the old or the new), but not flushed to disk, which costs a one-turn run several ms.
+   */
   private async writeRunJson(): Promise<void> {
-    await writeFileAtomic(
-      join(this.dir, 'run.json'),
-      `${maskSecrets(JSON.stringify(this.record, null, 2))}\n`,
-    );
+    const text = `${maskSecrets(JSON.stringify(this.record, null, 2))}\n`;
+    await writeFileAtomic(join(this.dir, 'run.json'), text, { durable: false });
   }
 
   private giveUp(error: unknown): void {

@@ -108,10 +108,15 @@ export class RunRecorder {
     this.pending.clear();
   };
 
-  /** The run ended: the last lines, then `run.json` with how it ended and the outcome tree. */
-  async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<void> {
+  /** Resolves once every line observed so far is on disk (or the record was given up). */
+  async written(): Promise<void> {
     this.flush();
     await Promise.all(this.appending.values());
+  }
+
+  /** The run ended: the last lines, then `run.json` with how it ended and the outcome tree. */
+  async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<void> {
+    await this.written();
     if (this.broken) return;
     const { record } = this;
     const tree = this.tree.roots[0];

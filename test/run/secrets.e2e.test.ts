@@ -1,4 +1,4 @@
-import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml, callAgent, roleOf } from './agents.js';
@@ -44,6 +44,14 @@ describe.concurrent('secrets', () => {
     expect(failed.code).toBe(3);
     expect(lines(failed.stderr)[0]).toMatch(/^axe: anthropic: .*invalid x-api-key: \*\*\*/);
     expect(failed.stderr).not.toContain(KEY);
+    // Both runs' records (run.json and every transcript) carry the masked text only.
+    const runs = path.join(home.root, 'data', 'axe', 'runs');
+    const recorded = readdirSync(runs, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+    expect(recorded.length).toBeGreaterThanOrEqual(5);
+    expect(recorded.join('\n')).toContain('invalid x-api-key: ***');
+    for (const text of recorded) expect(text).not.toContain(KEY);
   });
 
   it('agents show masks a key expanded into a field and names where the key comes from', async () => {

@@ -1,0 +1,41 @@
+import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { findRun, loadRun, pruneRuns, runIds } from '../../internal/record/store.js';
+import { LEAD, recordReviewRun, recordUnfinishedRun, SECURITY } from './trace-fixture.js';
+
+describe('the runs store', () => {
+  it('reads a transcript cut by a crash: the cut line is left out, the rest is read', async () => {
+    const { runsDir, id } = await recordUnfinishedRun();
+    const dir = join(runsDir, id, 'agents');
+    const [file] = readdirSync(dir);
+    const whole = readFileSync(join(dir, file as string), 'utf8')
+      .split('\n')
+      .filter(Boolean).length;
+    appendFileSync(join(dir, file as string), '{"path":"lead","type":"tool.e');
+    const run = await loadRun(runsDir, id);
+    expect(run.transcripts.get(`agents/${file}`)).toHaveLength(whole);
+    expect(run.tree).toMatchObject({ path: LEAD, status: 'running', lastTurn: 1, inTool: 'read_file' });
+    // The process that wrote it is this one, still alive: not "interrupted".
+    expect(run.interrupted).toBe(false);
+  });
+
+  it('the tree from the transcripts is the tree run.json was given at the end', async () => {
+    const { runsDir, id } = await recordReviewRun();
+    const run = await loadRun(runsDir, id);
+    const strip = (node: unknown): unknown => JSON.parse(JSON.stringify(node));
+    expect(strip(run.tree)).toEqual(strip(run.record.tree));
+    expect(run.agents.find((a) => a.path === SECURITY)?.callId).toBeDefined();
+  });
+
+  it('finds runs by id, unique prefix or last; prunes to the newest N', async () => {
+    const first = await recordReviewRun();
+    const ids = await runIds(first.runsDir);
+    expect(await findRun(first.runsDir, 'last')).toBe(ids[0]);
+    expect(await findRun(first.runsDir, (ids[0] as string).slice(0, 20))).toBe(ids[0]);
+    await expect(findRun(first.runsDir, 'zz')).rejects.toThrow('no recorded run matches "zz"');
+    expect(await pruneRuns(first.runsDir, 0)).toBe(ids.length);
+    expect(await runIds(first.runsDir)).toEqual([]);
+    await expect(findRun(first.runsDir, 'last')).rejects.toThrow('no recorded runs in');
+  });
+});

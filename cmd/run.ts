@@ -12,6 +12,7 @@ import {
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
+import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { openEventLog } from '../internal/output/event-log.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
@@ -60,7 +61,7 @@ export async function runCommand(
   const picked = await pickUp(agentName, options, argv, env);
   // A resumed run runs as it was asked: from its directory, with its agents, flags and message.
   const asked = picked?.kind === 'pick-up' ? picked.request : undefined;
-  if (asked) process.chdir(asked.cwd);
+  if (asked) enter(asked.cwd);
   const agentsDirs = asked?.agentsDirs ?? agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
@@ -214,6 +215,15 @@ async function pickUp(
   if (follow === undefined || follow === false) return undefined;
   const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
   return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
+}
+
+/** `--resume` runs where the run it picks up ran. */
+function enter(dir: string): void {
+  try {
+    process.chdir(dir);
+  } catch (error) {
+    throw new ConfigError(`--resume: cannot run in ${dir}, where the run ran (${fsErrorReason(error)})`);
+  }
 }
 
 function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {

@@ -72,6 +72,11 @@ const flatTree = (nodes: TreeNode[]): string[] =>
     ...flatTree(n.children),
   ]);
 
+/** The messages a request sent (Anthropic wire). */
+function bodyMessages(request: RecordedRequest | undefined): { role: string; content: unknown }[] {
+  return (request?.body as { messages?: { role: string; content: unknown }[] } | undefined)?.messages ?? [];
+}
+
 describe.concurrent('run records', () => {
   it('a rich run: the record tree is --json’s, transcripts hold exactly what the server got and sent, --events validates', async () => {
     const { home, fake } = await setup();
@@ -246,8 +251,7 @@ describe.concurrent('run records', () => {
       { env },
     );
     expect(third.code).toBe(0);
-    const messages = (fake.requests.at(-1)?.body as { messages: { role: string; content: unknown }[] })
-      .messages;
+    const messages = bodyMessages(fake.requests.at(-1));
     const text = (c: unknown) =>
       typeof c === 'string' ? c : (c as { text: string }[]).map((b) => b.text).join('');
     expect(messages.map((m) => `${m.role}:${text(m.content)}`)).toEqual([
@@ -310,7 +314,7 @@ describe.concurrent('run records', () => {
     });
     const helper = fake.requests.filter((r) => roleOf(r) === 'helper');
     expect(helper).toHaveLength(2);
-    const messages = (helper[1]?.body as { messages: { role: string; content: unknown }[] }).messages;
+    const messages = bodyMessages(helper[1]);
     expect(messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(JSON.stringify(messages)).toContain('helper heard Task: first');
     const last = fake.requests.filter((r) => roleOf(r) === 'lead').at(-1)?.toolResults ?? [];

@@ -14,7 +14,8 @@ import {
 } from '../internal/errors.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
-import { createRunRenderer } from '../internal/output/run-renderer.js';
+import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
+import { createRunRenderer, type RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
 import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
@@ -41,6 +42,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     '--max-tokens',
     'a positive whole number of tokens',
   );
+  const progress = progressMode(options.progress);
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
@@ -65,7 +67,9 @@ export async function runCommand(agentName: string, options: Record<string, unkn
 
   const controller = new AbortController();
   let running: () => string[] = () => [];
+  let stopProgress = (): void => {};
   const stopSignals = onTerminationSignals((signal) => {
+    stopProgress();
     process.stderr.write(interruptedLine(signal, [spec.name, ...running()]));
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
@@ -100,8 +104,10 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       stdout: process.stdout,
       stderr: process.stderr,
       tty: process.stdout.isTTY === true,
+      progress: progressTarget(progress, { verbose: options.verbose === true, stream: process.stderr, env }),
     });
     running = () => renderer.inFlight();
+    stopProgress = () => renderer.stop();
     const outcome = await runTopLevel({
       spec,
       input,
@@ -117,7 +123,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
       record: lastValue(argv, options.record, ['--record']),
       replay: lastValue(argv, options.replay, ['--replay']),
       keepArtifacts: options.keepArtifacts === true,
-      ...(options.interactive === true ? await interactive() : {}),
+      ...(options.interactive === true ? await interactive(renderer) : {}),
       signal: controller.signal,
       emit: renderer.emit,
     });
@@ -125,6 +131,7 @@ export async function runCommand(agentName: string, options: Record<string, unkn
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
+    stopProgress();
     // Stopped by the user: everything is aborted and reported (also a wait for stdin), so exit
     // now rather than wait for sockets to finish closing. (stdout/stderr writes are synchronous
     // on pipes and files.)
@@ -232,8 +239,11 @@ function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
 }
 
 /** `--interactive`: only with a terminal on stdin and stderr to ask on; else said once and ignored. */
-async function interactive(): Promise<Pick<RunRequest, 'askPerson'>> {
-  if (isatty(0) && isatty(2)) return { askPerson: (await import('./ask-person.js')).terminalAsker() };
+async function interactive(renderer: RunRenderer): Promise<Pick<RunRequest, 'askPerson'>> {
+  if (isatty(0) && isatty(2)) {
+    const ask = (await import('./ask-person.js')).terminalAsker();
+    return { askPerson: (...question) => renderer.held(() => ask(...question)) };
+  }
   process.stderr.write(
     'Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n',
   );

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
-import { AXE_BIN, e2eHomes, runAxe } from './cli.js';
+import { AXE_BIN, e2eHomes, runAxe, startAxe, waitFor } from './cli.js';
+import { screen } from './terminal.js';
 
 /** `--progress`: the live agent tree on stderr, drawn on a terminal only (or when asked). */
 const setup = e2eHomes();
@@ -71,6 +72,10 @@ describe.concurrent('live agent tree', () => {
     // Hidden cursor while drawing; at the end the tree is erased and the cursor shown again.
     expect(drawn.startsWith(`${ESC}[?25l`)).toBe(true);
     expect(drawn.endsWith(`\r${ESC}[J${ESC}[?25h`)).toBe(true);
+    expect(screen(drawn)).toEqual([]);
+    // stdout on the terminal too: the answer is all that is left on the screen.
+    expect(screen(await onTerminal(command([], ''), env))).toEqual(['merged']);
+    expect(screen(await onTerminal(command(['--stream'], ''), env))).toEqual(['merged']);
 
     // stderr to a file: nothing drawn, and stdout has the same bytes.
     await onTerminal(command([], `>${out('file.out')} 2>${out('file.err')}`), env);
@@ -110,5 +115,30 @@ describe.concurrent('live agent tree', () => {
     expect(bad.code).toBe(2);
     expect(bad.stdout).toBe('');
     expect(bad.stderr).toBe('axe: --progress: expected never, auto or always, got "sometimes"\n');
+  });
+
+  it('prints stderr lines above the tree: the screen ends as without the tree', async () => {
+    const { env, args } = await fanOut();
+    const withTree = await runAxe([...args, '--verbose', '--progress=always'], { env });
+    const without = await runAxe([...args, '--verbose', '--progress=never'], { env });
+    const times = (line: string) => line.replace(/\d+ms/g, 'Nms');
+    expect(withTree.stderr).toContain(`${ESC}[J`);
+    expect(screen(withTree.stderr).map(times)).toEqual(screen(without.stderr).map(times));
+    expect(screen(withTree.stderr).join('\n')).toMatch(/\n\[sub-agent\] "worker" completed in \d+ms/);
+  });
+});
+
+describe('live agent tree: Ctrl-C', () => {
+  it('takes the tree off before the interrupt line, and draws no more', async () => {
+    const { env, args } = await fanOut();
+    const axe = startAxe([...args, '--progress=always'], { env });
+    await waitFor(() => axe.stderrSoFar().includes('worker #3'));
+    axe.kill('SIGINT');
+    const { code, stderr } = await axe.done;
+    expect(code).toBe(130);
+    const line = stderr.indexOf('axe: interrupted by SIGINT');
+    expect(stderr.slice(0, line).endsWith(`\r${ESC}[J${ESC}[?25h`)).toBe(true);
+    expect(stderr.slice(line)).not.toContain(ESC);
+    expect(screen(stderr)).toEqual([expect.stringMatching(/^axe: interrupted by SIGINT; stopping lead, /)]);
   });
 });

@@ -174,6 +174,25 @@ describe('live tree driver', () => {
     expect(out).toContain('⠋ lead');
     live.stop();
   });
+  it('stays off the screen while a question is put to the user', async () => {
+    let out = '';
+    const sink = { write: (text: string) => (out += text) };
+    const live = new LiveTree({ stream: sink, size: () => ({ columns: 80, rows: 24 }), color: false });
+    live.observe(start('lead'));
+    live.draw(0);
+    let drawnWhileAsking = '';
+    const answer = await live.held(async () => {
+      out = '';
+      live.draw(100);
+      drawnWhileAsking = out;
+      return 'yes';
+    });
+    expect(answer).toBe('yes');
+    expect(drawnWhileAsking).toBe('');
+    live.draw(200);
+    expect(out).toContain('⠹ lead');
+    live.stop();
+  });
 });
 
 describe('--progress', () => {

@@ -45,13 +45,13 @@ export interface RunRenderer {
  * goes to stderr.
  */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
-  // Nothing the run prints may carry a key: a model or server may echo one back.
-  let lastOut = '';
   const tree = options.progress ? new LiveTree(options.progress) : undefined;
   const aboveTree = (sink: TextSink): TextSink =>
     tree ? { write: (text: string) => tree.above(text, sink) } : sink;
   // A stdout that is a terminal is most likely the tree's terminal too.
   const stdoutSink = options.tty ? aboveTree(options.stdout) : options.stdout;
+  // Nothing the run prints may carry a key: a model or server may echo one back.
+  let lastOut = '';
   const stdout = masked({
     write: (text: string) => {
       if (text !== '') lastOut = text;

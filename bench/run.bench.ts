@@ -13,7 +13,10 @@
  *     run, over 40;
  *   - the run record's cost: the 32-way fan-out's wall time with and without it, interleaved;
  *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
- *     against the calls in flight when it was crossed.
+ *     against the calls in flight when it was crossed;
+ *   - the live tree's cost: CPU time (user + system, from the shell's `times`) of the 32-way
+ *     fan-out with `--progress=always` (stderr to /dev/null) against `--progress=never`, runs
+ *     interleaved; the difference over the run's wall time is the tree's share of one core.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -29,6 +32,7 @@ const CHILD_DELAY_MS = 500;
 const LOOP_TURNS = 41;
 const REPEATS = 3;
 const RECORD_ROUNDS = 7;
+const PROGRESS_REPEATS = 7;
 
 const home = mkdtempSync(path.join(os.tmpdir(), 'axe-bench-run-'));
 const agentsDir = path.join(home, 'agents');
@@ -101,6 +105,35 @@ async function runCli(agentName: string, prompt: string, extra: string[] = []): 
     peakRssKb,
     budgetUsed: envelope.budget_used_tokens,
   };
+}
+
+/** CPU ms (user + system) and wall ms of one run, stdout and stderr to /dev/null. */
+async function cpuRun(agentName: string, extra: string[]): Promise<{ cpuMs: number; wallMs: number }> {
+  const args = [cli, 'run', agentName, '--agents-dir', agentsDir, '-p', 'cpu', '--json', ...extra];
+  const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: home,
+    XDG_CONFIG_HOME: path.join(home, 'config'),
+    AXE_ANTHROPIC_BASE_URL: fake.url,
+    ANTHROPIC_API_KEY: 'bench-key',
+  };
+  const started = performance.now();
+  // `times`: the shell's own CPU, then its finished children's (getrusage, to the millisecond).
+  const child = spawn('bash', ['-c', `${quoted} >/dev/null 2>/dev/null; times`], {
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let times = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    times += chunk;
+  });
+  await new Promise((resolve) => child.on('close', resolve));
+  const wallMs = performance.now() - started;
+  const [user, system] = [...(times.split('\n')[1] ?? '').matchAll(/(\d+)m([\d.]+)s/g)].map(
+    (m) => (Number(m[1]) * 60 + Number(m[2])) * 1000,
+  );
+  return { cpuMs: (user ?? Number.NaN) + (system ?? Number.NaN), wallMs };
 }
 
 function vmHwmKb(pid: number | undefined): number {
@@ -246,6 +279,23 @@ try {
     ]);
   }
 
+  // The live tree: the same fan-out drawn (to /dev/null) and not, interleaved.
+  const drawn: { cpuMs: number; wallMs: number }[] = [];
+  const plain: { cpuMs: number; wallMs: number }[] = [];
+  for (let i = 0; i < PROGRESS_REPEATS; i++) {
+    for (const [mode, runs] of [
+      ['always', drawn],
+      ['never', plain],
+    ] as const) {
+      fake.reset();
+      fake.respond(responder);
+      runs.push(await cpuRun('fan', [`--progress=${mode}`]));
+    }
+  }
+  const drawnCpu = median(drawn.map((r) => r.cpuMs));
+  const plainCpu = median(plain.map((r) => r.cpuMs));
+  const treeShare = (drawnCpu - plainCpu) / median(drawn.map((r) => r.wallMs));
+
   const rows: [string, string, string, string][] = [
     [
       `fan-out ${FAN_OUT} x ${CHILD_DELAY_MS} ms: run duration`,
@@ -304,6 +354,18 @@ try {
       verdict(spawnRatio <= 1.15),
     ],
     ...budgetRows,
+    [
+      `live tree, fan-out ${FAN_OUT}: CPU --progress=always / never (median of ${PROGRESS_REPEATS})`,
+      `${drawnCpu.toFixed(0)} / ${plainCpu.toFixed(0)} ms (${(((drawnCpu - plainCpu) / plainCpu) * 100).toFixed(1)}% more)`,
+      '',
+      '',
+    ],
+    [
+      'live tree: its CPU over the run wall time (share of one core)',
+      `${(treeShare * 100).toFixed(2)}%`,
+      '< 2%',
+      verdict(treeShare < 0.02),
+    ],
   ];
   printTable(['measure', 'value', 'target', 'ok'], rows);
   process.stdout.write('\n');

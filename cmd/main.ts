@@ -70,6 +70,10 @@ async function parseAndRun(): Promise<void> {
     .option('--dry-run', 'Show the resolved run without calling any model')
     .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
     .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
+    .option(
+      '--progress <when>',
+      'Live agent tree on stderr: never | auto (a terminal, not --verbose) | always',
+    )
     .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
     .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
     .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')

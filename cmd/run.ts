@@ -16,7 +16,8 @@ import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { openEventLog } from '../internal/output/event-log.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
-import { createRunRenderer } from '../internal/output/run-renderer.js';
+import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
+import { createRunRenderer, type RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
 import { fileDigest } from '../internal/record/digest.js';
@@ -55,6 +56,7 @@ export async function runCommand(
     '--max-tokens',
     'a positive whole number of tokens',
   );
+  const progress = progressMode(options.progress);
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
@@ -87,7 +89,9 @@ export async function runCommand(
 
   const controller = new AbortController();
   let running: () => string[] = () => [];
+  let stopProgress = (): void => {};
   const stopSignals = onTerminationSignals((signal) => {
+    stopProgress();
     process.stderr.write(interruptedLine(signal, [spec.name, ...running()]));
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
@@ -152,8 +156,10 @@ export async function runCommand(
       stdout: process.stdout,
       stderr: process.stderr,
       tty: process.stdout.isTTY === true,
+      progress: progressTarget(progress, { verbose: options.verbose === true, stream: process.stderr, env }),
     });
     running = () => renderer.inFlight();
+    stopProgress = () => renderer.stop();
     const outcome = await runTopLevel({
       spec,
       input,
@@ -171,7 +177,7 @@ export async function runCommand(
       ...(picked?.prior ? { prior: picked.prior } : {}),
       ...(picked?.reuse ? { reuse: picked.reuse } : {}),
       keepArtifacts: options.keepArtifacts === true,
-      ...(options.interactive === true ? await interactive() : {}),
+      ...(options.interactive === true ? await interactive(renderer) : {}),
       signal: controller.signal,
       emit: (event) => {
         renderer.emit(event);
@@ -185,6 +191,7 @@ export async function runCommand(
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
+    stopProgress();
     // Stopped by the user: everything is aborted and reported (also a wait for stdin), so exit
     // now rather than wait for sockets to finish closing. (stdout/stderr writes are synchronous
     // on pipes and files.)
@@ -330,8 +337,11 @@ function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
 }
 
 /** `--interactive`: only with a terminal on stdin and stderr to ask on; else said once and ignored. */
-async function interactive(): Promise<Pick<RunRequest, 'askPerson'>> {
-  if (isatty(0) && isatty(2)) return { askPerson: (await import('./ask-person.js')).terminalAsker() };
+async function interactive(renderer: RunRenderer): Promise<Pick<RunRequest, 'askPerson'>> {
+  if (isatty(0) && isatty(2)) {
+    const ask = (await import('./ask-person.js')).terminalAsker();
+    return { askPerson: (...question) => renderer.held(() => ask(...question)) };
+  }
   process.stderr.write(
     'Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n',
   );

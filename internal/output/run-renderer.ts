@@ -4,6 +4,7 @@ import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
+import { LiveTree, type LiveTreeTarget } from './live-tree-driver.js';
 import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './verbose.js';
 
 export interface TextSink {
@@ -21,6 +22,8 @@ export interface RunRendererOptions {
   stderr: TextSink;
   /** stdout is a terminal: an answer is ended with a newline (never in a pipe or file: Go's bytes). */
   tty?: boolean;
+  /** Draw the live agent tree there (`--progress`); stderr lines, and stdout's on a terminal, go above it. */
+  progress?: LiveTreeTarget;
 }
 
 export interface RunRenderer {
@@ -30,6 +33,10 @@ export interface RunRenderer {
   finish(outcome: RunOutcome): void;
   /** Agent paths running right now. */
   inFlight(): string[];
+  /** Takes the live tree off the terminal for good (before an interrupt line, on exit). */
+  stop(): void;
+  /** The live tree is off the terminal while `work` runs (a question put to the user). */
+  held<T>(work: () => Promise<T>): Promise<T>;
 }
 
 /**
@@ -38,15 +45,20 @@ export interface RunRenderer {
  * goes to stderr.
  */
 export function createRunRenderer(options: RunRendererOptions): RunRenderer {
+  const tree = options.progress ? new LiveTree(options.progress) : undefined;
+  const aboveTree = (sink: TextSink): TextSink =>
+    tree ? { write: (text: string) => tree.above(text, sink) } : sink;
+  // A stdout that is a terminal is most likely the tree's terminal too.
+  const stdoutSink = options.tty ? aboveTree(options.stdout) : options.stdout;
   // Nothing the run prints may carry a key: a model or server may echo one back.
   let lastOut = '';
   const stdout = masked({
     write: (text: string) => {
       if (text !== '') lastOut = text;
-      return options.stdout.write(text);
+      return stdoutSink.write(text);
     },
   });
-  const stderr = masked(options.stderr);
+  const stderr = masked(aboveTree(options.stderr));
   const inFlight = new InFlightAgents();
   const formatVerbose = options.verbose ? createVerboseFormatter(options.run) : undefined;
   const streaming = options.stream && !options.json;
@@ -55,6 +67,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
 
   const emit = (event: RunEvent): void => {
     inFlight.observe(event);
+    tree?.observe(event);
     // A sub-agent's warnings are Go axe's `[sub-agent] Warning:` lines: shown with --verbose only.
     if (event.type === 'notice') stderr.write(`${event.message}\n`);
     else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
@@ -74,6 +87,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   };
 
   const finish = (outcome: RunOutcome): void => {
+    tree?.stop();
     if (!showsAnswer(outcome)) {
       // Go axe prints nothing on stdout for a failed run, no envelope either.
     } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
@@ -87,7 +101,13 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     if (formatVerbose) for (const line of verboseSummary(outcome)) stderr.write(`${line}\n`);
   };
 
-  return { emit, finish, inFlight: () => inFlight.paths() };
+  return {
+    emit,
+    finish,
+    inFlight: () => inFlight.paths(),
+    stop: () => tree?.stop(),
+    held: (work) => (tree ? tree.held(work) : work()),
+  };
 }
 
 function masked(sink: TextSink): TextSink {

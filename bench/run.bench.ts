@@ -136,6 +136,40 @@ async function cpuRun(agentName: string, extra: string[]): Promise<{ cpuMs: numb
   return { cpuMs: (user ?? Number.NaN) + (system ?? Number.NaN), wallMs };
 }
 
+/** A bare node:http client in its own process: sends `exchanges` in order; its elapsed ms. */
+async function bareSequence(exchanges: { path: string; headers: Record<string, string>; body: string }[]) {
+  const file = path.join(home, 'exchanges.json');
+  writeFileSync(file, JSON.stringify({ base: fake.url, exchanges }));
+  const script = `import http from 'node:http';
+import { readFileSync } from 'node:fs';
+const { base, exchanges } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+const started = performance.now();
+for (const { path, headers, body } of exchanges) {
+  const { host: _h, connection: _c, 'content-length': _l, ...rest } = headers;
+  await new Promise((resolve, reject) => {
+    const request = http.request(base + path, { method: 'POST', headers: rest, agent }, (response) => {
+      response.on('data', () => {});
+      response.on('end', resolve);
+    });
+    request.on('error', reject);
+    request.end(body);
+  });
+}
+process.stdout.write(String(performance.now() - started));
+agent.destroy();
+`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script, file], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    out += chunk;
+  });
+  await new Promise((resolve) => child.on('close', resolve));
+  return Number(out);
+}
+
 function vmHwmKb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -206,6 +240,25 @@ try {
     short.push(await ownMs(`turns=1 #${i}`));
   }
   const perTurn = (median(long) - median(short)) / (LOOP_TURNS - 1);
+  // The same round trips without axe: a bare node:http client (its own process, one keep-alive
+  // connection) sending the looper's exact requests one after another.
+  fake.reset();
+  fake.respond(responder);
+  await runCli('looper', `turns=${LOOP_TURNS} #bare`);
+  const exchanges = fake.requests.map((r) => ({
+    path: r.path,
+    headers: r.headers,
+    body: JSON.stringify(r.body),
+  }));
+  const bareRoundTrips: number[] = [];
+  for (let i = 0; i < REPEATS; i++) {
+    fake.reset();
+    fake.respond(responder);
+    const elapsed = await bareSequence(exchanges);
+    const served = fake.requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+    bareRoundTrips.push((elapsed - served) / exchanges.length);
+  }
+  const bareRoundTrip = median(bareRoundTrips);
 
   // Scale: one run per width, the server delaying every child 500 ms.
   const scaleRows: string[][] = [];
@@ -340,6 +393,18 @@ try {
       `${perTurn.toFixed(2)} ms`,
       'zero-latency server',
       '',
+    ],
+    [
+      'bare node:http client: the same requests, per round trip beyond the server',
+      `${bareRoundTrip.toFixed(2)} ms`,
+      '',
+      '',
+    ],
+    [
+      "loop: axe's own cost per turn (overhead less the bare round trip)",
+      `${(perTurn - bareRoundTrip).toFixed(2)} ms`,
+      '< 1 ms',
+      verdict(perTurn - bareRoundTrip < 1),
     ],
     [
       `run record: fan-out ${FAN_OUT} wall time, recorded vs --no-record-run`,

@@ -67,7 +67,8 @@ export function switchValue(key: string, value: unknown): unknown {
 
 /**
  * `--timeout -1`: a value flag takes the next word as its value even when it looks like a negative
- * number (cac would read `-1` as a flag), so the value is checked and reported as a bad value.
+ * number (cac would read `-1` as a flag), so the value is checked and reported as a bad value;
+ * likewise `-` (`--events -`: stderr), which cac reads as no value.
  */
 export function joinNegativeValues(argv: string[], valueFlags: ReadonlySet<string>): string[] {
   const joined: string[] = [];
@@ -75,7 +76,7 @@ export function joinNegativeValues(argv: string[], valueFlags: ReadonlySet<strin
     const arg = argv[i] ?? '';
     const next = argv[i + 1];
     if (arg === '--') return [...joined, ...argv.slice(i)];
-    if (valueFlags.has(arg) && arg.startsWith('--') && next !== undefined && /^-\d|^-\.\d/.test(next)) {
+    if (valueFlags.has(arg) && arg.startsWith('--') && next !== undefined && /^-\d|^-\.\d|^-$/.test(next)) {
       joined.push(`${arg}=${next}`);
       i++;
     } else {

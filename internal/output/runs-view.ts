@@ -124,6 +124,9 @@ export function renderTranscript(lines: readonly TranscriptLine[]): string {
       case 'message':
         out.push(...messageLines(at, line.message));
         break;
+      case 'question':
+        out.push(`${at} [question from ${line.from}] ${line.question}\n${indent(line.answer)}`);
+        break;
       case 'retry':
         out.push(`${at} [retry ${line.attempt}] in ${line.delayMs} ms: ${line.reason}`);
         break;

@@ -51,6 +51,8 @@ export type RunEventBody =
       cost?: number;
       error?: string;
     }
+  /** A sub-agent's `ask_parent` question (`from`: its name) and this agent's (or the person's) answer. */
+  | { type: 'question'; from: string; question: string; answer: string }
   /** A message added to the agent's conversation: what the server received, then what it sent. */
   | { type: 'message'; message: Message }
   | { type: 'turn.start'; turn: number; messages: number; pendingToolCalls: number }

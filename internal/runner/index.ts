@@ -16,6 +16,7 @@
  *                                 timeout | max_turns | cancelled | error, answer, usage
  *       agent.ready             — an agent resolved: its system prompt and the tools offered
  *       message                 — each message of an agent's conversation, as sent and received
+ *       question                — a sub-agent's ask_parent question and its answer, on the answerer
  *       turn.start, turn.end, tool.start, tool.end, retry — every agent of the tree
  *       text.delta              — depth 0 only, only when request.stream (every turn's text)
  *       mcp, warning            — MCP connection lines and warnings of the agents' toolsets

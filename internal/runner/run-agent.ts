@@ -174,10 +174,16 @@ export async function runAgentSettled(
 function answerer(spec: AgentSpec, ctx: RunContext, setup: () => LoopSetup | undefined): ParentRun['ask'] {
   if (!spec.subAgentsConfig.askParent) return undefined;
   const { askPerson } = ctx;
-  if (ctx.depth === 0 && askPerson)
-    return (agent, _history, question, signal) => askPerson(agent, question, signal);
-  return (agent, history, question, signal, deadline) =>
-    sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
+  const answer: NonNullable<ParentRun['ask']> =
+    ctx.depth === 0 && askPerson
+      ? (agent, _history, question, signal) => askPerson(agent, question, signal)
+      : (agent, history, question, signal, deadline) =>
+          sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
+  return async (agent, history, question, signal, deadline) => {
+    const said = await answer(agent, history, question, signal, deadline);
+    emitEvent(ctx, spec.name, { type: 'question', from: agent, question, answer: said });
+    return said;
+  };
 }
 
 /** The first request's messages: the task, after the conversation the agent starts from. */

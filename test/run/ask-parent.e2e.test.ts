@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import eventSchema from '../../schemas/run-event.schema.json' with { type: 'json' };
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, roleOf } from './agents.js';
 import { AXE_BIN, e2eHomes, runAxe } from './cli.js';
@@ -20,7 +22,7 @@ async function seed(asker: (r: RecordedRequest) => ScriptedReply, config = ['ask
       ? { text: 'The notes are in b.txt.', toolCalls: [callAgent('asker', 'summarise the notes')] }
       : { text: 'lead done' };
   });
-  const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+  const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--events', '-'], {
     env: home.env(fake.url),
   });
   return { result, fake };
@@ -49,6 +51,16 @@ describe.concurrent('ask_parent', () => {
     expect(JSON.stringify(side[0]?.body)).toContain('The notes are in b.txt.');
     const lead = fake.requests.filter((r) => roleOf(r) === 'lead' && !isSide(r));
     expect(lead.at(-1)?.toolResults[0]?.content).toBe('child read: Use b.txt.');
+    // The event stream tells the question and its answer, on the agent that answered.
+    const questions = result.stderr
+      .split('\n')
+      .filter((line) => line.includes('"type":"question"'))
+      .map((line) => JSON.parse(line));
+    const validate = new Ajv2020({ strict: false }).compile(eventSchema);
+    for (const question of questions) expect(validate(question), JSON.stringify(validate.errors)).toBe(true);
+    expect(questions).toEqual([
+      expect.objectContaining({ path: 'lead', from: 'asker', question: 'Which file?', answer: 'Use b.txt.' }),
+    ]);
   });
 
   it('at most max_questions per call; without ask_parent = true there is no such tool', async () => {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
 import { link, open, rename, stat, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
@@ -29,7 +28,9 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const dir = dirname(target);
   const existingMode = options.exclusive ? undefined : await modeOf(target);
-  const temp = join(dir, `.${basename(target)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  // O_EXCL below makes the name safe whatever its randomness: no need to load node:crypto for it.
+  const random = Math.floor(Math.random() * 2 ** 48).toString(16);
+  const temp = join(dir, `.${basename(target)}.${process.pid}.${random}.tmp`);
   const handle = await open(
     temp,
     constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW,

@@ -1,5 +1,3 @@
-import { createHash, createHmac } from 'node:crypto';
-
 /** AWS credentials, from the environment or a shared credentials file. */
 export interface AwsCredentials {
   accessKeyId: string;
@@ -58,7 +56,7 @@ export function signV4(request: SigV4Request): Record<string, string> {
   const toSign = ['AWS4-HMAC-SHA256', amzDate, scope, sha256Hex(canonical)].join('\n');
   let key = hmac(`AWS4${request.credentials.secretAccessKey}`, day);
   for (const part of [request.region, request.service, 'aws4_request']) key = hmac(key, part);
-  const signature = createHmac('sha256', key).update(toSign).digest('hex');
+  const signature = crypto().createHmac('sha256', key).update(toSign).digest('hex');
   return {
     'x-amz-date': amzDate,
     ...(token ? { 'x-amz-security-token': token } : {}),
@@ -91,9 +89,14 @@ function canonicalQuery(params: URLSearchParams): string {
 }
 
 function sha256Hex(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('hex');
+  return crypto().createHash('sha256').update(text, 'utf8').digest('hex');
 }
 
 function hmac(key: string | Buffer, data: string): Buffer {
-  return createHmac('sha256', key).update(data, 'utf8').digest();
+  return crypto().createHmac('sha256', key).update(data, 'utf8').digest();
+}
+
+/** node:crypto, loaded when a Bedrock request is first signed rather than at every start-up. */
+function crypto(): typeof import('node:crypto') {
+  return process.getBuiltinModule('node:crypto');
 }

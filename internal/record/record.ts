@@ -18,7 +18,7 @@ export interface RecordedRequest {
   /** The agent's CLI name and the file it was loaded from. */
   agent: string;
   agentFile: string;
-  /** sha256 of the agent file's bytes when the run started. */
+  /** A fingerprint of the agent file when the run started (`fileDigest`). */
   agentDigest: string;
   /** The top-level user message. */
   input: string;

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -48,6 +47,8 @@ function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
 }
 
 function requestKey(canonical: JsonValue): string {
+  // Loaded here, not at start-up: only cassette runs hash requests.
+  const { createHash } = process.getBuiltinModule('node:crypto');
   return createHash('sha256').update(JSON.stringify(canonical)).digest('hex');
 }
 

@@ -11,8 +11,9 @@ import { REPO_ROOT, runAxe, TempHome } from '../run/cli.js';
 /**
  * A model call goes through `node:http`: undici (whose WebAssembly parser costs a compile at
  * start-up and a wait at exit) is left to the tools that need it, and `node:https` (TLS, crypto)
- * is loaded only for an https:// base URL. A preload script lists, at exit, the undici files in
- * the CommonJS cache and whether `node:https` was loaded.
+ * is loaded only for an https:// base URL, `node:crypto` only for a cassette or a Bedrock
+ * signature. A preload script lists, at exit, the undici files in the CommonJS cache and whether
+ * `node:https` and `node:crypto` were loaded.
  */
 let fake: FakeLlm;
 let home: TempHome;
@@ -28,7 +29,8 @@ beforeAll(async () => {
 process.on('exit', () => {
   const files = Object.keys(Module._cache).filter((f) => f.includes('/node_modules/undici/'));
   const https = process.moduleLoadList.includes('NativeModule https');
-  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, https }));
+  const crypto = process.moduleLoadList.includes('NativeModule crypto');
+  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, https, crypto }));
 });
 `,
   );
@@ -43,24 +45,32 @@ async function loadedBy(
   args: string[],
   fakeUrl?: string,
   extraEnv: Record<string, string> = {},
-): Promise<{ files: string[]; https: boolean; stdout: string }> {
+): Promise<{ files: string[]; https: boolean; crypto: boolean; stdout: string }> {
   const log = path.join(home.root, `undici-${args.length}-${Object.keys(extraEnv).length}.json`);
   writeFileSync(log, '{}');
   const env = home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, UNDICI_LOG: log, ...extraEnv });
   const result = await runAxe(args, { env, stdin: 'hello' });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  const loaded = JSON.parse(readFileSync(log, 'utf8')) as { files: string[]; https: boolean };
+  const loaded = JSON.parse(readFileSync(log, 'utf8')) as {
+    files: string[];
+    https: boolean;
+    crypto: boolean;
+  };
   return { ...loaded, stdout: result.stdout };
 }
 
 describe('what the built axe loads to call a model', () => {
-  it('a provider call over http:// loads neither undici nor node:https', async () => {
+  it('a provider call over http:// (recorded, as every run) loads neither undici, node:https nor node:crypto', async () => {
     fake.respond(() => ({ text: 'answer from the fake' }));
-    const { files, https, stdout } = await loadedBy(['run', 'a', '--agents-dir', home.agentsDir], fake.url);
+    const { files, https, crypto, stdout } = await loadedBy(
+      ['run', 'a', '--agents-dir', home.agentsDir],
+      fake.url,
+    );
     expect(stdout).toBe('answer from the fake');
     expect(files).toEqual([]);
     expect(https).toBe(false);
+    expect(crypto).toBe(false);
   });
 
   it('over https:// the same sender works through node:https (a local TLS server, its own certificate)', async () => {
@@ -106,7 +116,7 @@ describe('what the built axe loads to call a model', () => {
 
   it('a replayed run sends nothing and loads no undici at all', async () => {
     const examples = path.join(REPO_ROOT, 'agents/examples');
-    const { files } = await loadedBy([
+    const { files, crypto } = await loadedBy([
       'run',
       'team-lead',
       '--agents-dir',
@@ -117,5 +127,7 @@ describe('what the built axe loads to call a model', () => {
       readFileSync(path.join(examples, 'sample.diff'), 'utf8'),
     ]);
     expect(files).toEqual([]);
+    // The cassette hashes requests: node:crypto is loaded for it.
+    expect(crypto).toBe(true);
   });
 });

@@ -99,6 +99,9 @@ export async function resumePlan(
   if (agent !== undefined && agent !== request.agent) {
     throw new ConfigError(`--resume: run ${record.id} is a run of "${request.agent}", not "${agent}"`);
   }
+  if (record.status === 'running' && !run.interrupted) {
+    throw new ConfigError(`--resume: run ${record.id} is still running (pid ${record.pid})`);
+  }
   if (record.status === 'completed') {
     throw new ConfigError(
       `--resume: run ${record.id} completed; nothing to resume (axe run ${request.agent} --continue ${record.id} -p … sends it a new message)`,

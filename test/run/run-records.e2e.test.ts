@@ -350,8 +350,11 @@ describe.concurrent('run records', () => {
     await waitFor(
       () => workers().length === 3 && workers().filter((w) => w.finishedAt !== undefined).length >= 2,
     );
-    // The record of the two that finished is appended on the next tick.
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // The record of the two that finished is appended within 50 ms.
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const early = await runAxe(['run', '--resume', 'last'], { env });
+    expect(early.code).toBe(2);
+    expect(early.stderr).toMatch(/^axe: --resume: run \S+ is still running \(pid \d+\)\n$/);
     axe.kill('SIGKILL');
     await axe.done;
     killed = true;

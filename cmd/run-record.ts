@@ -17,22 +17,33 @@ export function recordsRun(options: Record<string, unknown>, env: NodeJS.Process
 export interface OpenRecord {
   recorder: RunRecorder;
   runsDir: string;
-  keep: number;
+  /** `[runs] keep`, once config.toml is read. */
+  keep: Promise<number>;
 }
 
-/** The run's record, unless `[runs] keep = 0`; a record that cannot be made is said once. */
-export async function openRunRecord(
+/**
+ * The run's record, started in the background (nothing waits for its directory, its agent file's
+ * fingerprint or config.toml's `[runs] keep`; with `keep = 0` nothing is written). A record that
+ * cannot be made is said once.
+ */
+export function openRunRecord(
   configDir: string,
   env: NodeJS.ProcessEnv,
-  request: RecordedRequest,
+  request: Omit<RecordedRequest, 'agentDigest'>,
   links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
-): Promise<OpenRecord | undefined> {
-  const keep = await runsToKeep(configDir);
-  if (keep === 0) return undefined;
+): OpenRecord {
   const dir = runsDir(env);
+  const keep = runsToKeep(configDir);
   const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`);
-  const recorder = await RunRecorder.open(dir, request, links, warn);
-  return recorder ? { recorder, runsDir: dir, keep } : undefined;
+  const recorder = RunRecorder.start(
+    dir,
+    async () =>
+      (await keep) === 0
+        ? undefined
+        : { request: { ...request, agentDigest: await fileDigest(request.agentFile) }, links },
+    warn,
+  );
+  return { recorder, runsDir: dir, keep };
 }
 
 /** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
@@ -46,9 +57,11 @@ async function runsToKeep(configDir: string): Promise<number> {
 
 /** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
 export async function closeRunRecord(record: OpenRecord, outcome: RunOutcome): Promise<void> {
-  await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
+  const recorded = await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
+  if (!recorded) return;
+  const keep = await record.keep;
   try {
-    await pruneRuns(record.runsDir, record.keep);
+    await pruneRuns(record.runsDir, keep);
   } catch (error) {
     process.stderr.write(
       `Warning: run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})\n`,

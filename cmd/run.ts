@@ -20,7 +20,6 @@ import { progressMode, progressTarget } from '../internal/output/live-tree-drive
 import { createRunRenderer, type RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import { fileDigest } from '../internal/record/digest.js';
 import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
@@ -123,13 +122,12 @@ export async function runCommand(
     const eventsTarget = lastValue(argv, options.events, ['--events']);
     const eventLog = eventsTarget !== undefined ? openEventLog(eventsTarget, process.stderr) : undefined;
     const record = recordsRun(options, env)
-      ? await openRunRecord(
+      ? openRunRecord(
           configDir,
           env,
           {
             agent: asked?.agent ?? agentName ?? spec.name,
             agentFile: spec.source,
-            agentDigest: await fileDigest(spec.source),
             input,
             inputs,
             cwd: process.cwd(),

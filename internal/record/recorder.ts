@@ -17,6 +17,9 @@ import { TreeBuilder } from './tree.js';
  */
 const FLUSH_EVERY_MS = 50;
 
+/** The run a run resumed or continued. */
+type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
+
 /** Said once on stderr when the record cannot be written; the run itself goes on. */
 export type RecordProblem = (message: string) => void;
 
@@ -33,44 +36,75 @@ export class RunRecorder {
   private broken = false;
   private readonly tree = new TreeBuilder();
 
-  private constructor(
-    readonly dir: string,
-    private readonly record: RunRecord,
-    private readonly problem: RecordProblem,
-  ) {}
+  /** Set once the run's directory and `run.json` exist. */
+  private dir = '';
+  private record: RunRecord | undefined;
+  /** Settles when the directory is made, or the record given up. */
+  private ready: Promise<void> = Promise.resolve();
 
+  private constructor(private readonly problem: RecordProblem) {}
+
+  /** The run's id, once its directory exists. */
   get id(): string {
-    return this.record.id;
+    return this.record?.id ?? '';
   }
 
-  /** Creates the run's directory and `run.json`; undefined (said once) when it cannot. */
+  /**
+   * Starts a run's record without holding the run up: its directory and `run.json` are made in
+   * the background while the run starts (events wait in memory meanwhile). `setup` gives what the
+   * run was asked, or undefined when it is not to be recorded.
+   */
+  static start(
+    runsDir: string,
+    setup: () => Promise<{ request: RecordedRequest; links: RunLinks } | undefined>,
+    problem: RecordProblem,
+  ): RunRecorder {
+    const recorder = new RunRecorder(problem);
+    recorder.ready = recorder.create(runsDir, new Date(), setup);
+    return recorder;
+  }
+
+  /** `start`, then waits for the directory; undefined (said once) when it cannot be made. */
   static async open(
     runsDir: string,
     request: RecordedRequest,
-    links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
+    links: RunLinks,
     problem: RecordProblem,
   ): Promise<RunRecorder | undefined> {
-    const startedAt = new Date();
+    const recorder = RunRecorder.start(runsDir, async () => ({ request, links }), problem);
+    await recorder.ready;
+    return recorder.record ? recorder : undefined;
+  }
+
+  private async create(
+    runsDir: string,
+    startedAt: Date,
+    setup: () => Promise<{ request: RecordedRequest; links: RunLinks } | undefined>,
+  ): Promise<void> {
     try {
+      const asked = await setup();
+      if (!asked) {
+        this.broken = true;
+        return;
+      }
       await mkdir(runsDir, { recursive: true });
       const id = await newRunDir(runsDir, startedAt);
-      const record: RunRecord = {
+      this.dir = join(runsDir, id);
+      this.record = {
         version: RUN_RECORD_VERSION,
         id,
         pid: process.pid,
-        request,
+        request: asked.request,
         startedAt: startedAt.toISOString(),
         status: 'running',
-        ...links,
+        ...asked.links,
       };
-      const recorder = new RunRecorder(join(runsDir, id), record, problem);
-      await recorder.writeRunJson();
-      return recorder;
+      await this.writeRunJson(this.record);
     } catch (error) {
-      problem(
+      this.broken = true;
+      this.problem(
         `run record: cannot write under ${runsDir} (${fsErrorReason(error)}): this run is not recorded`,
       );
-      return undefined;
     }
   }
 
@@ -101,8 +135,13 @@ export class RunRecorder {
    * (said once).
    */
   private readonly flush = (): void => {
-    this.scheduled = false;
     if (this.broken) return;
+    if (!this.record) {
+      // Still making the directory: the lines wait for it.
+      void this.ready.then(this.flush);
+      return;
+    }
+    this.scheduled = false;
     try {
       for (const [file, lines] of this.pending) appendFileSync(join(this.dir, file), lines.join(''));
     } catch (error) {
@@ -111,16 +150,20 @@ export class RunRecorder {
     this.pending.clear();
   };
 
-  /** Appends every line observed so far (or gives the record up). */
-  written(): void {
+  /** Resolves once every line observed so far is appended (or the record given up). */
+  async written(): Promise<void> {
+    await this.ready;
     this.flush();
   }
 
-  /** The run ended: the last lines, then `run.json` with how it ended and the outcome tree. */
-  async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<void> {
-    this.written();
-    if (this.broken) return;
+  /**
+   * The run ended: the last lines, then `run.json` with how it ended and the outcome tree. False
+   * when there is no record (not made, or given up).
+   */
+  async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<boolean> {
+    await this.written();
     const { record } = this;
+    if (this.broken || !record) return false;
     const tree = this.tree.roots[0];
     const usage = treeUsage(outcome.result);
     Object.assign(record, {
@@ -134,9 +177,11 @@ export class RunRecorder {
       ...(tree ? { tree } : {}),
     });
     try {
-      await this.writeRunJson();
+      await this.writeRunJson(record);
+      return true;
     } catch (error) {
       this.giveUp(error);
+      return false;
     }
   }
 
@@ -144,8 +189,8 @@ export class RunRecorder {
    * A record is a log of the run, not the user's data: replaced whole (a crashed process leaves
    * the old or the new), but not flushed to disk, which costs a one-turn run several ms.
    */
-  private async writeRunJson(): Promise<void> {
-    const text = `${maskSecrets(JSON.stringify(this.record, null, 2))}\n`;
+  private async writeRunJson(record: RunRecord): Promise<void> {
+    const text = `${maskSecrets(JSON.stringify(record, null, 2))}\n`;
     await writeFileAtomic(join(this.dir, 'run.json'), text, { durable: false });
   }
 

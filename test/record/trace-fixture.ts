@@ -266,6 +266,6 @@ export async function recordUnfinishedRun(): Promise<Recorded> {
   s.start(0, LEAD, 'Review the diff.');
   s.turn(10, LEAD, 1, 'Reading.', [['c1', 'read_file', { path: 'a' }]]);
   s.toolStart(420, LEAD, 1, 'c1', 'read_file', { path: 'a' });
-  recorder.written();
+  await recorder.written();
   return { runsDir, id: recorder.id, agents: s.agents, tools: s.tools };
 }

@@ -206,6 +206,20 @@ describe.concurrent('run records', () => {
     expect(runIds(home)).toEqual([]);
   });
 
+  it('a data dir that cannot be written: one warning, the run and its answer unchanged', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    fake.respond(() => ({ text: 'pong' }));
+    const notADir = home.file('data-is-a-file', 'x');
+    const result = await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'ping'], {
+      env: home.env(fake.url, { XDG_DATA_HOME: notADir }),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'pong' });
+    expect(result.stderr).toMatch(
+      /^Warning: run record: cannot write under \S+ \(.*\): this run is not recorded\n$/,
+    );
+  });
+
   it('[runs] keep = N keeps exactly the newest N; concurrent runs each get a whole record', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));

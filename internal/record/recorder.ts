@@ -1,8 +1,7 @@
-import { appendFileSync } from 'node:fs';
-import { mkdir } from 'node:fs/promises';
+import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
-import { writeFileAtomic } from '../fs/write-atomic.js';
+import { replaceFileSync } from '../fs/write-atomic.js';
 import type { Usage } from '../provider/types.js';
 import type { RunEvent } from '../runner/events.js';
 import type { AgentRunResult, RunOutcome } from '../runner/types.js';
@@ -87,8 +86,8 @@ export class RunRecorder {
         this.broken = true;
         return;
       }
-      await mkdir(runsDir, { recursive: true });
-      const id = await newRunDir(runsDir, startedAt);
+      mkdirSync(runsDir, { recursive: true });
+      const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
       this.record = {
         version: RUN_RECORD_VERSION,
@@ -99,7 +98,7 @@ export class RunRecorder {
         status: 'running',
         ...asked.links,
       };
-      await this.writeRunJson(this.record);
+      this.writeRunJson(this.record);
     } catch (error) {
       this.broken = true;
       this.problem(
@@ -177,7 +176,7 @@ export class RunRecorder {
       ...(tree ? { tree } : {}),
     });
     try {
-      await this.writeRunJson(record);
+      this.writeRunJson(record);
       return true;
     } catch (error) {
       this.giveUp(error);
@@ -185,13 +184,9 @@ export class RunRecorder {
     }
   }
 
-  /**
-   * A record is a log of the run, not the user's data: replaced whole (a crashed process leaves
-   * the old or the new), but not flushed to disk, which costs a one-turn run several ms.
-   */
-  private async writeRunJson(record: RunRecord): Promise<void> {
-    const text = `${maskSecrets(JSON.stringify(record, null, 2))}\n`;
-    await writeFileAtomic(join(this.dir, 'run.json'), text, { durable: false });
+  /** run.json, replaced whole (see `replaceFileSync`: a log, not the user's data). */
+  private writeRunJson(record: RunRecord): void {
+    replaceFileSync(join(this.dir, 'run.json'), `${maskSecrets(JSON.stringify(record, null, 2))}\n`);
   }
 
   private giveUp(error: unknown): void {
@@ -204,12 +199,12 @@ export class RunRecorder {
 }
 
 /** A new directory `<runsDir>/<run-id>`, created exclusively; its id. */
-async function newRunDir(runsDir: string, startedAt: Date): Promise<string> {
+function newRunDir(runsDir: string, startedAt: Date): string {
   for (let attempt = 0; ; attempt++) {
     const id = newRunId(startedAt);
     try {
-      await mkdir(join(runsDir, id));
-      await mkdir(join(runsDir, id, 'agents'));
+      mkdirSync(join(runsDir, id));
+      mkdirSync(join(runsDir, id, 'agents'));
       return id;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw error;

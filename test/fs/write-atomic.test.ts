@@ -11,7 +11,7 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { writeFileAtomic } from '../../internal/fs/write-atomic.js';
+import { replaceFileSync, writeFileAtomic } from '../../internal/fs/write-atomic.js';
 import { smallDisk } from './small-disk.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'axe-write-'));
@@ -74,5 +74,35 @@ describe('writeFileAtomic', () => {
     mkdirSync(path.dirname(file), { recursive: true });
     await writeFileAtomic(file, 'x');
     expect(readFileSync(file, 'utf8')).toBe('x');
+  });
+});
+
+describe('replaceFileSync (logs: whole or absent, no flush)', () => {
+  it('replaces a file whole and leaves no temp file; a failed rename leaves the target and no temp', () => {
+    const sub = path.join(dir, 'log');
+    mkdirSync(sub);
+    const file = path.join(sub, 'run.json');
+    replaceFileSync(file, 'one');
+    replaceFileSync(file, 'two');
+    expect(readFileSync(file, 'utf8')).toBe('two');
+    expect(readdirSync(sub)).toEqual(['run.json']);
+    const blocked = path.join(sub, 'blocked');
+    mkdirSync(path.join(blocked, 'inside'), { recursive: true });
+    expect(() => replaceFileSync(blocked, 'x')).toThrow();
+    expect(readdirSync(sub).sort()).toEqual(['blocked', 'run.json']);
+  });
+
+  it('a full disk throws and keeps the old content', () => {
+    const disk = smallDisk('64k');
+    if (!disk) return;
+    try {
+      const file = path.join(disk.root, 'kept.json');
+      writeFileSync(file, 'old content');
+      expect(() => replaceFileSync(file, 'x'.repeat(1024 * 1024))).toThrow(/ENOSPC/);
+      expect(readFileSync(file, 'utf8')).toBe('old content');
+      expect(readdirSync(disk.root)).toEqual(['kept.json']);
+    } finally {
+      disk.unmount();
+    }
   });
 });

@@ -69,14 +69,19 @@ interface Measured {
   budgetUsed?: number;
 }
 
-async function runCli(agentName: string, prompt: string, extra: string[] = []): Promise<Measured> {
-  const env = {
+/** The environment of every axe run of this bench: the temp home, the fake server. */
+function cliEnv(): NodeJS.ProcessEnv {
+  return {
     PATH: process.env.PATH ?? '',
     HOME: home,
     XDG_CONFIG_HOME: path.join(home, 'config'),
     AXE_ANTHROPIC_BASE_URL: fake.url,
     ANTHROPIC_API_KEY: 'bench-key',
   };
+}
+
+async function runCli(agentName: string, prompt: string, extra: string[] = []): Promise<Measured> {
+  const env = cliEnv();
   const started = performance.now();
   const child = spawn(
     process.execPath,
@@ -111,13 +116,7 @@ async function runCli(agentName: string, prompt: string, extra: string[] = []): 
 async function cpuRun(agentName: string, extra: string[]): Promise<{ cpuMs: number; wallMs: number }> {
   const args = [cli, 'run', agentName, '--agents-dir', agentsDir, '-p', 'cpu', '--json', ...extra];
   const quoted = [process.execPath, ...args].map((arg) => `'${arg.replaceAll("'", "'\\''")}'`).join(' ');
-  const env = {
-    PATH: process.env.PATH ?? '',
-    HOME: home,
-    XDG_CONFIG_HOME: path.join(home, 'config'),
-    AXE_ANTHROPIC_BASE_URL: fake.url,
-    ANTHROPIC_API_KEY: 'bench-key',
-  };
+  const env = cliEnv();
   const started = performance.now();
   // `times`: the shell's own CPU, then its finished children's (getrusage, to the millisecond).
   const child = spawn('bash', ['-c', `${quoted} >/dev/null 2>/dev/null; times`], {

@@ -107,11 +107,27 @@ export async function removeRun(dir: string, id: string): Promise<void> {
   await rm(join(dir, id), { recursive: true, force: true });
 }
 
-/** Removes all but the newest `keep` runs; the number removed. */
+/**
+ * Removes all but the newest `keep` runs, except runs still going (another axe writing its
+ * record); the number removed.
+ */
 export async function pruneRuns(dir: string, keep: number): Promise<number> {
-  const old = (await runIds(dir)).slice(keep);
-  for (const id of old) await removeRun(dir, id);
-  return old.length;
+  let removed = 0;
+  for (const id of (await runIds(dir)).slice(keep)) {
+    if (await stillRunning(dir, id)) continue;
+    await removeRun(dir, id);
+    removed++;
+  }
+  return removed;
+}
+
+async function stillRunning(dir: string, id: string): Promise<boolean> {
+  try {
+    const record = await readRunRecord(dir, id);
+    return record.status === 'running' && processAlive(record.pid);
+  } catch {
+    return false;
+  }
 }
 
 /** The process that wrote a record is still running. */

@@ -1,4 +1,4 @@
-import { appendFileSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findRun, loadRun, pruneRuns, runIds } from '../../internal/record/store.js';
@@ -26,6 +26,16 @@ describe('the runs store', () => {
     const strip = (node: unknown): unknown => JSON.parse(JSON.stringify(node));
     expect(strip(run.tree)).toEqual(strip(run.record.tree));
     expect(run.agents.find((a) => a.path === SECURITY)?.callId).toBeDefined();
+  });
+
+  it('pruning leaves a run that is still going (its process alive), whatever its age', async () => {
+    const unfinished = await recordUnfinishedRun();
+    const finished = await recordReviewRun();
+    // Both in one runs dir: the unfinished one (this process, alive) is older.
+    const dir = unfinished.runsDir;
+    cpSync(join(finished.runsDir, finished.id), join(dir, finished.id), { recursive: true });
+    expect(await pruneRuns(dir, 0)).toBe(1);
+    expect(await runIds(dir)).toEqual([unfinished.id]);
   });
 
   it('finds runs by id, unique prefix or last; prunes to the newest N', async () => {

@@ -78,13 +78,18 @@ export interface PickedUp {
   reuse?: RunRequest['reuse'];
 }
 
+/** The recorded run `ref` names (an id, a unique prefix, `last`). */
+async function recordedRun(ref: string, env: NodeJS.ProcessEnv) {
+  const dir = runsDir(env);
+  return loadRun(dir, await findRun(dir, ref));
+}
+
 /**
  * `--continue [run]`: the conversation of the top-level agent of a run of `agent` (default: the
  * newest), which this run's message follows.
  */
 export async function continuePlan(ref: string, agent: string, env: NodeJS.ProcessEnv): Promise<PickedUp> {
-  const dir = runsDir(env);
-  const run = await loadRun(dir, await findRun(dir, ref));
+  const run = await recordedRun(ref, env);
   const { request } = run.record;
   if (request.agent !== agent) {
     throw new ConfigError(
@@ -105,8 +110,7 @@ export async function resumePlan(
   force: boolean,
   env: NodeJS.ProcessEnv,
 ): Promise<PickedUp> {
-  const dir = runsDir(env);
-  const run = await loadRun(dir, await findRun(dir, ref));
+  const run = await recordedRun(ref, env);
   const { record } = run;
   const { request } = record;
   if (agent !== undefined && agent !== request.agent) {

@@ -2,8 +2,8 @@ import { ConfigError } from '../internal/errors.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
 import {
   findRun,
+  interrupted,
   loadRun,
-  processAlive,
   readRunRecord,
   removeRun,
   runIds,
@@ -57,7 +57,7 @@ async function list(dir: string, options: Record<string, unknown>): Promise<numb
   for (const id of await runIds(dir)) {
     try {
       const run = await readRunRecord(dir, id);
-      rows.push(runRow(run, run.status === 'running' && !processAlive(run.pid)));
+      rows.push(runRow(run, interrupted(run)));
     } catch (error) {
       process.stderr.write(`Warning: skipped ${(error as Error).message}\n`);
     }

@@ -1,5 +1,6 @@
 import { open, readFile, stat, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { processAlive } from '../process-alive.js';
 
 /** How long a writer waits for another one before giving up with a clear error. */
 const LOCK_WAIT_MS = 10_000;
@@ -46,7 +47,7 @@ async function breakIfStale(lock: string): Promise<boolean> {
     const before = await stat(lock);
     const pid = Number((await readFile(lock, 'utf8')).trim());
     const orphaned =
-      Number.isInteger(pid) && pid > 0 ? !isAlive(pid) : Date.now() - before.mtimeMs > LOCK_WAIT_MS;
+      Number.isInteger(pid) && pid > 0 ? !processAlive(pid) : Date.now() - before.mtimeMs > LOCK_WAIT_MS;
     if (!orphaned) return false;
     // Only the lock we looked at: a new owner may have taken it since.
     if ((await stat(lock)).ino !== before.ino) return true;
@@ -54,14 +55,5 @@ async function breakIfStale(lock: string): Promise<boolean> {
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

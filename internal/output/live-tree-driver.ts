@@ -1,6 +1,7 @@
 import { ConfigError } from '../errors.js';
+import { TreeBuilder } from '../record/tree.js';
 import type { RunEvent } from '../runner/events.js';
-import { frame, LiveTreeState } from './live-tree.js';
+import { frame } from './live-tree.js';
 import type { TextSink } from './run-renderer.js';
 
 /** Where and how the live tree is drawn. */
@@ -53,7 +54,7 @@ export function progressTarget(
  * The timer starts with the first event and never keeps the process alive.
  */
 export class LiveTree {
-  private readonly state = new LiveTreeState();
+  private readonly state = new TreeBuilder();
   private timer: NodeJS.Timeout | undefined;
   /** Lines of the frame on screen; the cursor is at the start of the line below it. */
   private drawn = 0;

@@ -1,91 +1,12 @@
-import type { AgentStatus, RunEvent } from '../runner/events.js';
+import type { RecordedAgent } from '../record/record.js';
+import { splitPath } from '../runner/agent-path.js';
+import { STATUS_MARKS, toolsInFlight } from './agent-marks.js';
 
-/**
- * The live agent tree of `axe run --progress`: the state the event stream builds (one node per
- * agent path) and the frame drawn from it. Pure: no timer, no stream (see live-tree-driver.ts).
+/*
+ * The frame of the live agent tree (`axe run --progress`), drawn from the tree the run's events
+ * build (`TreeBuilder`, the one the run record uses too). Pure: no timer, no stream (see
+ * live-tree-driver.ts).
  */
-export interface TreeNode {
-  readonly path: string;
-  /** The agent's name, with its call number when it has one: `worker #3`, `spawner #1.2`. */
-  readonly label: string;
-  status: 'running' | AgentStatus;
-  turn: number;
-  /** Tool calls in flight: call id → tool name. */
-  readonly tools: Map<string, string>;
-  retry?: number;
-  /** Input + output tokens of the agent's own turns. */
-  tokens: number;
-  startedAt: number;
-  endedAt?: number;
-  readonly children: TreeNode[];
-}
-
-export class LiveTreeState {
-  readonly roots: TreeNode[] = [];
-  private readonly nodes = new Map<string, TreeNode>();
-
-  /** Any event names its agent, so a node exists from its first event (agent.start or not). */
-  observe(event: RunEvent): void {
-    const node = this.node(event.path, event.agent, event.time);
-    switch (event.type) {
-      case 'agent.start':
-        node.startedAt = event.time;
-        break;
-      case 'turn.start':
-        node.turn = event.turn;
-        break;
-      case 'turn.end':
-        node.tokens += event.usage.inputTokens + event.usage.outputTokens;
-        node.retry = undefined;
-        break;
-      case 'tool.start':
-        node.tools.set(event.callId, event.name);
-        break;
-      case 'tool.end':
-        node.tools.delete(event.callId);
-        break;
-      case 'retry':
-        node.retry = event.attempt;
-        break;
-      case 'agent.end':
-        node.status = event.status;
-        node.endedAt = event.time;
-        node.tools.clear();
-        node.retry = undefined;
-        node.tokens = Math.max(node.tokens, event.usage.inputTokens + event.usage.outputTokens);
-        break;
-      default:
-        break;
-    }
-  }
-
-  private node(path: string, agent: string, time: number): TreeNode {
-    const known = this.nodes.get(path);
-    if (known) return known;
-    const cut = path.lastIndexOf('/');
-    const segment = path.slice(cut + 1);
-    const number = /#([\w.]+):/.exec(segment)?.[1];
-    const node: TreeNode = {
-      path,
-      label: number === undefined ? agent : `${agent} #${number}`,
-      status: 'running',
-      turn: 0,
-      tools: new Map(),
-      tokens: 0,
-      startedAt: time,
-      children: [],
-    };
-    this.nodes.set(path, node);
-    if (cut < 0) this.roots.push(node);
-    else {
-      const parentPath = path.slice(0, cut);
-      const parentSegment = parentPath.slice(parentPath.lastIndexOf('/') + 1);
-      const parentAgent = parentSegment.slice(parentSegment.indexOf(':') + 1);
-      this.node(parentPath, parentAgent, time).children.push(node);
-    }
-    return node;
-  }
-}
 
 export interface FrameOptions {
   /** Terminal columns: every line is cut to one less, so none wraps. */
@@ -98,15 +19,6 @@ export interface FrameOptions {
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const SPINNER_STEP_MS = 100;
-
-const MARKS: Record<AgentStatus, { glyph: string; color: string }> = {
-  completed: { glyph: '✓', color: '32' },
-  error: { glyph: '✗', color: '31' },
-  cancelled: { glyph: '✗', color: '31' },
-  timeout: { glyph: '⏱', color: '33' },
-  budget_exceeded: { glyph: '$', color: '33' },
-  max_turns: { glyph: '↻', color: '33' },
-};
 
 interface Row {
   depth: number;
@@ -121,7 +33,7 @@ interface Row {
  * subtree becomes one line; then the finished children of each agent one line together; then
  * the frame is cut, its last line saying how many more there are.
  */
-export function frame(roots: readonly TreeNode[], options: FrameOptions): string[] {
+export function frame(roots: readonly RecordedAgent[], options: FrameOptions): string[] {
   const max = Math.max(1, options.height - 1);
   let rows: Row[] = [];
   for (const level of [0, 1, 2]) {
@@ -138,7 +50,7 @@ export function frame(roots: readonly TreeNode[], options: FrameOptions): string
   return rows.map((row) => render(row, options));
 }
 
-function layout(nodes: readonly TreeNode[], depth: number, level: number, now: number): Row[] {
+function layout(nodes: readonly RecordedAgent[], depth: number, level: number, now: number): Row[] {
   const rows: Row[] = [];
   const finished = level >= 2 ? nodes.filter(done) : [];
   if (finished.length > 0) rows.push(groupRow(finished, depth));
@@ -156,55 +68,57 @@ function layout(nodes: readonly TreeNode[], depth: number, level: number, now: n
   return rows;
 }
 
-function agentRow(node: TreeNode, depth: number, now: number): Row {
+function agentRow(node: RecordedAgent, depth: number, now: number): Row {
   const { status } = node;
   const mark =
     status === 'running'
       ? { glyph: SPINNER[Math.floor(now / SPINNER_STEP_MS) % SPINNER.length] ?? '', color: '36' }
-      : MARKS[status];
+      : STATUS_MARKS[status];
   const parts: string[] = [];
   if (status !== 'running' && status !== 'completed') parts.push(status);
-  if (node.turn > 0) parts.push(`turn ${node.turn}`);
-  if (node.tools.size > 0) parts.push(toolsInFlight(node.tools));
+  if (node.lastTurn !== undefined) parts.push(`turn ${node.lastTurn}`);
+  if (node.inTools) parts.push(toolsInFlight(node.inTools));
   if (node.retry !== undefined) parts.push(`retry ${node.retry}`);
-  if (node.tokens > 0) parts.push(tokens(node.tokens));
+  const used = node.usage.inputTokens + node.usage.outputTokens;
+  if (used > 0) parts.push(tokens(used));
   parts.push(elapsed((node.endedAt ?? now) - node.startedAt));
-  return { depth, ...mark, name: node.label, detail: parts.join(' · ') };
+  return { depth, ...mark, name: label(node), detail: parts.join(' · ') };
 }
 
-function groupRow(nodes: readonly TreeNode[], depth: number): Row {
+/** The agent's name, with its call number when it has one: `worker #3`, `spawner #1.2`. */
+function label(node: RecordedAgent): string {
+  const { step } = splitPath(node.path);
+  const number = step?.slice(step.indexOf('#') + 1);
+  return number === undefined ? node.agent : `${node.agent} #${number}`;
+}
+
+function groupRow(nodes: readonly RecordedAgent[], depth: number): Row {
   const all = nodes.flatMap((node) => [node, ...descendants(node)]);
   const failed = all.some((node) => node.status !== 'completed');
   return {
     depth,
-    ...(failed ? MARKS.error : MARKS.completed),
+    ...(failed ? STATUS_MARKS.error : STATUS_MARKS.completed),
     name: `${all.length} finished`,
     detail: tally(all),
   };
 }
 
 /** `28 ✓ 2 ✗`: how many agents ended with each mark. */
-function tally(nodes: readonly TreeNode[]): string {
+function tally(nodes: readonly RecordedAgent[]): string {
   const counts = new Map<string, number>();
   for (const node of nodes) {
-    const glyph = node.status === 'running' ? '…' : MARKS[node.status].glyph;
+    const glyph = node.status === 'running' ? '…' : STATUS_MARKS[node.status].glyph;
     counts.set(glyph, (counts.get(glyph) ?? 0) + 1);
   }
   return [...counts].map(([glyph, count]) => `${count} ${glyph}`).join(' ');
 }
 
-function done(node: TreeNode): boolean {
+function done(node: RecordedAgent): boolean {
   return node.status !== 'running' && node.children.every(done);
 }
 
-function descendants(node: TreeNode): TreeNode[] {
+function descendants(node: RecordedAgent): RecordedAgent[] {
   return node.children.flatMap((child) => [child, ...descendants(child)]);
-}
-
-function toolsInFlight(tools: ReadonlyMap<string, string>): string {
-  const counts = new Map<string, number>();
-  for (const name of tools.values()) counts.set(name, (counts.get(name) ?? 0) + 1);
-  return [...counts].map(([name, count]) => (count > 1 ? `${name} ×${count}` : name)).join(', ');
 }
 
 function tokens(count: number): string {

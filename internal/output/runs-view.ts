@@ -1,7 +1,9 @@
 import type { Message } from '../provider/types.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
 import type { LoadedRun } from '../record/store.js';
+import { splitPath } from '../runner/agent-path.js';
 import { maskSecrets } from '../secrets.js';
+import { STATUS_MARKS, toolsInFlight } from './agent-marks.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {
@@ -54,16 +56,6 @@ export function renderRunList(rows: RunRow[]): string {
     .join('');
 }
 
-const MARK: Record<string, string> = {
-  completed: '✓',
-  error: '✗',
-  cancelled: '✗',
-  timeout: '⏱',
-  budget_exceeded: '$',
-  max_turns: '↻',
-  running: '…',
-};
-
 /** `axe runs show <id>`: the run, then its tree, each agent with status, duration, tokens, error. */
 export function renderRunTree(run: LoadedRun): string {
   const { record } = run;
@@ -93,16 +85,18 @@ export function renderRunTree(run: LoadedRun): string {
 }
 
 function agentLine(node: RecordedAgent, interrupted: boolean): string {
-  const name = node.depth === 0 ? node.agent : node.path.slice(node.path.lastIndexOf('/') + 1);
+  const { step, agent } = splitPath(node.path);
+  const name = step === undefined ? agent : `${step}:${agent}`;
   const stopped = node.status === 'running' && interrupted;
   const status = stopped ? 'stopped' : node.status;
-  const parts = [`${MARK[node.status] ?? '?'} ${name}`, status];
+  const mark = node.status === 'running' ? '…' : STATUS_MARKS[node.status].glyph;
+  const parts = [`${mark} ${name}`, status];
   if (node.durationMs !== undefined) parts.push(seconds(node.durationMs));
   parts.push(`turns ${node.turns || node.lastTurn || 0}`);
   parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens`);
   if (node.status === 'running') {
     const where = node.lastTurn !== undefined ? `in turn ${node.lastTurn}` : 'before its first turn';
-    parts.push(node.inTool ? `${where}, in ${node.inTool}` : where);
+    parts.push(node.inTools ? `${where}, in ${toolsInFlight(node.inTools)}` : where);
   }
   if (node.error) parts.push(node.error);
   return parts.join(' · ');

@@ -1,4 +1,5 @@
 import { emptyUsage, type Message } from '../provider/types.js';
+import { splitPath } from '../runner/agent-path.js';
 import { reuseKey } from '../runner/child.js';
 import type { AgentRunResult } from '../runner/types.js';
 import type { RecordedAgent, TranscriptLine } from './record.js';
@@ -27,7 +28,7 @@ export function completedChildren(
     if (child.status !== 'completed' || child.callId === undefined || !unanswered.has(child.callId)) continue;
     const end = (run.transcripts.get(child.transcript) ?? []).find(isAgentEnd);
     if (!end) continue;
-    const { step, agent } = placeOf(child.path);
+    const { step = '', agent } = splitPath(child.path);
     reuse.set(reuseKey(run.tree.path, child.callId, step, agent), resultOf(child, end));
   }
   return reuse;
@@ -37,13 +38,6 @@ type AgentEnd = Extract<TranscriptLine, { type: 'agent.end' }>;
 
 function isAgentEnd(line: TranscriptLine): line is AgentEnd {
   return line.type === 'agent.end';
-}
-
-/** `lead/call_agent#2:worker` → step `call_agent#2`, agent `worker`. */
-function placeOf(path: string): { step: string; agent: string } {
-  const last = path.slice(path.lastIndexOf('/') + 1);
-  const colon = last.indexOf(':');
-  return { step: last.slice(0, colon), agent: last.slice(colon + 1) };
 }
 
 function resultOf(node: RecordedAgent, end: AgentEnd): AgentRunResult {

@@ -72,9 +72,11 @@ export interface RecordedAgent {
   durationMs?: number;
   turns: number;
   toolCalls: number;
-  /** Where it was when its transcript ends: its last turn, and the tool it was in, if any. */
+  /** Where it is (or was when its transcript ends): its last turn, the tools in flight, a retry. */
   lastTurn?: number;
-  inTool?: string;
+  inTools?: string[];
+  retry?: number;
+  /** Its own calls: its turns so far, the total once it ended. */
   usage: Usage;
   cost?: number;
   error?: string;

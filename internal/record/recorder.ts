@@ -2,9 +2,10 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { replaceFileSync } from '../fs/write-atomic.js';
-import type { Usage } from '../provider/types.js';
+import { splitPath } from '../runner/agent-path.js';
 import type { RunEvent } from '../runner/events.js';
-import type { AgentRunResult, RunOutcome } from '../runner/types.js';
+import { treeCost, treeUsage } from '../runner/result.js';
+import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { type RecordedRequest, RUN_RECORD_VERSION, type RunRecord } from './record.js';
 import { newRunId } from './run-id.js';
@@ -115,8 +116,8 @@ export class RunRecorder {
       file = join('agents', `${String(this.files.size).padStart(4, '0')}-${safeName(event.agent)}.jsonl`);
       this.files.set(event.path, file);
     }
-    const slash = event.path.lastIndexOf('/');
-    const line = slash === -1 ? event : { ...event, parent: event.path.slice(0, slash) };
+    const { parent } = splitPath(event.path);
+    const line = parent === undefined ? event : { ...event, parent };
     this.tree.observe(line, file);
     const lines = this.pending.get(file);
     const text = `${maskSecrets(JSON.stringify(line))}\n`;
@@ -165,6 +166,7 @@ export class RunRecorder {
     if (this.broken || !record) return false;
     const tree = this.tree.roots[0];
     const usage = treeUsage(outcome.result);
+    const cost = treeCost(outcome.result);
     Object.assign(record, {
       endedAt: endedAt.toISOString(),
       durationMs: endedAt.getTime() - Date.parse(record.startedAt),
@@ -172,7 +174,7 @@ export class RunRecorder {
       exitCode,
       ...(outcome.error ? { error: outcome.error.message } : {}),
       usage: { ...usage, total: usage.inputTokens + usage.outputTokens },
-      ...(treeCost(outcome.result) !== undefined ? { cost: treeCost(outcome.result) } : {}),
+      ...(cost !== undefined ? { cost } : {}),
       ...(tree ? { tree } : {}),
     });
     try {
@@ -215,21 +217,4 @@ function newRunDir(runsDir: string, startedAt: Date): string {
 /** An agent name as part of a file name. */
 function safeName(agent: string): string {
   return agent.replace(/[^A-Za-z0-9._-]/g, '_').slice(0, 64) || 'agent';
-}
-
-function treeUsage(result: AgentRunResult): Usage {
-  return result.children.reduce((sum, child) => {
-    const u = treeUsage(child);
-    return {
-      inputTokens: sum.inputTokens + u.inputTokens,
-      outputTokens: sum.outputTokens + u.outputTokens,
-      cacheReadTokens: sum.cacheReadTokens + u.cacheReadTokens,
-      cacheWriteTokens: sum.cacheWriteTokens + u.cacheWriteTokens,
-    };
-  }, result.usage);
-}
-
-function treeCost(result: AgentRunResult): number | undefined {
-  const costs = [result.cost, ...result.children.map(treeCost)].filter((c): c is number => c !== undefined);
-  return costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0);
 }

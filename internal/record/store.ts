@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { resolvePaths } from '../config/paths.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { readRegularFile } from '../fs/read-bounded.js';
+import { processAlive } from '../process-alive.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from './record.js';
 import { isRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
@@ -54,6 +55,11 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
   }
 }
 
+/** A run that never said how it ended, and whose process is gone (killed, or its machine crashed). */
+export function interrupted(record: RunRecord): boolean {
+  return record.status === 'running' && !processAlive(record.pid);
+}
+
 export interface LoadedRun {
   record: RunRecord;
   /** The tree as the transcripts tell it (also for a run that was killed). */
@@ -84,7 +90,7 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
     tree: builder.roots[0],
     agents: builder.all(),
     transcripts,
-    interrupted: record.status === 'running' && !processAlive(record.pid),
+    interrupted: interrupted(record),
   };
 }
 
@@ -124,18 +130,8 @@ export async function pruneRuns(dir: string, keep: number): Promise<number> {
 async function stillRunning(dir: string, id: string): Promise<boolean> {
   try {
     const record = await readRunRecord(dir, id);
-    return record.status === 'running' && processAlive(record.pid);
+    return record.status === 'running' && !interrupted(record);
   } catch {
     return false;
-  }
-}
-
-/** The process that wrote a record is still running. */
-export function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,55 +1,68 @@
-import { emptyUsage } from '../provider/types.js';
-import type { RecordedAgent, TranscriptLine } from './record.js';
+import { addUsage, emptyUsage } from '../provider/types.js';
+import { splitPath } from '../runner/agent-path.js';
+import type { RunEvent } from '../runner/events.js';
+import type { RecordedAgent } from './record.js';
 
 /**
- * The agent tree as a run's events tell it: one node per agent, under its caller, in start
- * order, with its outcome once it ended and, until then, where it is. The recorder feeds it live;
- * `axe runs show` feeds it the transcripts of a run that may have been killed half-way.
+ * The agent tree as a run's events tell it: one node per agent, under its caller (the path up to
+ * its last `/`), in start order, with its outcome once it ended and, until then, where it is —
+ * its turn, the tools in flight, a retry, the tokens of its turns so far. The live tree on the
+ * terminal and the recorder feed it the events as they come; `axe runs show` feeds it the
+ * transcripts of a run that may have been killed half-way.
  */
 export class TreeBuilder {
   private readonly nodes = new Map<string, RecordedAgent>();
+  /** Per agent path: its tool calls in flight, call id → tool name. */
   private readonly toolsRunning = new Map<string, Map<string, string>>();
   readonly roots: RecordedAgent[] = [];
 
-  observe(line: TranscriptLine, transcript: string): void {
-    const node = this.nodeOf(line, transcript);
-    switch (line.type) {
+  /** `transcript`: the file a recorder writes this agent's lines to (a node's first event sets it). */
+  observe(event: RunEvent, transcript = ''): void {
+    const node = this.nodeOf(event.path, event.agent, event.depth, event.time, transcript);
+    switch (event.type) {
       case 'agent.start':
-        node.model = line.model;
-        node.task = line.task;
-        node.startedAt = line.time;
-        if (line.callId !== undefined) node.callId = line.callId;
+        node.model = event.model;
+        node.task = event.task;
+        node.startedAt = event.time;
+        if (event.callId !== undefined) node.callId = event.callId;
         break;
       case 'agent.ready':
-        node.model = line.model;
+        node.model = event.model;
         break;
       case 'turn.start':
-        node.lastTurn = line.turn;
+        node.lastTurn = event.turn;
+        break;
+      case 'turn.end':
+        node.usage = addUsage(node.usage, event.usage);
+        delete node.retry;
+        break;
+      case 'retry':
+        node.retry = event.attempt;
         break;
       case 'tool.start':
-        this.running(node).set(line.callId, line.name);
-        node.inTool = line.name;
+        this.running(node).set(event.callId, event.name);
+        node.inTools = [...this.running(node).values()];
         break;
       case 'tool.end': {
         const running = this.running(node);
-        running.delete(line.callId);
-        const last = [...running.values()].at(-1);
-        if (last === undefined) delete node.inTool;
-        else node.inTool = last;
+        running.delete(event.callId);
+        if (running.size === 0) delete node.inTools;
+        else node.inTools = [...running.values()];
         break;
       }
       case 'agent.end':
         Object.assign(node, {
-          status: line.status,
-          endedAt: line.time,
-          durationMs: line.durationMs,
-          turns: line.turns,
-          toolCalls: line.toolCalls,
-          usage: line.usage,
-          ...(line.cost !== undefined ? { cost: line.cost } : {}),
-          ...(line.error !== undefined ? { error: line.error } : {}),
+          status: event.status,
+          endedAt: event.time,
+          durationMs: event.durationMs,
+          turns: event.turns,
+          toolCalls: event.toolCalls,
+          usage: event.usage,
+          ...(event.cost !== undefined ? { cost: event.cost } : {}),
+          ...(event.error !== undefined ? { error: event.error } : {}),
         });
-        delete node.inTool;
+        delete node.inTools;
+        delete node.retry;
         this.toolsRunning.delete(node.path);
         break;
       default:
@@ -64,27 +77,38 @@ export class TreeBuilder {
     return [...this.nodes.values()];
   }
 
-  private nodeOf(line: TranscriptLine, transcript: string): RecordedAgent {
-    const known = this.nodes.get(line.path);
-    if (known) return known;
+  /** The node of `path`, made (and its callers' before it) on the first event that names it. */
+  private nodeOf(
+    path: string,
+    agent: string,
+    depth: number,
+    time: number,
+    transcript: string,
+  ): RecordedAgent {
+    const known = this.nodes.get(path);
+    if (known) {
+      // A caller made ahead of its own first event gets its transcript then.
+      if (known.transcript === '') known.transcript = transcript;
+      return known;
+    }
     const node: RecordedAgent = {
-      path: line.path,
-      agent: line.agent,
-      depth: line.depth,
+      path,
+      agent,
+      depth,
       task: '',
       model: '',
       status: 'running',
-      startedAt: line.time,
+      startedAt: time,
       turns: 0,
       toolCalls: 0,
       usage: emptyUsage(),
       transcript,
       children: [],
     };
-    this.nodes.set(line.path, node);
-    const parent = line.parent !== undefined ? this.nodes.get(line.parent) : undefined;
-    if (parent) parent.children.push(node);
-    else this.roots.push(node);
+    this.nodes.set(path, node);
+    const { parent } = splitPath(path);
+    if (parent === undefined) this.roots.push(node);
+    else this.nodeOf(parent, splitPath(parent).agent, depth - 1, time, '').children.push(node);
     return node;
   }
 

@@ -16,7 +16,7 @@ import {
 } from './child.js';
 import type { RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
-import { failureReason, toolFailure } from './result.js';
+import { failureReason, toolFailure, treeUsage } from './result.js';
 import type { AgentRunResult } from './types.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
@@ -248,13 +248,14 @@ async function runSubAgent(
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */
 export function jsonResult(result: AgentRunResult): ToolOutput {
+  const tree = treeUsage(result);
   const outcome = {
     status: result.status,
     result: result.output ?? result.content,
     agent_id: result.path,
     turns_used: result.turns,
     tool_calls: result.toolCalls,
-    total_tokens: treeTokens(result),
+    total_tokens: tree.inputTokens + tree.outputTokens,
     duration_seconds: Math.round(result.durationMs) / 1000,
     files_read: result.filesRead,
     files_modified: result.filesModified,
@@ -262,14 +263,6 @@ export function jsonResult(result: AgentRunResult): ToolOutput {
     ...(result.error !== undefined ? { error: maskSecrets(result.error) } : {}),
   };
   return { content: JSON.stringify(outcome), isError: result.status !== 'completed' };
-}
-
-/** Input + output tokens of an agent and every agent it called. */
-function treeTokens(result: AgentRunResult): number {
-  return result.children.reduce(
-    (sum, child) => sum + treeTokens(child),
-    result.usage.inputTokens + result.usage.outputTokens,
-  );
 }
 
 /** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */

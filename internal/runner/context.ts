@@ -5,6 +5,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
+import { childPath } from './agent-path.js';
 import type { AskParent, AskPerson } from './ask-parent.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
@@ -167,11 +168,6 @@ export function childContext(
     },
     dispose: scope.dispose,
   };
-}
-
-/** A child's place in the tree: `lead/call_agent#2:worker`; also its `agent_id`. */
-export function childPath(parentPath: string, step: string, agent: string): string {
-  return `${parentPath}/${step}:${agent}`;
 }
 
 export interface DeadlineScope {

@@ -1,6 +1,7 @@
 import { MAX_TURNS } from '../agent/spec.js';
 import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
 import {
+  addUsage,
   type ChatRequest,
   type ChatResponse,
   emptyUsage,
@@ -258,18 +259,6 @@ function record(state: LoopState, response: ChatResponse): void {
   else delete state.cacheStatus;
   if (response.refusal !== undefined) state.refusal = response.refusal;
   else delete state.refusal;
-}
-
-function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: a.cacheReadTokens + b.cacheReadTokens,
-    cacheWriteTokens: a.cacheWriteTokens + b.cacheWriteTokens,
-    ...(a.reasoningTokens !== undefined || b.reasoningTokens !== undefined
-      ? { reasoningTokens: (a.reasoningTokens ?? 0) + (b.reasoningTokens ?? 0) }
-      : {}),
-  };
 }
 
 async function runCalls(

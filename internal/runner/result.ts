@@ -1,6 +1,6 @@
 import { posix } from 'node:path';
 import type { AxeError } from '../errors.js';
-import { emptyUsage, type Message } from '../provider/types.js';
+import { addUsage, emptyUsage, type Message, type Usage } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
@@ -13,6 +13,17 @@ export interface SettledRun {
   error?: AxeError;
   /** Its conversation as it stands (from the first request's messages on). */
   conversation?: readonly Message[];
+}
+
+/** The usage of an agent and every agent it called. */
+export function treeUsage(result: AgentRunResult): Usage {
+  return result.children.reduce((sum, child) => addUsage(sum, treeUsage(child)), result.usage);
+}
+
+/** The cost of an agent and every agent it called, when any of them reported one. */
+export function treeCost(result: AgentRunResult): number | undefined {
+  const costs = [result.cost, ...result.children.map(treeCost)].filter((c): c is number => c !== undefined);
+  return costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0);
 }
 
 /** The result of an agent that failed before its first provider call. */

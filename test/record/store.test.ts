@@ -15,7 +15,7 @@ describe('the runs store', () => {
     appendFileSync(join(dir, file as string), '{"path":"lead","type":"tool.e');
     const run = await loadRun(runsDir, id);
     expect(run.transcripts.get(`agents/${file}`)).toHaveLength(whole);
-    expect(run.tree).toMatchObject({ path: LEAD, status: 'running', lastTurn: 1, inTool: 'read_file' });
+    expect(run.tree).toMatchObject({ path: LEAD, status: 'running', lastTurn: 1, inTools: ['read_file'] });
     // The process that wrote it is this one, still alive: not "interrupted".
     expect(run.interrupted).toBe(false);
   });

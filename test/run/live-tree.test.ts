@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { type FrameOptions, frame, LiveTreeState } from '../../internal/output/live-tree.js';
+import { type FrameOptions, frame } from '../../internal/output/live-tree.js';
 import { LiveTree, progressMode, progressTarget } from '../../internal/output/live-tree-driver.js';
+import { TreeBuilder } from '../../internal/record/tree.js';
 import type { AgentStatus, RunEvent, RunEventBody } from '../../internal/runner/events.js';
 
 const usage = (input: number, output: number) => ({
@@ -41,8 +42,8 @@ const ESC = '\x1b';
 const STYLE = new RegExp(`${ESC}\\[\\d+m`, 'g');
 const plain: FrameOptions = { width: 200, height: 50, now: 2500, color: false };
 
-function tree(events: RunEvent[]): LiveTreeState {
-  const state = new LiveTreeState();
+function tree(events: RunEvent[]): TreeBuilder {
+  const state = new TreeBuilder();
   for (const e of events) state.observe(e);
   return state;
 }

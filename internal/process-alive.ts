@@ -1,0 +1,9 @@
+/** A process with this pid exists (one we may not signal counts: EPERM). */
+export function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -31,10 +31,10 @@ export function openRunRecord(
   env: NodeJS.ProcessEnv,
   request: Omit<RecordedRequest, 'agentDigest'>,
   links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
+  warn: (message: string) => void,
 ): OpenRecord {
   const dir = runsDir(env);
   const keep = runsToKeep(configDir);
-  const warn = (message: string) => process.stderr.write(`Warning: ${message}\n`);
   const recorder = RunRecorder.start(
     dir,
     async () =>
@@ -56,16 +56,18 @@ async function runsToKeep(configDir: string): Promise<number> {
 }
 
 /** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
-export async function closeRunRecord(record: OpenRecord, outcome: RunOutcome): Promise<void> {
+export async function closeRunRecord(
+  record: OpenRecord,
+  outcome: RunOutcome,
+  warn: (message: string) => void,
+): Promise<void> {
   const recorded = await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
   if (!recorded) return;
   const keep = await record.keep;
   try {
     await pruneRuns(record.runsDir, keep);
   } catch (error) {
-    process.stderr.write(
-      `Warning: run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})\n`,
-    );
+    warn(`run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})`);
   }
 }
 

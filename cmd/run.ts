@@ -14,19 +14,25 @@ import {
 } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
-import { openEventLog } from '../internal/output/event-log.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
 import { createRunRenderer, type RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import { type RunRequest, resolveAgentRun, runTopLevel, shorterTimeout } from '../internal/runner/index.js';
+import {
+  type EmitEvent,
+  type RunRequest,
+  resolveAgentRun,
+  runTopLevel,
+  shorterTimeout,
+} from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
 import {
   closeRunRecord,
   continuePlan,
+  type OpenRecord,
   openRunRecord,
   type PickedUp,
   recordsRun,
@@ -119,9 +125,28 @@ export async function runCommand(
       return ExitCode.ok;
     }
 
-    const eventsTarget = lastValue(argv, options.events, ['--events']);
-    const eventLog = eventsTarget !== undefined ? openEventLog(eventsTarget, process.stderr) : undefined;
-    const record = recordsRun(options, env)
+    const renderer = createRunRenderer({
+      json: options.json === true,
+      verbose: options.verbose === true,
+      run: { promptSource: source, timeoutSeconds, stream },
+      stream,
+      stdout: process.stdout,
+      stderr: process.stderr,
+      tty: process.stdout.isTTY === true,
+      progress: progressTarget(progress, { verbose: options.verbose === true, stream: process.stderr, env }),
+      ...definedOnly({ events: lastValue(argv, options.events, ['--events']) }),
+    });
+    running = () => renderer.inFlight();
+    stopProgress = () => renderer.stop();
+    let record: OpenRecord | undefined;
+    const emit: EmitEvent = (event) => {
+      renderer.emit(event);
+      record?.recorder.observe(event);
+    };
+    // Problems of the record are warnings of the run, on its one event stream.
+    const warn = (message: string) =>
+      emit({ type: 'warning', message, path: spec.name, agent: spec.name, depth: 0, time: Date.now() });
+    record = recordsRun(options, env)
       ? openRunRecord(
           configDir,
           env,
@@ -144,20 +169,9 @@ export async function runCommand(
             ...definedOnly({ replay }),
           },
           picked ? { [picked.kind === 'pick-up' ? 'resumedFrom' : 'continuedFrom']: picked.id } : {},
+          warn,
         )
       : undefined;
-    const renderer = createRunRenderer({
-      json: options.json === true,
-      verbose: options.verbose === true,
-      run: { promptSource: source, timeoutSeconds, stream },
-      stream,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      tty: process.stdout.isTTY === true,
-      progress: progressTarget(progress, { verbose: options.verbose === true, stream: process.stderr, env }),
-    });
-    running = () => renderer.inFlight();
-    stopProgress = () => renderer.stop();
     const outcome = await runTopLevel({
       spec,
       input,
@@ -177,15 +191,10 @@ export async function runCommand(
       keepArtifacts: options.keepArtifacts === true,
       ...(options.interactive === true ? await interactive(renderer) : {}),
       signal: controller.signal,
-      emit: (event) => {
-        renderer.emit(event);
-        record?.recorder.observe(event);
-        eventLog?.write(event);
-      },
+      emit,
     });
     renderer.finish(outcome);
-    eventLog?.close();
-    if (record) await closeRunRecord(record, outcome);
+    if (record) await closeRunRecord(record, outcome, warn);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {

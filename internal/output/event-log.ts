@@ -22,6 +22,7 @@ export function openEventLog(target: string, stderr: TextSink): EventLog {
   } catch (error) {
     throw new ConfigError(`--events: cannot write ${target} (${fsErrorReason(error)})`);
   }
+  /** A write failed (said once), or the log is closed: nothing more is written. */
   let broken = false;
   return {
     write: (event) => {
@@ -35,7 +36,11 @@ export function openEventLog(target: string, stderr: TextSink): EventLog {
         );
       }
     },
-    close: () => closeSync(fd),
+    close: () => {
+      // Events after the run's end (a last warning of its record) have no place in it.
+      broken = true;
+      closeSync(fd);
+    },
   };
 }
 

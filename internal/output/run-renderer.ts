@@ -2,6 +2,7 @@ import { ExitCode, RecordingError } from '../errors.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
+import { openEventLog } from './event-log.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
 import { LiveTree, type LiveTreeTarget } from './live-tree-driver.js';
@@ -24,6 +25,8 @@ export interface RunRendererOptions {
   tty?: boolean;
   /** Draw the live agent tree there (`--progress`); stderr lines, and stdout's on a terminal, go above it. */
   progress?: LiveTreeTarget;
+  /** `--events FILE` (`-`: stderr): every event as a line of JSON. */
+  events?: string;
 }
 
 export interface RunRenderer {
@@ -65,7 +68,10 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   /** Text streamed during the current top-level turn: the final turn's text when the run ends. */
   let turnText = '';
 
+  const eventLog = options.events !== undefined ? openEventLog(options.events, stderr) : undefined;
+
   const emit = (event: RunEvent): void => {
+    eventLog?.write(event);
     inFlight.observe(event);
     tree?.observe(event);
     // A sub-agent's warnings are Go axe's `[sub-agent] Warning:` lines: shown with --verbose only.
@@ -88,6 +94,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
 
   const finish = (outcome: RunOutcome): void => {
     tree?.stop();
+    eventLog?.close();
     if (!showsAnswer(outcome)) {
       // Go axe prints nothing on stdout for a failed run, no envelope either.
     } else if (options.json) stdout.write(renderJsonEnvelope(outcome));

@@ -1,4 +1,4 @@
-import { ConfigError } from '../internal/errors.js';
+import { ConfigError, errorMessage } from '../internal/errors.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
 import {
   findRun,
@@ -59,7 +59,7 @@ async function list(dir: string, options: Record<string, unknown>): Promise<numb
       const run = await readRunRecord(dir, id);
       rows.push(runRow(run, interrupted(run)));
     } catch (error) {
-      process.stderr.write(`Warning: skipped ${(error as Error).message}\n`);
+      process.stderr.write(`Warning: skipped ${errorMessage(error)}\n`);
     }
   }
   process.stdout.write(options.json === true ? `${JSON.stringify(rows)}\n` : renderRunList(rows));

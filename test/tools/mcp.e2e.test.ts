@@ -168,7 +168,8 @@ describe.concurrent('MCP servers through axe run', () => {
     ['Ctrl-C', [], { fault: { kind: 'hang' } }, 'SIGINT', 130],
     ['SIGTERM', [], { fault: { kind: 'hang' } }, 'SIGTERM', 143],
     ['SIGHUP', [], { fault: { kind: 'hang' } }, 'SIGHUP', 129],
-    ['a timeout', ['--timeout', '2'], { fault: { kind: 'hang' } }, undefined, 3],
+    // Long enough for the four server processes to be up before the deadline on a loaded CI machine.
+    ['a timeout', ['--timeout', '5'], { fault: { kind: 'hang' } }, undefined, 3],
     ['a provider error', [], { delayMs: 300, fault: { kind: 'status', status: 401 } }, undefined, 3],
   ];
   for (const [how, args, reply, signal, code] of endings) {

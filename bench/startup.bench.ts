@@ -2,7 +2,7 @@
 // and, for a model turn, against a bare `node:http` client sending axe's exact request to the same
 // local server and reading the answer: `axe version`, `axe agents list` over 50 files,
 // `--dry-run`, one turn on the Anthropic and the OpenAI wire. Medians of interleaved rounds after
-// a warm-up, so load swings hit every command alike; peak RSS from a separate pass (a preload
+// a warm-up (which also writes the code caches), so load swings hit every command alike; peak RSS from a separate pass (a preload
 // script reports `maxRSS` at exit, so the timed runs carry nothing extra).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -93,6 +93,7 @@ async function recordedRequest(agent: string): Promise<string> {
 interface Row {
   what: string;
   args: string[];
+  env?: NodeJS.ProcessEnv;
   /** Ratio against this row's median (default: the floor). */
   against?: string;
   target?: string;
@@ -122,6 +123,13 @@ const rows: Row[] = [
     target: 'the record: the row above less this one',
   },
   {
+    what: 'axe run: one turn, Anthropic, AXE_NO_CODE_CACHE=1 (as a first run)',
+    args: [cli, 'run', 'solo', '--agents-dir', soloDir, '-p', 'ping'],
+    env: { AXE_NO_CODE_CACHE: '1' },
+    against: 'bare node:http client, Anthropic request',
+    target: 'the code cache: this row less the first one-turn row',
+  },
+  {
     what: 'axe run: one turn, OpenAI',
     args: [cli, 'run', 'solo-openai', '--agents-dir', soloDir, '-p', 'ping'],
     against: 'bare node:http client, OpenAI request',
@@ -136,7 +144,7 @@ try {
   for (let round = -2; round < ROUNDS; round++) {
     for (const [index, row] of rows.entries()) {
       const start = process.hrtime.bigint();
-      await run(row.args);
+      await run(row.args, row.env);
       if (round >= 0) times[index]?.push(Number(process.hrtime.bigint() - start) / 1e6);
     }
   }
@@ -149,7 +157,7 @@ try {
   for (const row of rows) {
     const peaks: number[] = [];
     for (let i = 0; i < 3; i++) {
-      await run(row.args, { NODE_OPTIONS: `--require ${rssPreload}`, RSS_LOG: rssLog });
+      await run(row.args, { ...row.env, NODE_OPTIONS: `--require ${rssPreload}`, RSS_LOG: rssLog });
       peaks.push(Number(readFileSync(rssLog, 'utf8')));
     }
     rss.push(Math.max(...peaks) / 1024);

@@ -1,6 +1,9 @@
-import { constants, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { constants } from 'node:fs';
 import { link, open, rename, stat, unlink } from 'node:fs/promises';
-import { basename, dirname, join } from 'node:path';
+import { dirname } from 'node:path';
+import { tempPath } from './replace-file.js';
+
+export { replaceFileSync } from './replace-file.js';
 
 export interface AtomicWriteOptions {
   /** Mode of a new file (default 0o644, less the umask). An existing file keeps its own mode. */
@@ -49,28 +52,6 @@ export async function writeFileAtomic(
     if (!placed) await unlink(temp).catch(() => {});
   }
   await syncDirectory(dir);
-}
-
-/**
- * For a log axe keeps about a run (not the user's data): replaced whole, synchronously and without
- * a flush to disk — a crashed process leaves the old content or the new, a crashed machine may
- * lose the last write. A few syscalls instead of a dozen awaited ones and two fsyncs.
- */
-export function replaceFileSync(target: string, data: string): void {
-  const temp = tempPath(target);
-  try {
-    writeFileSync(temp, data, { flag: 'wx', mode: 0o644 });
-    renameSync(temp, target);
-  } catch (error) {
-    rmSync(temp, { force: true });
-    throw error;
-  }
-}
-
-/** A temp file beside `target`; O_EXCL makes it safe whatever its randomness (no node:crypto). */
-function tempPath(target: string): string {
-  const random = Math.floor(Math.random() * 2 ** 48).toString(16);
-  return join(dirname(target), `.${basename(target)}.${process.pid}.${random}.tmp`);
 }
 
 async function modeOf(path: string): Promise<number | undefined> {

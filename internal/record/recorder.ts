@@ -1,7 +1,7 @@
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
-import { replaceFileSync } from '../fs/write-atomic.js';
+import { replaceFileSync } from '../fs/replace-file.js';
 import { splitPath } from '../runner/agent-path.js';
 import type { RunEvent } from '../runner/events.js';
 import { treeCost, treeUsage } from '../runner/result.js';

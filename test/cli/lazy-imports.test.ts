@@ -4,11 +4,18 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI, tempHome } from './run-axe.js';
 
-/** Runs the built CLI with a module-resolution hook that records every package it imports. */
-function importedPackages(args: string[]): string[] {
+/**
+ * Runs the built CLI with a module-resolution hook and a `require` hook that record every package
+ * it imports or requires (the CLI bundle is CommonJS: it requires its packages).
+ */
+function importedPackages(
+  args: string[],
+  agentFile = 'a.toml',
+  text = 'name = "a"\nmodel = "a/b"\n',
+): string[] {
   const { home, cwd, env, configDir } = tempHome();
   mkdirSync(join(configDir, 'agents'), { recursive: true });
-  writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n');
+  writeFileSync(join(configDir, 'agents', agentFile), text);
   const log = join(home, 'imports.log');
   const hooks = join(home, 'hooks.mjs');
   writeFileSync(
@@ -20,8 +27,13 @@ function importedPackages(args: string[]): string[] {
     register,
     `import { register } from 'node:module';\nregister(${JSON.stringify(`file://${hooks}`)});\n`,
   );
+  const requireHook = join(home, 'require-hook.cjs');
+  writeFileSync(
+    requireHook,
+    `const Module = require('node:module');\nconst load = Module._load;\nModule._load = function (request, ...rest) {\n  if (!request.startsWith('.') && !request.startsWith('/') && !Module.isBuiltin(request)) require('node:fs').appendFileSync(${JSON.stringify(log)}, request + '\\n');\n  return load.call(this, request, ...rest);\n};\n`,
+  );
   writeFileSync(log, '');
-  const result = spawnSync(process.execPath, ['--import', register, CLI, ...args], {
+  const result = spawnSync(process.execPath, ['--import', register, '--require', requireHook, CLI, ...args], {
     cwd,
     env,
     encoding: 'utf8',
@@ -37,5 +49,9 @@ describe('heavy modules load only when needed', () => {
 
   it('axe agents list over TOML files imports no package (cac and smol-toml are bundled): no ajv, yaml, undici or MCP SDK', () => {
     expect(importedPackages(['agents', 'list'])).toEqual([]);
+  });
+
+  it('the hooks see a package the CLI does load: yaml for a YAML agent file, and nothing else', () => {
+    expect(importedPackages(['agents', 'list'], 'a.yaml', 'name: a\nmodel: a/b\n')).toEqual(['yaml']);
   });
 });

@@ -1,0 +1,106 @@
+import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { Script } from 'node:vm';
+import { resolvePaths } from '../internal/config/paths.js';
+import { replaceFileSync } from '../internal/fs/replace-file.js';
+
+/** A hash of dist/cli.js, set by scripts/build.mjs: a cache is only ever used for the build that made it. */
+declare const AXE_CLI_ID: string;
+
+/** The commands that get a cache of their own: each compiles a different part of the CLI. */
+const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'gc', 'config']);
+
+/**
+ * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
+ * does (Node 20 has none): the functions a command compiled on its first successful run are kept
+ * in `<cache dir>/code-cache/`, one file per command, and later runs load them instead of
+ * compiling the CLI's JavaScript again. The cache is an optimisation only: a missing, unreadable,
+ * foreign or corrupt one (V8 checks its version, flags and source) means compiling as usual, and
+ * one that cannot be written is not an error. `AXE_NO_CODE_CACHE=1` turns it off.
+ */
+export function runFromCodeCache(file: string, argv: string[]): void {
+  // esbuild writes ASCII (non-ASCII characters escaped): latin1 skips the UTF-8 decode.
+  const source = readFileSync(file, 'latin1');
+  const cacheFile = cachePath(argv);
+  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
+    filename: file,
+    cachedData,
+  });
+  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    // After the run, so the cache holds every function the command compiled, not only the top level.
+    process.once('exit', (code) => {
+      if (code === 0) saveCache(cacheFile, script);
+    });
+  }
+  const module = { exports: {} };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, createRequire(file), module, file, dirname(file));
+}
+
+function cachePath(argv: string[]): string | undefined {
+  if (process.env.AXE_NO_CODE_CACHE === '1') return undefined;
+  let dir: string;
+  try {
+    dir = join(resolvePaths(process.env).cacheDir, 'code-cache');
+  } catch {
+    return undefined;
+  }
+  const first = argv.find((arg) => !arg.startsWith('-')) ?? '';
+  const command = COMMANDS.has(first) ? first : 'other';
+  // A dry run compiles a small part of what a run does.
+  const name = command === 'run' && argv.includes('--dry-run') ? 'run-dry' : command;
+  return join(dir, `${AXE_CLI_ID}-${process.version}-${process.arch}-${name}.bin`);
+}
+
+/**
+ * V8 checks a cache's version, flags and length, but in a release build not its content: a cache
+ * with a damaged block inside would crash Node, on every run. So the file starts with a magic
+ * number and a checksum, and a cache whose checksum does not match is not used.
+ */
+function readCache(file: string): Buffer | undefined {
+  let data: Buffer;
+  try {
+    data = readFileSync(file);
+  } catch {
+    return undefined;
+  }
+  if (data.length < HEADER || data.readUInt32LE(0) !== MAGIC) return undefined;
+  const payload = data.subarray(HEADER);
+  return data.readUInt32LE(4) === checksum(payload) ? payload : undefined;
+}
+
+const MAGIC = 0x31435841; // "AXC1"
+const HEADER = 8;
+
+/**
+ * FNV-1a over every 8th 32-bit word and the length: hashing all of it in JavaScript would cost
+ * more than the cache saves (Node 20 has no crc32 without loading zlib). A damaged disk block (512
+ * bytes or more) always changes it; a single flipped bit may not.
+ */
+function checksum(payload: Uint8Array): number {
+  const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);
+  let hash = (0x811c9dc5 ^ payload.length) >>> 0;
+  for (let i = 0; i < words.length; i += 8) hash = Math.imul(hash ^ (words[i] ?? 0), 0x01000193) >>> 0;
+  return hash;
+}
+
+/** Writes this build's cache for the command and removes other builds' caches. Never throws. */
+function saveCache(file: string, script: Script): void {
+  try {
+    const dir = dirname(file);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const payload = script.createCachedData();
+    const header = Buffer.alloc(HEADER);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(checksum(payload), 4);
+    replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
+    for (const name of readdirSync(dir)) {
+      if (name.endsWith('.bin') && !name.startsWith(`${AXE_CLI_ID}-`))
+        rmSync(join(dir, name), { force: true });
+    }
+  } catch {
+    // Only an optimisation: the next run compiles as usual and tries again.
+  }
+}

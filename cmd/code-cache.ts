@@ -75,14 +75,15 @@ const MAGIC = 0x31435841; // "AXC1"
 const HEADER = 8;
 
 /**
- * FNV-1a over every 8th 32-bit word and the length: hashing all of it in JavaScript would cost
- * more than the cache saves (Node 20 has no crc32 without loading zlib). A damaged disk block (512
- * bytes or more) always changes it; a single flipped bit may not.
+ * FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all of it in
+ * JavaScript would cost more than the cache saves, and Node 20 has no crc32 without loading zlib
+ * (~4 ms). A damaged disk block (512 bytes) spans four sampled words; a single flipped bit may not
+ * be seen.
  */
 function checksum(payload: Uint8Array): number {
   const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);
   let hash = (0x811c9dc5 ^ payload.length) >>> 0;
-  for (let i = 0; i < words.length; i += 8) hash = Math.imul(hash ^ (words[i] ?? 0), 0x01000193) >>> 0;
+  for (let i = 0; i < words.length; i += 32) hash = Math.imul(hash ^ (words[i] ?? 0), 0x01000193) >>> 0;
   return hash;
 }
 

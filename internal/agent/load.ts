@@ -4,7 +4,7 @@ import { own } from '../config/own.js';
 import { parseField, type SchemaProblem, validateIgnoringUnknown } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
-import { readRegularFile } from '../fs/read-bounded.js';
+import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
@@ -187,7 +187,7 @@ async function schemaErrors(
 async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(path, READ_LIMITS.agentFile);
+    bytes = readRegularFileSync(path, READ_LIMITS.agentFile);
   } catch (error) {
     throw unreadableFile(path, error);
   }

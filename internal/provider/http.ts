@@ -1,5 +1,4 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import http from 'node:http';
 
 /**
  * The one HTTP sender every provider uses: `node:http` (its parser is native: no WebAssembly to
@@ -21,6 +20,11 @@ export interface HttpPool {
 // Idle connections stay open this long for the next turn; a run's turns come well within it.
 const KEEP_ALIVE_MS = 30_000;
 
+/** `node:http` when a model is first called: a dry run, `agents list` or a replay never load it (~4 ms). */
+function http(): typeof import('node:http') {
+  return process.getBuiltinModule('node:http');
+}
+
 /** A run's pool: one keep-alive agent per protocol. No socket timeouts: the run's deadline bounds every call. */
 export function createHttpPool(): HttpPool {
   const agents = new Map<string, Promise<Agent>>();
@@ -34,7 +38,7 @@ export function createHttpPool(): HttpPool {
         agent =
           protocol === 'https:'
             ? import('node:https').then(({ default: https }) => new https.Agent(options))
-            : Promise.resolve(new http.Agent(options));
+            : Promise.resolve(new (http().Agent)(options));
         agents.set(protocol, agent);
       }
       return agent;
@@ -76,7 +80,7 @@ export async function postJson(
   const payload = Buffer.from(body, 'utf8');
   return new Promise((resolve, reject) => {
     // `http.request` takes https:// too when given an https.Agent: the agent sets the protocol.
-    const request = http.request(target, {
+    const request = http().request(target, {
       method: 'POST',
       agent,
       signal,

@@ -3,31 +3,41 @@ import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { readRegularFile, UnreadableFileError } from '../../internal/fs/read-bounded.js';
+import {
+  readRegularFile as readAsync,
+  readRegularFileSync,
+  UnreadableFileError,
+} from '../../internal/fs/read-bounded.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'axe-read-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-async function failure(file: string, maxBytes = 1024): Promise<UnreadableFileError> {
-  const error = await readRegularFile(file, maxBytes).then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UnreadableFileError);
-  return error as UnreadableFileError;
-}
+const variants = [
+  ['readRegularFile', readAsync],
+  // The same contract, synchronously.
+  ['readRegularFileSync', async (file: string, maxBytes: number) => readRegularFileSync(file, maxBytes)],
+] as const;
 
-describe('readRegularFile', () => {
+describe.each(variants)('%s', (_name, readRegularFile) => {
+  async function failure(file: string, maxBytes = 1024): Promise<UnreadableFileError> {
+    const error = await readRegularFile(file, maxBytes).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(UnreadableFileError);
+    return error as UnreadableFileError;
+  }
+
   it('reads a regular file up to and including the cap, through a symlink too', async () => {
-    const file = path.join(dir, 'exact.txt');
+    const file = path.join(dir, `exact-${_name}.txt`);
     writeFileSync(file, 'x'.repeat(100));
     expect((await readRegularFile(file, 100)).toString()).toBe('x'.repeat(100));
-    symlinkSync(file, path.join(dir, 'link.txt'));
-    expect((await readRegularFile(path.join(dir, 'link.txt'), 100)).length).toBe(100);
+    symlinkSync(file, path.join(dir, `link-${_name}.txt`));
+    expect((await readRegularFile(path.join(dir, `link-${_name}.txt`), 100)).length).toBe(100);
   });
 
   it('refuses a file over the cap without reading it', async () => {
-    const file = path.join(dir, 'big.txt');
+    const file = path.join(dir, `big-${_name}.txt`);
     writeFileSync(file, 'x'.repeat(101));
     const error = await failure(file, 100);
     expect(error.reason).toBe('too-large');
@@ -35,7 +45,7 @@ describe('readRegularFile', () => {
   });
 
   it('refuses a FIFO at once instead of blocking on open', async () => {
-    const fifo = path.join(dir, 'pipe');
+    const fifo = path.join(dir, `pipe-${_name}`);
     execFileSync('mkfifo', [fifo]);
     const error = await failure(fifo);
     expect(error.reason).toBe('not-regular');
@@ -49,5 +59,12 @@ describe('readRegularFile', () => {
 
   it('leaves file-system errors to the caller', async () => {
     await expect(readRegularFile(path.join(dir, 'missing'), 10)).rejects.toMatchObject({ code: 'ENOENT' });
+  });
+
+  it('reads a file whose stated size is 0 (a /proc file) whole, and stops one byte over the cap', async () => {
+    const status = (await readRegularFile('/proc/self/status', 1024 * 1024)).toString();
+    expect(status).toMatch(/^Name:/);
+    expect(status).toMatch(/\nPid:/);
+    expect((await failure('/proc/self/status', 20)).reason).toBe('too-large');
   });
 });

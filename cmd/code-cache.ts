@@ -1,6 +1,7 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { getHeapCodeStatistics } from 'node:v8';
 import { Script } from 'node:vm';
 import { resolvePaths } from '../internal/config/paths.js';
 import { replaceFileSync } from '../internal/fs/replace-file.js';
@@ -13,9 +14,11 @@ const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'gc', 'config']);
 
 /**
  * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
- * does (Node 20 has none): the functions a command compiled on its first successful run are kept
- * in `<cache dir>/code-cache/`, one file per command, and later runs load them instead of
- * compiling the CLI's JavaScript again. The cache is an optimisation only: a missing, unreadable,
+ * does (Node 20 has none): the functions a command compiled are kept in `<cache dir>/code-cache/`,
+ * one file per command, and later runs load them instead of compiling the CLI's JavaScript again.
+ * The cache is written after a command's first successful run, and during its first day again
+ * after a successful run that compiled notably more than the cache held (a first fan-out after
+ * plain runs), so it grows to what the command is used for. The cache is an optimisation only: a missing, unreadable,
  * foreign or corrupt one (V8 checks its version, flags and source) means compiling as usual, and
  * one that cannot be written is not an error. `AXE_NO_CODE_CACHE=1` turns it off.
  */
@@ -23,15 +26,18 @@ export function runFromCodeCache(file: string, argv: string[]): void {
   // esbuild writes ASCII (non-ASCII characters escaped): latin1 skips the UTF-8 decode.
   const source = readFileSync(file, 'latin1');
   const cacheFile = cachePath(argv);
-  const cachedData = cacheFile === undefined ? undefined : readCache(cacheFile);
+  const cached = cacheFile === undefined ? undefined : readCache(cacheFile);
   const script = new Script(`(function (exports, require, module, __filename, __dirname) {${source}\n})`, {
     filename: file,
-    cachedData,
+    cachedData: cached?.payload,
   });
-  if (cacheFile !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
-    // After the run, so the cache holds every function the command compiled, not only the top level.
+  const usable = cached !== undefined && script.cachedDataRejected !== true;
+  if (cacheFile !== undefined && (!usable || Date.now() - cached.madeAt < LEARNING_MS)) {
+    // At exit, so the cache holds every function the command compiled, not only the top level.
     process.once('exit', (code) => {
-      if (code === 0) saveCache(cacheFile, script);
+      if (code !== 0) return;
+      const bytecode = getHeapCodeStatistics().bytecode_and_metadata_size;
+      if (!usable || bytecode > cached.bytecode * GROWTH) saveCache(cacheFile, script, bytecode);
     });
   }
   const module = { exports: {} };
@@ -59,7 +65,7 @@ function cachePath(argv: string[]): string | undefined {
  * with a damaged block inside would crash Node, on every run. So the file starts with a magic
  * number and a checksum, and a cache whose checksum does not match is not used.
  */
-function readCache(file: string): Buffer | undefined {
+function readCache(file: string): { payload: Buffer; bytecode: number; madeAt: number } | undefined {
   let data: Buffer;
   try {
     data = readFileSync(file);
@@ -68,11 +74,20 @@ function readCache(file: string): Buffer | undefined {
   }
   if (data.length < HEADER || data.readUInt32LE(0) !== MAGIC) return undefined;
   const payload = data.subarray(HEADER);
-  return data.readUInt32LE(4) === checksum(payload) ? payload : undefined;
+  if (data.readUInt32LE(4) !== checksum(payload)) return undefined;
+  return { payload, bytecode: data.readUInt32LE(8), madeAt: data.readUInt32LE(12) * 1000 };
 }
 
-const MAGIC = 0x31435841; // "AXC1"
-const HEADER = 8;
+// Header: magic, checksum, the heap's bytecode size when the cache was made, when (Unix seconds).
+const MAGIC = 0x32435841; // "AXC2"
+const HEADER = 16;
+/**
+ * A run whose heap ends with this much more bytecode than the run that made the cache compiled
+ * functions the cache lacks: the cache is made again, holding both.
+ */
+const GROWTH = 1.1;
+/** Asking V8 for the heap's bytecode costs 1–3 ms at exit: only in a cache's first day. */
+const LEARNING_MS = 24 * 3600 * 1000;
 
 /**
  * FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all of it in
@@ -88,7 +103,7 @@ function checksum(payload: Uint8Array): number {
 }
 
 /** Writes this build's cache for the command and removes other builds' caches. Never throws. */
-function saveCache(file: string, script: Script): void {
+function saveCache(file: string, script: Script, bytecode: number): void {
   try {
     const dir = dirname(file);
     mkdirSync(dir, { recursive: true, mode: 0o700 });
@@ -96,6 +111,8 @@ function saveCache(file: string, script: Script): void {
     const header = Buffer.alloc(HEADER);
     header.writeUInt32LE(MAGIC, 0);
     header.writeUInt32LE(checksum(payload), 4);
+    header.writeUInt32LE(bytecode, 8);
+    header.writeUInt32LE(Math.floor(Date.now() / 1000), 12);
     replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
     for (const name of readdirSync(dir)) {
       if (name.endsWith('.bin') && !name.startsWith(`${AXE_CLI_ID}-`))

@@ -43,6 +43,49 @@ describe('the code cache', () => {
     ).toEqual([suffix, suffix.replace('agents', 'run-dry')].map((name) => name.slice(1)).sort());
   });
 
+  it('a run that compiled notably more than the cache holds makes it again; then it stays', () => {
+    const { cwd, env, configDir } = tempHome();
+    const run = (args: string[]) => axe(args, { cwd, env });
+    const cacheDir = join(env.XDG_CACHE_HOME ?? '', 'axe', 'code-cache');
+    // No agents yet: listing them compiles little.
+    expect(run(['agents', 'list'])).toMatchObject({ code: 0, stdout: '' });
+    const [name] = cachesOf(cacheDir);
+    const file = join(cacheDir, name ?? '');
+    const small = statSync(file);
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n');
+    expect(run(['agents', 'show', 'a', '--json']).code).toBe(0);
+    const grown = statSync(file);
+    expect(grown.ino).not.toBe(small.ino);
+    expect(grown.size).toBeGreaterThan(small.size);
+    for (const args of [
+      ['agents', 'show', 'a', '--json'],
+      ['agents', 'list'],
+    ]) {
+      expect(run(args).code).toBe(0);
+      expect(statSync(file).ino).toBe(grown.ino);
+    }
+  });
+
+  it('a cache older than a day is kept as it is, whatever a run compiles', () => {
+    const { cwd, env, configDir } = tempHome();
+    const run = (args: string[]) => axe(args, { cwd, env });
+    const cacheDir = join(env.XDG_CACHE_HOME ?? '', 'axe', 'code-cache');
+    expect(run(['agents', 'list']).code).toBe(0);
+    const [name] = cachesOf(cacheDir);
+    const file = join(cacheDir, name ?? '');
+    // The header's fourth word: when the cache was made (Unix seconds); the checksum covers the rest.
+    const data = readFileSync(file);
+    data.writeUInt32LE(Math.floor(Date.now() / 1000) - 2 * 86400, 12);
+    writeFileSync(file, data);
+    const old = statSync(file);
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n');
+    expect(run(['agents', 'show', 'a', '--json']).code).toBe(0);
+    expect(statSync(file).ino).toBe(old.ino);
+    expect(readFileSync(file).equals(data)).toBe(true);
+  });
+
   it('a damaged, cut or foreign cache is not used: the run is the same, and a good cache replaces it', () => {
     const { run, cacheDir } = setUp();
     const clean = run(['run', 'a', '--dry-run'], { AXE_NO_CODE_CACHE: '1' });

@@ -34,7 +34,14 @@ export function createHttpPool(): HttpPool {
       if (closed) return Promise.reject(new Error('the HTTP pool is closed: the run is over'));
       let agent = agents.get(protocol);
       if (!agent) {
-        const options = { keepAlive: true, keepAliveMsecs: KEEP_ALIVE_MS, scheduling: 'lifo' as const };
+        const options = {
+          keepAlive: true,
+          keepAliveMsecs: KEEP_ALIVE_MS,
+          scheduling: 'lifo' as const,
+          // Every idle connection is kept until the run ends (Node's default keeps 256 and closes
+          // the rest): a 512-way fan-out would otherwise close sockets while the parent waits.
+          maxFreeSockets: Number.POSITIVE_INFINITY,
+        };
         agent =
           protocol === 'https:'
             ? import('node:https').then(({ default: https }) => new https.Agent(options))
@@ -127,8 +134,10 @@ export async function* boundedChunks(
 }
 
 export async function readText(body: HttpResponse['body'], limit = MAX_BODY_BYTES): Promise<string> {
-  const decoder = new TextDecoder('utf-8');
-  let text = '';
-  for await (const chunk of boundedChunks(body, limit)) text += decoder.decode(chunk, { stream: true });
-  return text + decoder.decode();
+  const chunks: Uint8Array[] = [];
+  for await (const chunk of boundedChunks(body, limit)) chunks.push(chunk);
+  return utf8.decode(Buffer.concat(chunks));
 }
+
+/** One decoder for every whole body: making one costs ~20 µs (a 512-way fan-out reads 512 bodies). */
+const utf8 = new TextDecoder('utf-8');

@@ -41,15 +41,11 @@ export class TreeBuilder {
         break;
       case 'tool.start':
         this.running(node).set(event.callId, event.name);
-        node.inTools = [...this.running(node).values()];
+        if (!Object.hasOwn(node, 'inTools')) this.showToolsRunning(node);
         break;
-      case 'tool.end': {
-        const running = this.running(node);
-        running.delete(event.callId);
-        if (running.size === 0) delete node.inTools;
-        else node.inTools = [...running.values()];
+      case 'tool.end':
+        this.running(node).delete(event.callId);
         break;
-      }
       case 'agent.end':
         Object.assign(node, {
           status: event.status,
@@ -61,12 +57,26 @@ export class TreeBuilder {
           ...(event.cost !== undefined ? { cost: event.cost } : {}),
           ...(event.error !== undefined ? { error: event.error } : {}),
         });
-        delete node.inTools;
         delete node.retry;
         this.toolsRunning.delete(node.path);
         break;
       default:
     }
+  }
+
+  /**
+   * `inTools`, the names of the node's tools in flight, worked out when read (the live tree, JSON):
+   * copied on every tool event, a 512-way fan-out's 1024 events made a quadratic cost.
+   */
+  private showToolsRunning(node: RecordedAgent): void {
+    Object.defineProperty(node, 'inTools', {
+      enumerable: true,
+      configurable: true,
+      get: () => {
+        const running = this.toolsRunning.get(node.path);
+        return running !== undefined && running.size > 0 ? [...running.values()] : undefined;
+      },
+    });
   }
 
   get(path: string): RecordedAgent | undefined {

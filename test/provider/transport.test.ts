@@ -125,6 +125,50 @@ describe('transport edge cases', () => {
     await shut(server);
   });
 
+  it('a wide fan-out keeps every idle connection until the pool closes (none closed while the run waits)', async () => {
+    const reply = JSON.stringify({
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1 },
+    });
+    const WIDTH = 300;
+    let waiting: (() => void)[] = [];
+    const server = createServer((req, res) => {
+      req.resume();
+      // Every request is answered once all of them arrived: WIDTH connections at once.
+      waiting.push(() => res.writeHead(200, { 'content-type': 'application/json' }).end(reply));
+      if (waiting.length === WIDTH) for (const answer of waiting.splice(0)) answer();
+    });
+    let open = 0;
+    let closedByClient = 0;
+    server.on('connection', (socket) => {
+      open += 1;
+      socket.on('end', () => {
+        closedByClient += 1;
+      });
+    });
+    const ownPool = createHttpPool();
+    const base = await listen(server);
+    const provider = createProvider(settingsFor('openai', base), { retry: FAST_RETRY, pool: ownPool });
+    const signal = new AbortController().signal;
+    const replies = await Promise.all(
+      Array.from({ length: WIDTH }, () => provider.chat(conversation(false), { signal })),
+    );
+    expect(replies.every((r) => r.content === 'ok')).toBe(true);
+    expect(open).toBe(WIDTH);
+    // Node's default keeps 256 idle sockets and closes the rest as they come free.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closedByClient).toBe(0);
+    await ownPool.close();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(closedByClient).toBe(WIDTH);
+    waiting = [];
+    await shut(server);
+  });
+
   it("a proxy's HTML error page becomes a short plain-text message", async () => {
     const page = '<html><head><style>b{}</style></head><body><h1>502 Bad Gateway</h1><hr>nginx</body></html>';
     const server = createServer((req, res) => {

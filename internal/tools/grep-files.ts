@@ -1,7 +1,6 @@
 import { constants } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { compileGlob, GlobError } from '../fs/glob.js';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
@@ -77,10 +76,19 @@ export const grepFilesTool = defineTool(
   },
 );
 
-// A model's pattern runs on every line of the workdir. A backtracking one (`(a+)+$`) would block
-// the event loop for minutes — Ctrl-C and the deadline included — so patterns run on V8's
-// linear-time engine (the `l` flag), which refuses what it cannot run in linear time.
-setFlagsFromString('--enable-experimental-regexp-engine');
+/**
+ * A model's pattern runs on every line of the workdir. A backtracking one (`(a+)+$`) would block
+ * the event loop for minutes — Ctrl-C and the deadline included — so patterns run on V8's
+ * linear-time engine (the `l` flag), which refuses what it cannot run in linear time. The engine
+ * is switched on when grep first runs, not when the tool is defined: a V8 flag set makes Node
+ * compile every built-in module loaded after it without its code cache (`node:http`: 4 → 10 ms).
+ */
+let linearEngine = false;
+function enableLinearEngine(): void {
+  if (linearEngine) return;
+  process.getBuiltinModule('node:v8').setFlagsFromString('--enable-experimental-regexp-engine');
+  linearEngine = true;
+}
 
 /**
  * A line test that finishes in time linear in the line. The engine has no `i` flag: with
@@ -91,6 +99,7 @@ export function linearMatcher(source: string, ignoreCase: boolean): (line: strin
     ? source.replace(/\\.|[^\\]+/gs, (part) => (part.startsWith('\\') ? part : part.toLowerCase()))
     : source;
   let regex: RegExp;
+  enableLinearEngine();
   try {
     regex = new RegExp(pattern, 'l');
   } catch (error) {

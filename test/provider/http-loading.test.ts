@@ -23,6 +23,7 @@ beforeAll(async () => {
   fake = await startFakeLlm();
   home = new TempHome();
   home.agent('a', agentToml('a', { model: 'anthropic/claude-test' }));
+  home.agent('g', agentToml('g', { extra: ['tools = ["grep_files"]'] }));
   preload = home.file(
     'list-undici.cjs',
     `const Module = require('node:module');
@@ -30,7 +31,10 @@ process.on('exit', () => {
   const files = Object.keys(Module._cache).filter((f) => f.includes('/node_modules/undici/'));
   const https = process.moduleLoadList.includes('NativeModule https');
   const crypto = process.moduleLoadList.includes('NativeModule crypto');
-  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, https, crypto }));
+  // V8's linear-time regexp engine, a flag grep_files sets.
+  let linear = true;
+  try { new RegExp('a', 'l'); } catch { linear = false; }
+  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, https, crypto, linear }));
 });
 `,
   );
@@ -45,7 +49,7 @@ async function loadedBy(
   args: string[],
   fakeUrl?: string,
   extraEnv: Record<string, string> = {},
-): Promise<{ files: string[]; https: boolean; crypto: boolean; stdout: string }> {
+): Promise<{ files: string[]; https: boolean; crypto: boolean; linear: boolean; stdout: string }> {
   const log = path.join(home.root, `undici-${args.length}-${Object.keys(extraEnv).length}.json`);
   writeFileSync(log, '{}');
   const env = home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, UNDICI_LOG: log, ...extraEnv });
@@ -56,6 +60,7 @@ async function loadedBy(
     files: string[];
     https: boolean;
     crypto: boolean;
+    linear: boolean;
   };
   return { ...loaded, stdout: result.stdout };
 }
@@ -129,5 +134,19 @@ describe('what the built axe loads to call a model', () => {
     expect(files).toEqual([]);
     // The cassette hashes requests: node:crypto is loaded for it.
     expect(crypto).toBe(true);
+  });
+
+  it('V8 flags are left alone until grep_files runs (a flag makes Node compile later built-ins without their code cache)', async () => {
+    fake.respond(() => ({ text: 'no grep' }));
+    const quiet = await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url);
+    expect(quiet).toMatchObject({ stdout: 'no grep', linear: false });
+    fake.reset();
+    fake.respond((request) =>
+      request.toolResults.length === 0
+        ? { toolCalls: [{ name: 'grep_files', arguments: { pattern: 'a+b' } }] }
+        : { text: 'grepped' },
+    );
+    const grepped = await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url);
+    expect(grepped).toMatchObject({ stdout: 'grepped', linear: true });
   });
 });

@@ -34,7 +34,7 @@ export function runFromCodeCache(file: string, argv: string[]): void {
   if (cacheFile !== undefined && (!usable || Date.now() - cached.madeAt < LEARNING_MS)) {
     // At exit, so the cache holds every function the command compiled, not only the top level.
     process.once('exit', (code) => {
-      if (code !== 0) return;
+      if (code !== 0 || v8FlagsChanged()) return;
       // node:v8 only now: loading it costs ~2 ms.
       const bytecode = process.getBuiltinModule('node:v8').getHeapCodeStatistics().bytecode_and_metadata_size;
       if (!usable || bytecode > cached.bytecode * GROWTH) saveCache(cacheFile, script, bytecode);
@@ -43,6 +43,20 @@ export function runFromCodeCache(file: string, argv: string[]): void {
   const module = { exports: {} };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run(module.exports, createRequire(file), module, file, dirname(file));
+}
+
+/**
+ * V8 refuses a cache made under other flags, and grep_files switches its linear regexp engine on
+ * when it runs: a cache made then would be refused by every run that does not grep.
+ */
+function v8FlagsChanged(): boolean {
+  try {
+    // biome-ignore lint/complexity/useRegexLiterals: a literal with the `l` flag would not parse without it
+    new RegExp('', 'l');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function cachePath(argv: string[]): string | undefined {

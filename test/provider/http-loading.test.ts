@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
@@ -148,5 +148,33 @@ describe('what the built axe loads to call a model', () => {
     );
     const grepped = await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url);
     expect(grepped).toMatchObject({ stdout: 'grepped', linear: true });
+  });
+
+  it('a run that switched the linear engine on writes no code cache (V8 would refuse it in runs without it)', async () => {
+    const cacheHome = path.join(home.root, 'grep-cache');
+    const codeCache = path.join(cacheHome, 'axe', 'code-cache');
+    const grepThenAnswer = () => {
+      fake.reset();
+      fake.respond((request) =>
+        request.toolResults.length === 0
+          ? { toolCalls: [{ name: 'grep_files', arguments: { pattern: 'a+b' } }] }
+          : { text: 'grepped' },
+      );
+    };
+    grepThenAnswer();
+    const env = { XDG_CACHE_HOME: cacheHome };
+    expect(await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url, env)).toMatchObject({
+      linear: true,
+    });
+    expect(existsSync(codeCache) ? readdirSync(codeCache) : []).toEqual([]);
+    fake.reset();
+    fake.respond(() => ({ text: 'no grep' }));
+    await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url, env);
+    const [made] = readdirSync(codeCache);
+    const { ino } = statSync(path.join(codeCache, made ?? ''));
+    // Used as it is by the next runs, one that greps included.
+    grepThenAnswer();
+    await loadedBy(['run', 'g', '--agents-dir', home.agentsDir], fake.url, env);
+    expect(statSync(path.join(codeCache, made ?? '')).ino).toBe(ino);
   });
 });

@@ -32,12 +32,13 @@ export function runFromCodeCache(file: string, argv: string[]): void {
   });
   const usable = cached !== undefined && script.cachedDataRejected !== true;
   if (cacheFile !== undefined && (!usable || Date.now() - cached.madeAt < LEARNING_MS)) {
+    const held = usable ? cached.bytecode : 0;
     // At exit, so the cache holds every function the command compiled, not only the top level.
     process.once('exit', (code) => {
       if (code !== 0 || v8FlagsChanged()) return;
       // node:v8 only now: loading it costs ~2 ms.
       const bytecode = process.getBuiltinModule('node:v8').getHeapCodeStatistics().bytecode_and_metadata_size;
-      if (!usable || bytecode > cached.bytecode * GROWTH) saveCache(cacheFile, script, bytecode);
+      if (!usable || bytecode > held * GROWTH) saveCache(cacheFile, script, bytecode);
     });
   }
   const module = { exports: {} };

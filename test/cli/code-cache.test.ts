@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { type AxeResult, axe, tempHome } from './run-axe.js';
+import { type AxeResult, axe, CLI, tempHome } from './run-axe.js';
 
 /**
  * dist/main.js runs the CLI bundle from V8's code cache: the first successful run of a command
@@ -143,5 +144,22 @@ describe('the code cache', () => {
     const { home } = tempHome();
     writeFileSync(join(home, 'a-file'), '');
     expect(run(['agents', 'list'], { XDG_CACHE_HOME: join(home, 'a-file') })).toEqual(expected);
+  });
+
+  it('an install without its CLI bundle says so in one line (exit 1)', () => {
+    const { home, cwd, env } = tempHome();
+    const dist = join(home, 'dist');
+    cpSync(dirname(CLI), dist, { recursive: true });
+    rmSync(join(dist, 'cli.js'));
+    const result = spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], {
+      cwd,
+      env,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toBe(
+      `axe: cannot start: ${join(dist, 'cli.js')}: no such file or directory (reinstall axe)\n`,
+    );
+    expect(result.stdout).toBe('');
   });
 });

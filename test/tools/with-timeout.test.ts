@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -28,5 +29,14 @@ describe('withTimeout', () => {
     expect(timed.signal.aborted).toBe(true);
     expect(timed.timedOut()).toBe(false);
     timed.dispose();
+  });
+
+  it('leaves nothing on its parent once disposed (a run makes one per model call)', () => {
+    const parent = new AbortController();
+    const calls = Array.from({ length: 50 }, () => withTimeout(parent.signal, 60_000));
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(50);
+    for (const timed of calls) timed.dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
+    expect(calls.every((timed) => !timed.signal.aborted && !timed.timedOut())).toBe(true);
   });
 });

@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
@@ -33,6 +33,8 @@ describe('withTimeout', () => {
 
   it('leaves nothing on its parent once disposed (a run makes one per model call)', () => {
     const parent = new AbortController();
+    // As an agent's signal is: many calls listen to it at once.
+    setMaxListeners(0, parent.signal);
     const calls = Array.from({ length: 50 }, () => withTimeout(parent.signal, 60_000));
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(50);
     for (const timed of calls) timed.dispose();

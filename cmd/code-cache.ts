@@ -8,6 +8,9 @@ import { replaceFileSync } from '../internal/fs/replace-file.js';
 /** A hash of dist/cli.js, set by scripts/build.mjs: a cache is only ever used for the build that made it. */
 declare const AXE_CLI_ID: string;
 
+/** This build on this Node: every other cache in the directory is stale. */
+const CACHE_PREFIX = `${AXE_CLI_ID}-${process.version}-${process.arch}-`;
+
 /** The commands that get a cache of their own: each compiles a different part of the CLI. */
 const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'gc', 'config']);
 
@@ -72,7 +75,7 @@ function cachePath(argv: string[]): string | undefined {
   const command = COMMANDS.has(first) ? first : 'other';
   // A dry run compiles a small part of what a run does.
   const name = command === 'run' && argv.includes('--dry-run') ? 'run-dry' : command;
-  return join(dir, `${AXE_CLI_ID}-${process.version}-${process.arch}-${name}.bin`);
+  return join(dir, `${CACHE_PREFIX}${name}.bin`);
 }
 
 /**
@@ -117,7 +120,7 @@ function checksum(payload: Uint8Array): number {
   return hash;
 }
 
-/** Writes this build's cache for the command and removes other builds' caches. Never throws. */
+/** Writes the command's cache and removes those of other builds and Node versions. Never throws. */
 function saveCache(file: string, script: Script, bytecode: number): void {
   try {
     const dir = dirname(file);
@@ -130,8 +133,7 @@ function saveCache(file: string, script: Script, bytecode: number): void {
     header.writeUInt32LE(Math.floor(Date.now() / 1000), 12);
     replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
     for (const name of readdirSync(dir)) {
-      if (name.endsWith('.bin') && !name.startsWith(`${AXE_CLI_ID}-`))
-        rmSync(join(dir, name), { force: true });
+      if (name.endsWith('.bin') && !name.startsWith(CACHE_PREFIX)) rmSync(join(dir, name), { force: true });
     }
   } catch {
     // Only an optimisation: the next run compiles as usual and tries again.

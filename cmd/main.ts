@@ -1,6 +1,5 @@
-import { join } from 'node:path';
-import { ExitCode } from '../internal/errors.js';
-import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { realpathSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { runFromCodeCache } from './code-cache.js';
 import { handleOutputErrors } from './output-errors.js';
 import { versionCommand } from './version.js';
@@ -14,13 +13,6 @@ if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? ''))
   handleOutputErrors();
   void versionCommand();
 } else {
-  const cli = join(__dirname, 'cli.js');
-  try {
-    runFromCodeCache(cli, argv);
-  } catch (error) {
-    // An install with files missing or unreadable; the CLI reports its own errors.
-    if ((error as NodeJS.ErrnoException).code === undefined) throw error;
-    process.stderr.write(`axe: cannot start: ${cli}: ${fsErrorReason(error)} (reinstall axe)\n`);
-    process.exitCode = ExitCode.runtime;
-  }
+  // Beside the real file: `node --preserve-symlinks-main` names the bin's symlink.
+  runFromCodeCache(join(dirname(realpathSync(__filename)), 'cli.js'), argv);
 }

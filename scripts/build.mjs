@@ -39,10 +39,11 @@ try {
     supported: { 'dynamic-import': false },
     banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
   });
-  const cliId = createHash('sha256')
-    .update(readFileSync(`${staging}/cli.js`))
-    .digest('hex')
-    .slice(0, 16);
+  const cli = readFileSync(`${staging}/cli.js`);
+  // main.js reads it as latin1: a byte over 0x7f would be read wrong.
+  const nonAscii = cli.findIndex((byte) => byte > 0x7f);
+  if (nonAscii !== -1) throw new Error(`dist/cli.js: a non-ASCII byte at offset ${nonAscii}`);
+  const cliId = createHash('sha256').update(cli).digest('hex').slice(0, 16);
   await build({
     ...common,
     entryPoints: { main: 'cmd/main.ts' },

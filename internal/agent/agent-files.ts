@@ -1,5 +1,6 @@
 /** Where agent files are: names, extensions, search directories. Reading them is load.ts's job. */
-import { type Dirent, lstatSync, readdirSync } from 'node:fs';
+import { type Dirent, readdirSync } from 'node:fs';
+import { lstat } from 'node:fs/promises';
 import { basename, extname, join, resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import { ConfigError } from '../errors.js';
@@ -28,7 +29,7 @@ export async function findAgentFile(name: string, searchDirs: string[]): Promise
   for (const dir of [...searchDirs, builtinAgentsDir()]) {
     for (const extension of AGENT_EXTENSIONS) {
       const file = join(dir, `${name}${extension}`);
-      if (exists(file)) return file;
+      if (await exists(file)) return file;
     }
   }
   return undefined;
@@ -45,7 +46,7 @@ export async function locateAgent(nameOrPath: string, searchDirs: string[], cwd:
     if (!hasAgentExtension(file)) {
       throw new ConfigError(`agent file ${nameOrPath}: expected a .toml, .md, .yaml or .yml file`);
     }
-    if (!exists(file)) throw new ConfigError(`agent file not found: ${nameOrPath}`);
+    if (!(await exists(file))) throw new ConfigError(`agent file not found: ${nameOrPath}`);
     return file;
   }
   const file = await findAgentFile(nameOrPath, searchDirs);
@@ -72,8 +73,8 @@ export async function agentFiles(
   for (const dir of searchDirs) {
     let entries: Dirent[];
     try {
-      // Synchronous, as the reads of the files themselves: a handful of directories at start, each
-      // a thread-pool round trip (~1 ms here) when awaited.
+      // Synchronous: a handful of directories, listed before anything runs (or to name the nearest
+      // agent in a "not found" error), each a thread-pool round trip (~1 ms here) when awaited.
       entries = readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
@@ -106,9 +107,9 @@ function extensionRank(fileName: string): number {
   return (AGENT_EXTENSIONS as readonly string[]).indexOf(extname(fileName));
 }
 
-function exists(path: string): boolean {
+async function exists(path: string): Promise<boolean> {
   try {
-    lstatSync(path);
+    await lstat(path);
     return true;
   } catch {
     return false;

@@ -1,5 +1,15 @@
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type AxeResult, axe, CLI, tempHome } from './run-axe.js';
@@ -126,17 +136,109 @@ describe('the code cache', () => {
     expect(() => readdirSync(cacheDir)).toThrow(/ENOENT/);
   });
 
-  it("writing a cache removes other builds' and other Node versions' caches, and nothing else", () => {
+  it("writing a cache removes other builds', Node versions' and flags' caches a week old, and killed writes' temp files", () => {
     const { run, cacheDir } = setUp();
     expect(run(['agents', 'list']).code).toBe(0);
     const [current = ''] = cachesOf(cacheDir);
     const build = current.split('-')[0];
     rmSync(join(cacheDir, current));
-    writeFileSync(join(cacheDir, `0000000000000000${suffix}`), 'an older build');
-    writeFileSync(join(cacheDir, `${build}-v18.0.0-${process.arch}-agents.bin`), 'another Node');
-    writeFileSync(join(cacheDir, 'notes.txt'), 'not a cache');
+    const weekOld = (Date.now() - 8 * 86400_000) / 1000;
+    const hourOld = (Date.now() - 2 * 3600_000) / 1000;
+    const files = {
+      [`0000000000000000${suffix}`]: weekOld,
+      [`${build}-v18.0.0-${process.arch}-agents.bin`]: weekOld,
+      [`0000000000000000-v18.0.0-${process.arch}-run.bin`]: Date.now() / 1000,
+      [`.${current}.123.abc.tmp`]: hourOld,
+      [`.${current}.124.abd.tmp`]: Date.now() / 1000,
+      'notes.txt': weekOld,
+    };
+    for (const [name, time] of Object.entries(files)) {
+      writeFileSync(join(cacheDir, name), 'x');
+      utimesSync(join(cacheDir, name), time, time);
+    }
     expect(run(['agents', 'list']).code).toBe(0);
-    expect(readdirSync(cacheDir).sort()).toEqual([current, 'notes.txt'].sort());
+    expect(readdirSync(cacheDir).sort()).toEqual(
+      [
+        current,
+        `0000000000000000-v18.0.0-${process.arch}-run.bin`,
+        `.${current}.124.abd.tmp`,
+        'notes.txt',
+      ].sort(),
+    );
+  });
+
+  it('a cache made from another cli.js (an edit of the same length) is not used', () => {
+    const { home, cwd, env, configDir } = tempHome();
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(
+      join(configDir, 'agents', 'a.toml'),
+      'name = "a"\ndescription = "An agent"\nmodel = "a/b"\n',
+    );
+    const dist = join(home, 'dist');
+    cpSync(dirname(CLI), dist, { recursive: true });
+    const list = () =>
+      spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], { cwd, env, encoding: 'utf8' });
+    expect(list().stdout).toBe('a - An agent\n');
+    expect(list().stdout).toBe('a - An agent\n');
+    const bundle = join(dist, 'cli.js');
+    const text = readFileSync(bundle, 'latin1');
+    // The separator of `agents list`, in the bundle's template literal.
+    const after = '{oneLine(spec.description)}';
+    const edited = text.replace(`} - $${after}`, `} X $${after}`);
+    expect(edited).not.toBe(text);
+    expect(edited.length).toBe(text.length);
+    writeFileSync(bundle, edited, 'latin1');
+    expect(list().stdout).toBe('a X An agent\n');
+  });
+
+  it('a cache V8 crashed on is removed by the next run (a mark left by a process that never exited)', () => {
+    const { run, cacheDir } = setUp();
+    const expected = run(['agents', 'list']);
+    const [name = ''] = cachesOf(cacheDir);
+    const file = join(cacheDir, name);
+    const { ino } = statSync(file);
+    // While a run uses the cache it is marked; a running process's mark is left alone.
+    writeFileSync(`${file}.${process.pid}.using`, '');
+    expect(run(['agents', 'list'])).toEqual(expected);
+    expect(statSync(file).ino).toBe(ino);
+    // A process that is gone (here: one that already exited) left its mark: it crashed or was killed.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    });
+    writeFileSync(`${file}.${gone.stdout}.using`, '');
+    // Removed, then made again at the run's end (the new file may get the old inode number).
+    utimesSync(file, 1, 1);
+    expect(run(['agents', 'list'])).toEqual(expected);
+    expect(statSync(file).mtimeMs).toBeGreaterThan(1000);
+    expect(readdirSync(cacheDir).filter((entry) => entry.endsWith('.using'))).toEqual([
+      `${name}.${process.pid}.using`,
+    ]);
+  });
+
+  it('a cache writable by others, or not a regular file, is not used', () => {
+    const { run, cacheDir } = setUp();
+    const expected = run(['agents', 'list']);
+    const [name = ''] = cachesOf(cacheDir);
+    const file = join(cacheDir, name);
+    chmodSync(file, 0o666);
+    const { ino } = statSync(file);
+    expect(run(['agents', 'list'])).toEqual(expected);
+    // Not used, so made again: owner-only.
+    expect(statSync(file).ino).not.toBe(ino);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  it('runs with other Node options keep a cache of their own', () => {
+    const { run, cacheDir } = setUp();
+    expect(run(['agents', 'list']).code).toBe(0);
+    const [plain = ''] = cachesOf(cacheDir);
+    const { ino } = statSync(join(cacheDir, plain));
+    for (let i = 0; i < 2; i++) {
+      expect(run(['agents', 'list'], { NODE_OPTIONS: '--max-old-space-size=300' }).code).toBe(0);
+      expect(run(['agents', 'list']).code).toBe(0);
+    }
+    expect(statSync(join(cacheDir, plain)).ino).toBe(ino);
+    expect(cachesOf(cacheDir)).toHaveLength(2);
   });
 
   it('a cache directory that cannot be written changes nothing: same output, no warning', () => {
@@ -145,6 +247,22 @@ describe('the code cache', () => {
     const { home } = tempHome();
     writeFileSync(join(home, 'a-file'), '');
     expect(run(['agents', 'list'], { XDG_CACHE_HOME: join(home, 'a-file') })).toEqual(expected);
+  });
+
+  it('an install whose CLI bundle is cut says so in one line (exit 1)', () => {
+    const { home, cwd, env } = tempHome();
+    const dist = join(home, 'dist');
+    cpSync(dirname(CLI), dist, { recursive: true });
+    const bundle = join(dist, 'cli.js');
+    writeFileSync(bundle, readFileSync(bundle).subarray(0, 5000));
+    const result = spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], {
+      cwd,
+      env,
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^axe: cannot start: ${bundle}: [^\n]+ \\(reinstall axe\\)\n$`));
+    expect(result.stdout).toBe('');
   });
 
   it('an install without its CLI bundle says so in one line (exit 1)', () => {

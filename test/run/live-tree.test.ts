@@ -63,6 +63,35 @@ const fanOut = (): RunEvent[] => [
 ];
 
 describe('live tree frame', () => {
+  it('tools in flight: in start order, less each one that ended; none once the agent ended', () => {
+    const toolEnd = (callId: string, name: string) =>
+      event('lead', 0, {
+        type: 'tool.end',
+        turn: 1,
+        callId,
+        name,
+        output: '',
+        isError: false,
+        durationMs: 1,
+      });
+    const state = tree([
+      start('lead'),
+      tool('lead', 'c1', 'grep'),
+      tool('lead', 'c2', 'read'),
+      tool('lead', 'c3', 'grep'),
+    ]);
+    expect(state.get('lead')?.inTools).toEqual(['grep', 'read', 'grep']);
+    state.observe(toolEnd('c1', 'grep'));
+    expect(state.get('lead')?.inTools).toEqual(['read', 'grep']);
+    state.observe(toolEnd('c2', 'read'));
+    state.observe(toolEnd('c3', 'grep'));
+    expect(state.get('lead')?.inTools).toBeUndefined();
+    state.observe(tool('lead', 'c4', 'write'));
+    expect(JSON.parse(JSON.stringify(state.get('lead')))).toMatchObject({ inTools: ['write'] });
+    state.observe(end('lead', 'completed'));
+    expect(JSON.parse(JSON.stringify(state.get('lead')))).not.toHaveProperty('inTools');
+  });
+
   it('shows every agent indented under its parent, with status, turn, tools, tokens and time', () => {
     const lines = frame(tree(fanOut()).roots, plain);
     expect(lines).toEqual([

@@ -1,0 +1,128 @@
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { Script } from 'node:vm';
+import { replaceFileSync } from '../internal/fs/replace-file.js';
+
+/**
+ * A code cache file: a header, then what V8's `createCachedData` made. V8 checks a cache's version,
+ * flags and source length, but in a release build not its content, and not the source itself:
+ * the header says which cli.js it was made from (size, mtime, inode) and carries a checksum.
+ */
+const MAGIC = 0x33435841; // "AXC3"
+// magic, checksum, heap bytecode when made, made at (Unix s); source size, mtime ms, inode.
+const HEADER = 40;
+
+/** Which file a cache belongs to: a rebuild or an edit of cli.js changes it. */
+export interface SourceIdentity {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+export interface CacheFile {
+  payload: Buffer;
+  /** The heap's bytecode when the cache was made. */
+  bytecode: number;
+  /** Epoch ms. */
+  madeAt: number;
+}
+
+/**
+ * The cache at `file` when it is usable for `source`: owned by this user and writable by nobody
+ * else (a code cache is code), with the right magic number, source and checksum.
+ */
+export function readCacheFile(file: string, source: SourceIdentity): CacheFile | undefined {
+  let data: Buffer;
+  try {
+    data = readOwnFile(file);
+  } catch {
+    return undefined;
+  }
+  if (data.length < HEADER || data.readUInt32LE(0) !== MAGIC) return undefined;
+  if (
+    data.readDoubleLE(16) !== source.size ||
+    data.readDoubleLE(24) !== source.mtimeMs ||
+    data.readDoubleLE(32) !== source.ino
+  ) {
+    return undefined;
+  }
+  const payload = data.subarray(HEADER);
+  if (data.readUInt32LE(4) !== checksum(payload)) return undefined;
+  return { payload, bytecode: data.readUInt32LE(8), madeAt: data.readUInt32LE(12) * 1000 };
+}
+
+function readOwnFile(file: string): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const stats = fstatSync(fd);
+    const ownedByUs = process.getuid === undefined || stats.uid === process.getuid();
+    if (!stats.isFile() || !ownedByUs || (stats.mode & 0o022) !== 0) throw new Error('not ours');
+    const data = Buffer.allocUnsafe(stats.size);
+    let read = 0;
+    while (read < data.length) {
+      const n = readSync(fd, data, read, data.length - read, null);
+      if (n === 0) break;
+      read += n;
+    }
+    return data.subarray(0, read);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all of it in
+ * JavaScript costs ~6 ms, and Node 20 has no crc32 without loading zlib (~4 ms). A damaged disk
+ * block (512 bytes) spans four sampled words; damage it misses, V8 may crash on — the crash
+ * marker (code-cache.ts) then removes the cache.
+ */
+function checksum(payload: Uint8Array): number {
+  const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);
+  let hash = (0x811c9dc5 ^ payload.length) >>> 0;
+  for (let i = 0; i < words.length; i += 32) hash = Math.imul(hash ^ (words[i] ?? 0), 0x01000193) >>> 0;
+  return hash;
+}
+
+/** Leftovers of other builds, Node versions or flags go when not rewritten for this long. */
+const FOREIGN_KEPT_MS = 7 * 24 * 3600 * 1000;
+/** A temp file this old is a write that was killed before its rename. */
+const TEMP_KEPT_MS = 3600 * 1000;
+
+/**
+ * Writes the cache of `script` for `source` (owner-only), then removes leftovers: other builds',
+ * Node versions' and flags' caches not rewritten for a week, and temp files of killed writes.
+ * Never throws: the cache is only an optimisation.
+ */
+export function saveCacheFile(
+  file: string,
+  script: Script,
+  source: SourceIdentity,
+  bytecode: number,
+  ownPrefix: string,
+): void {
+  try {
+    const dir = dirname(file);
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const payload = script.createCachedData();
+    const header = Buffer.alloc(HEADER);
+    header.writeUInt32LE(MAGIC, 0);
+    header.writeUInt32LE(checksum(payload), 4);
+    header.writeUInt32LE(bytecode, 8);
+    header.writeUInt32LE(Math.floor(Date.now() / 1000), 12);
+    header.writeDoubleLE(source.size, 16);
+    header.writeDoubleLE(source.mtimeMs, 24);
+    header.writeDoubleLE(source.ino, 32);
+    replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
+    const now = Date.now();
+    for (const name of readdirSync(dir)) {
+      const foreign = name.endsWith('.bin') && !name.startsWith(ownPrefix);
+      const temp = name.endsWith('.tmp');
+      if (!foreign && !temp) continue;
+      const path = join(dir, name);
+      if (now - statSync(path).mtimeMs > (temp ? TEMP_KEPT_MS : FOREIGN_KEPT_MS))
+        rmSync(path, { force: true });
+    }
+  } catch {
+    // The next run compiles as usual and tries again.
+  }
+}

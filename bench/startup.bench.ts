@@ -2,8 +2,9 @@
 // and, for a model turn, against a bare `node:http` client sending axe's exact request to the same
 // local server and reading the answer: `axe version`, `axe agents list` over 50 files,
 // `--dry-run`, one turn on the Anthropic and the OpenAI wire. Medians of interleaved rounds after
-// a warm-up (which also writes the code caches), so load swings hit every command alike; peak RSS from a separate pass (a preload
-// script reports `maxRSS` at exit, so the timed runs carry nothing extra).
+// a warm-up (which also writes the code caches), so load swings hit every command alike; peak RSS
+// from a separate pass (a preload script reports `maxRSS` at exit, so the timed runs carry nothing
+// extra).
 import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -23,6 +23,7 @@ export function withTimeout(parent: AbortSignal, ms: number): TimedSignal {
   const follow = (): void => controller.abort(parent.reason);
   const timer = setTimeout(
     () => {
+      if (controller.signal.aborted) return;
       timedOut = true;
       controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
     },

@@ -1,7 +1,7 @@
 // Bundles the CLI with esbuild into two CommonJS files: dist/main.js, the small executable, and
 // dist/cli.js, every command, which main.js runs from V8's code cache (cmd/code-cache.ts). One
 // bundle compiles once and is cached whole; lazily loaded ES chunks cannot be cached on Node 20.
-// The heavy packages stay outside, imported by the code that needs them.
+// The heavy packages stay outside, required by the code that needs them.
 // The bundle is written to a fresh folder and swapped in, so an `axe` already running from dist/
 // (a test, a second terminal) never sees a half-written build.
 import { createHash } from 'node:crypto';

@@ -14,25 +14,45 @@ export interface TimedSignal {
  * `parent` or `ms`, whichever ends first. Not `AbortSignal.any([parent, AbortSignal.timeout(ms)])`:
  * Node 20's `any` holds its sources weakly, so the timeout signal can be garbage-collected before
  * it fires (a url_fetch from a server dripping bytes then ran for minutes), and making one costs
- * ~25 µs, once per model call. Here the timer holds its controller until it fires or `dispose`
- * clears it, and `dispose` stops following `parent`.
+ * ~25 µs, once per model call.
  */
 export function withTimeout(parent: AbortSignal, ms: number): TimedSignal {
+  const { controller, timedOut, dispose } = followParent(
+    parent,
+    ms,
+    () => new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+  );
+  return { signal: controller.signal, timedOut, dispose };
+}
+
+/**
+ * A controller that aborts with `parent`'s reason when it does, and with `reason()` once `ms` have
+ * passed (never when `ms` is undefined). The timer holds the controller until it fires or `dispose`
+ * clears it; `dispose` also stops following `parent`, so nothing is left on a long-lived signal.
+ */
+export function followParent(
+  parent: AbortSignal,
+  ms: number | undefined,
+  reason: () => unknown,
+): { controller: AbortController; timedOut(): boolean; dispose(): void } {
   const controller = new AbortController();
   let timedOut = false;
   const follow = (): void => controller.abort(parent.reason);
-  const timer = setTimeout(
-    () => {
-      if (controller.signal.aborted) return;
-      timedOut = true;
-      controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError'));
-    },
-    Math.min(Math.max(ms, 0), MAX_TIMER_MS),
-  );
+  const timer =
+    ms === undefined
+      ? undefined
+      : setTimeout(
+          () => {
+            if (controller.signal.aborted) return;
+            timedOut = true;
+            controller.abort(reason());
+          },
+          Math.min(Math.max(ms, 0), MAX_TIMER_MS),
+        );
   if (parent.aborted) follow();
   else parent.addEventListener('abort', follow, { once: true });
   return {
-    signal: controller.signal,
+    controller,
     timedOut: () => timedOut,
     dispose: () => {
       clearTimeout(timer);

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { MAX_TIMER_MS } from '../abort.js';
+import { followParent, MAX_TIMER_MS } from '../abort.js';
 import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
@@ -181,26 +181,16 @@ export interface DeadlineScope {
 
 /** A signal that follows `parent` and, when `seconds > 0`, fires on its own that long after `startedAt`. */
 export function deadlineScope(parent: AbortSignal, seconds: number, startedAt = Date.now()): DeadlineScope {
-  const controller = new AbortController();
+  const timeoutMs = Math.min(seconds * 1000 - (Date.now() - startedAt), MAX_TIMER_MS);
+  const { controller, dispose } = followParent(
+    parent,
+    seconds > 0 ? timeoutMs : undefined,
+    () => new RunDeadline(seconds),
+  );
   // Every child, queued call and budget wait of a fan-out listens to this signal: hundreds of
   // listeners are the design, not a leak (Node warns past 10).
   setMaxListeners(0, controller.signal);
-  const abortWithParent = (): void => controller.abort(parent.reason);
-  const timeoutMs = Math.min(seconds * 1000 - (Date.now() - startedAt), MAX_TIMER_MS);
-  const timer =
-    seconds > 0
-      ? setTimeout(() => controller.abort(new RunDeadline(seconds)), Math.max(timeoutMs, 0))
-      : undefined;
-  if (parent.aborted) abortWithParent();
-  else parent.addEventListener('abort', abortWithParent, { once: true });
-  return {
-    controller,
-    deadline: timer !== undefined ? Date.now() + timeoutMs : undefined,
-    dispose: () => {
-      clearTimeout(timer);
-      parent.removeEventListener('abort', abortWithParent);
-    },
-  };
+  return { controller, deadline: seconds > 0 ? Date.now() + timeoutMs : undefined, dispose };
 }
 
 /**

@@ -6,7 +6,7 @@ import { handleOutputErrors } from './output-errors.js';
 /**
  * The CLI (dist/cli.js, started by main.ts from V8's code cache). It only parses flags and
  * dispatches; a command's own module is evaluated when that command runs, and the heavy packages
- * (ajv, yaml, undici, the MCP SDK) are imported by the code that needs them.
+ * (ajv, yaml, undici, the MCP SDK) are required by the code that needs them.
  */
 const argv = process.argv.slice(2);
 handleOutputErrors();

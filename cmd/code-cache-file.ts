@@ -57,17 +57,22 @@ function readOwnFile(file: string): Buffer {
     const stats = fstatSync(fd);
     const ownedByUs = process.getuid === undefined || stats.uid === process.getuid();
     if (!stats.isFile() || !ownedByUs || (stats.mode & 0o022) !== 0) throw new Error('not ours');
-    const data = Buffer.allocUnsafe(stats.size);
-    let read = 0;
-    while (read < data.length) {
-      const n = readSync(fd, data, read, data.length - read, null);
-      if (n === 0) break;
-      read += n;
-    }
-    return data.subarray(0, read);
+    return readAll(fd, stats.size);
   } finally {
     closeSync(fd);
   }
+}
+
+/** Up to `size` bytes of `fd` from its start: fewer when the file is shorter than it said. */
+export function readAll(fd: number, size: number): Buffer {
+  const data = Buffer.allocUnsafe(size);
+  let read = 0;
+  while (read < size) {
+    const n = readSync(fd, data, read, size - read, null);
+    if (n === 0) break;
+    read += n;
+  }
+  return data.subarray(0, read);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, readSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -6,7 +6,7 @@ import { resolvePaths } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { processAlive } from '../internal/process-alive.js';
-import { readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import { readAll, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 
 /** A hash of dist/cli.js, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;
@@ -80,14 +80,8 @@ function readSource(file: string): { text: string; identity: SourceIdentity } {
   const fd = openSync(file, 'r');
   try {
     const { size, mtimeMs, ino } = fstatSync(fd);
-    const data = Buffer.allocUnsafe(size);
-    let read = 0;
-    while (read < size) {
-      const n = readSync(fd, data, read, size - read, null);
-      if (n === 0) break;
-      read += n;
-    }
-    return { text: data.toString('latin1', 0, read), identity: { size: read, mtimeMs, ino } };
+    const data = readAll(fd, size);
+    return { text: data.toString('latin1'), identity: { size: data.length, mtimeMs, ino } };
   } finally {
     closeSync(fd);
   }

@@ -12,6 +12,16 @@ const { fake, pool } = await fakeLlmAndPool();
 const failure = (api: WireApi) =>
   chatFailure(createProvider(settingsFor(api, fake.url), { retry: FAST_RETRY, pool }), conversation(false));
 
+/** An OpenAI chat completion answering "ok", for the local servers below. */
+const reply = JSON.stringify({
+  id: 'chatcmpl-1',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1 },
+});
+
 describe('transport edge cases', () => {
   it('connection refused names the expected address (Ollama: the Go axe message)', async () => {
     const server = createServer();
@@ -95,14 +105,6 @@ describe('transport edge cases', () => {
 
   it('one keep-alive pool: sequential calls reuse one connection, parallel calls share the pool', async () => {
     let connections = 0;
-    const reply = JSON.stringify({
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      created: 1,
-      model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1 },
-    });
     const server = createServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end(reply));
@@ -126,14 +128,6 @@ describe('transport edge cases', () => {
   });
 
   it('a wide fan-out keeps every idle connection until the pool closes (none closed while the run waits)', async () => {
-    const reply = JSON.stringify({
-      id: 'chatcmpl-1',
-      object: 'chat.completion',
-      created: 1,
-      model: 'm',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1 },
-    });
     const WIDTH = 300;
     let waiting: (() => void)[] = [];
     const server = createServer((req, res) => {

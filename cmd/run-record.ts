@@ -4,7 +4,7 @@ import { fileDigest } from '../internal/record/digest.js';
 import { completedChildren, recordedConversation } from '../internal/record/pick-up.js';
 import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
 import { RunRecorder } from '../internal/record/recorder.js';
-import { findRun, loadRun, pruneRuns, runsDir } from '../internal/record/store.js';
+import { findRun, isLive, loadRun, pruneRuns, runsDir } from '../internal/record/store.js';
 import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
 
 const DEFAULT_RUNS_KEPT = 100;
@@ -118,7 +118,7 @@ export async function resumePlan(
   if (agent !== undefined && agent !== request.agent) {
     throw new ConfigError(`--resume: run ${record.id} is a run of "${request.agent}", not "${agent}"`);
   }
-  if (record.status === 'running' && !run.interrupted) {
+  if (isLive(record)) {
     throw new ConfigError(`--resume: run ${record.id} is still running (pid ${record.pid})`);
   }
   if (record.status === 'completed') {

@@ -2,12 +2,12 @@ import { ConfigError, errorMessage } from '../internal/errors.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
 import {
   findRun,
-  interrupted,
   loadRun,
   readRunRecord,
   removeRun,
   runIds,
   runsDir,
+  shownStatus,
 } from '../internal/record/store.js';
 import { maskSecrets } from '../internal/secrets.js';
 
@@ -44,7 +44,7 @@ export async function runsCommand(
     process.stdout.write(maskSecrets(renderHtmlTrace(run)));
   } else if (options.json === true) {
     const { record } = run;
-    const json = { ...record, status: run.interrupted ? 'interrupted' : record.status, tree: run.tree };
+    const json = { ...record, status: shownStatus(record), tree: run.tree };
     process.stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
   } else {
     process.stdout.write(renderRunTree(run));
@@ -57,7 +57,7 @@ async function list(dir: string, options: Record<string, unknown>): Promise<numb
   for (const id of await runIds(dir)) {
     try {
       const run = await readRunRecord(dir, id);
-      rows.push(runRow(run, interrupted(run)));
+      rows.push(runRow(run));
     } catch (error) {
       process.stderr.write(`Warning: skipped ${errorMessage(error)}\n`);
     }

@@ -1,6 +1,6 @@
 import type { Message } from '../provider/types.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
-import type { LoadedRun } from '../record/store.js';
+import { type LoadedRun, shownStatus } from '../record/store.js';
 import { splitPath } from '../runner/agent-path.js';
 import { maskSecrets } from '../secrets.js';
 import { STATUS_MARKS, toolsInFlight } from './agent-marks.js';
@@ -17,13 +17,13 @@ export interface RunRow {
   cost?: number;
 }
 
-export function runRow(record: RunRecord, interrupted: boolean): RunRow {
+export function runRow(record: RunRecord): RunRow {
   return {
     id: record.id,
     agent: record.request.agent,
     started: record.startedAt,
     ...(record.durationMs !== undefined ? { duration_ms: record.durationMs } : {}),
-    status: interrupted ? 'interrupted' : record.status,
+    status: shownStatus(record),
     ...(record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
     ...(record.usage ? { tokens: record.usage.total } : {}),
     ...(record.cost !== undefined ? { cost: record.cost } : {}),

@@ -1,4 +1,6 @@
 import { createHash } from 'node:crypto';
+import { addUsage, emptyUsage, type Usage } from '../provider/types.js';
+import { sumCosts } from '../runner/result.js';
 import { TRACE_CSS, TRACE_JS } from './html-trace-client.js';
 import {
   type BarStatus,
@@ -11,7 +13,7 @@ import {
   traceModel,
 } from './html-trace-model.js';
 import { panelData } from './html-trace-panel.js';
-import type { LoadedRun } from './store.js';
+import { type LoadedRun, shownStatus } from './store.js';
 
 /**
  * A run's record as one self-contained HTML page (`axe runs show <id> --html`): a header, the
@@ -64,7 +66,7 @@ const STATUSES: BarStatus[] = [
 
 function header(run: LoadedRun, model: TraceModel): string {
   const { record } = run;
-  const status: BarStatus = run.interrupted ? 'interrupted' : record.status;
+  const status: BarStatus = shownStatus(record);
   const usage = record.usage ?? sumUsage(model);
   const cost = record.cost ?? sumCost(model);
   const tools = model.agents.reduce((n, a) => n + a.tools.length, 0);
@@ -140,20 +142,12 @@ function pct(fraction: number): string {
   return `${(fraction * 100).toFixed(3)}%`;
 }
 
-function sumUsage(model: TraceModel) {
-  const sum = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
-  for (const { node } of model.agents) {
-    sum.inputTokens += node.usage.inputTokens;
-    sum.outputTokens += node.usage.outputTokens;
-    sum.cacheReadTokens += node.usage.cacheReadTokens;
-    sum.cacheWriteTokens += node.usage.cacheWriteTokens;
-  }
-  return sum;
+function sumUsage(model: TraceModel): Usage {
+  return model.agents.reduce((sum, { node }) => addUsage(sum, node.usage), emptyUsage());
 }
 
 function sumCost(model: TraceModel): number | undefined {
-  const costs = model.agents.flatMap(({ node }) => (node.cost !== undefined ? [node.cost] : []));
-  return costs.length ? costs.reduce((a, b) => a + b, 0) : undefined;
+  return sumCosts(model.agents.map(({ node }) => node.cost));
 }
 
 function esc(text: string): string {

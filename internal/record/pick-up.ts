@@ -1,6 +1,5 @@
-import { emptyUsage, type Message } from '../provider/types.js';
-import { splitPath } from '../runner/agent-path.js';
-import { reuseKey } from '../runner/child.js';
+import type { Message } from '../provider/types.js';
+import { reuseKey, splitPath } from '../runner/agent-path.js';
 import type { AgentRunResult } from '../runner/types.js';
 import type { RecordedAgent, TranscriptLine } from './record.js';
 import type { LoadedRun } from './store.js';
@@ -50,7 +49,7 @@ function resultOf(node: RecordedAgent, end: AgentEnd): AgentRunResult {
     ...(end.output !== undefined ? { output: end.output } : {}),
     model: node.model,
     stopReason: '',
-    usage: end.usage ?? emptyUsage(),
+    usage: end.usage,
     ...(end.cost !== undefined ? { cost: end.cost } : {}),
     retries: 0,
     turns: end.turns,

@@ -4,7 +4,7 @@ import { resolvePaths } from '../config/paths.js';
 import { ConfigError, errorMessage } from '../errors.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { processAlive } from '../process-alive.js';
-import type { RecordedAgent, RunRecord, TranscriptLine } from './record.js';
+import type { RecordedAgent, RecordStatus, RunRecord, TranscriptLine } from './record.js';
 import { isRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
@@ -60,6 +60,16 @@ export function interrupted(record: RunRecord): boolean {
   return record.status === 'running' && !processAlive(record.pid);
 }
 
+/** A run another axe is still writing. */
+export function isLive(record: RunRecord): boolean {
+  return record.status === 'running' && processAlive(record.pid);
+}
+
+/** The run's status as `runs list`, `runs show --json` and the HTML trace give it. */
+export function shownStatus(record: RunRecord): RecordStatus | 'interrupted' {
+  return interrupted(record) ? 'interrupted' : record.status;
+}
+
 export interface LoadedRun {
   record: RunRecord;
   /** The tree as the transcripts tell it (also for a run that was killed). */
@@ -95,7 +105,7 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
 }
 
 /** One transcript's lines; a line cut by a crash (the last one) is left out. */
-export async function readTranscript(file: string): Promise<TranscriptLine[]> {
+async function readTranscript(file: string): Promise<TranscriptLine[]> {
   const text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
   const lines: TranscriptLine[] = [];
   for (const raw of text.split('\n')) {
@@ -129,8 +139,7 @@ export async function pruneRuns(dir: string, keep: number): Promise<number> {
 
 async function stillRunning(dir: string, id: string): Promise<boolean> {
   try {
-    const record = await readRunRecord(dir, id);
-    return record.status === 'running' && !interrupted(record);
+    return isLive(await readRunRecord(dir, id));
   } catch {
     return false;
   }

@@ -17,3 +17,11 @@ export function splitPath(path: string): { parent?: string; step?: string; agent
   const colon = last.indexOf(':');
   return { parent: path.slice(0, cut), step: last.slice(0, colon), agent: last.slice(colon + 1) };
 }
+
+/**
+ * `--resume`: which child of the run picked up a completed child's result stands for — the same
+ * caller, tool call, place in that call (a spawn_agents task's index) and agent.
+ */
+export function reuseKey(parentPath: string, callId: string, step: string, agent: string): string {
+  return JSON.stringify([parentPath, callId, step.replace(/^[^#]*#\d+/, ''), agent]);
+}

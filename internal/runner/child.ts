@@ -3,6 +3,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
+import { reuseKey } from './agent-path.js';
 import type { AskParent } from './ask-parent.js';
 import type { BackgroundChildren } from './background.js';
 import {
@@ -137,14 +138,6 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
-}
-
-/**
- * `--resume`: which child of the run picked up a completed child's result stands for — the same
- * caller, tool call, place in that call (a spawn_agents task's index) and agent.
- */
-export function reuseKey(parentPath: string, callId: string, step: string, agent: string): string {
-  return JSON.stringify([parentPath, callId, step.replace(/^[^#]*#\d+/, ''), agent]);
 }
 
 /** What `agent.end` tells of an agent's outcome. */

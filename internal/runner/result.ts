@@ -22,8 +22,13 @@ export function treeUsage(result: AgentRunResult): Usage {
 
 /** The cost of an agent and every agent it called, when any of them reported one. */
 export function treeCost(result: AgentRunResult): number | undefined {
-  const costs = [result.cost, ...result.children.map(treeCost)].filter((c): c is number => c !== undefined);
-  return costs.length === 0 ? undefined : costs.reduce((a, b) => a + b, 0);
+  return sumCosts([result.cost, ...result.children.map(treeCost)]);
+}
+
+/** The sum of the costs reported; undefined when none was. */
+export function sumCosts(costs: readonly (number | undefined)[]): number | undefined {
+  const reported = costs.filter((c): c is number => c !== undefined);
+  return reported.length === 0 ? undefined : reported.reduce((a, b) => a + b, 0);
 }
 
 /** The result of an agent that failed before its first provider call. */

@@ -17,37 +17,35 @@ export interface TimedSignal {
  * ~25 µs, once per model call.
  */
 export function withTimeout(parent: AbortSignal, ms: number): TimedSignal {
-  const { controller, timedOut, dispose } = followParent(
-    parent,
+  const { controller, timedOut, dispose } = followParent(parent, {
     ms,
-    () => new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
-  );
+    reason: () => new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+  });
   return { signal: controller.signal, timedOut, dispose };
 }
 
 /**
- * A controller that aborts with `parent`'s reason when it does, and with `reason()` once `ms` have
- * passed (never when `ms` is undefined). The timer holds the controller until it fires or `dispose`
+ * A controller that aborts with `parent`'s reason when it does, and, given a `timeout`, with its
+ * `reason()` once its `ms` have passed. The timer holds the controller until it fires or `dispose`
  * clears it; `dispose` also stops following `parent`, so nothing is left on a long-lived signal.
  */
 export function followParent(
   parent: AbortSignal,
-  ms: number | undefined,
-  reason: () => unknown,
+  timeout?: { ms: number; reason: () => unknown },
 ): { controller: AbortController; timedOut(): boolean; dispose(): void } {
   const controller = new AbortController();
   let timedOut = false;
   const follow = (): void => controller.abort(parent.reason);
   const timer =
-    ms === undefined
+    timeout === undefined
       ? undefined
       : setTimeout(
           () => {
             if (controller.signal.aborted) return;
             timedOut = true;
-            controller.abort(reason());
+            controller.abort(timeout.reason());
           },
-          Math.min(Math.max(ms, 0), MAX_TIMER_MS),
+          Math.min(Math.max(timeout.ms, 0), MAX_TIMER_MS),
         );
   if (parent.aborted) follow();
   else parent.addEventListener('abort', follow, { once: true });

@@ -9,7 +9,7 @@ import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
  */
 export interface HttpPool {
   /** The keep-alive agent for `protocol` (`http:` / `https:`), made on first use. */
-  agent(protocol: string): Promise<Agent>;
+  agent(protocol: string): Agent;
   /**
    * Ends every connection now. Called when the run is over, so a request still in flight is one
    * nobody will read: it fails instead of keeping the process alive.
@@ -20,18 +20,21 @@ export interface HttpPool {
 // Idle connections stay open this long for the next turn; a run's turns come well within it.
 const KEEP_ALIVE_MS = 30_000;
 
-/** `node:http` when a model is first called: a dry run, `agents list` or a replay never load it (~4 ms). */
+/**
+ * `node:http` when a model is first called: a dry run, `agents list` or a replay never load it
+ * (~4 ms); `node:https` (TLS, crypto) only for an https:// base URL.
+ */
 function http(): typeof import('node:http') {
   return process.getBuiltinModule('node:http');
 }
 
 /** A run's pool: one keep-alive agent per protocol. No socket timeouts: the run's deadline bounds every call. */
 export function createHttpPool(): HttpPool {
-  const agents = new Map<string, Promise<Agent>>();
+  const agents = new Map<string, Agent>();
   let closed = false;
   return {
     agent(protocol) {
-      if (closed) return Promise.reject(new Error('the HTTP pool is closed: the run is over'));
+      if (closed) throw new Error('the HTTP pool is closed: the run is over');
       let agent = agents.get(protocol);
       if (!agent) {
         const options = {
@@ -44,15 +47,15 @@ export function createHttpPool(): HttpPool {
         };
         agent =
           protocol === 'https:'
-            ? import('node:https').then(({ default: https }) => new https.Agent(options))
-            : Promise.resolve(new (http().Agent)(options));
+            ? new (process.getBuiltinModule('node:https').Agent)(options)
+            : new (http().Agent)(options);
         agents.set(protocol, agent);
       }
       return agent;
     },
     async close() {
       closed = true;
-      for (const agent of agents.values()) (await agent).destroy();
+      for (const agent of agents.values()) agent.destroy();
     },
   };
 }
@@ -82,7 +85,7 @@ export async function postJson(
   signal: AbortSignal,
 ): Promise<HttpResponse> {
   const target = new URL(url);
-  const agent = await pool.agent(target.protocol);
+  const agent = pool.agent(target.protocol);
   signal.throwIfAborted();
   const payload = Buffer.from(body, 'utf8');
   return new Promise((resolve, reject) => {

@@ -1,5 +1,5 @@
 import { setMaxListeners } from 'node:events';
-import { withTimeout } from '../abort.js';
+import { followParent, withTimeout } from '../abort.js';
 import { CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
@@ -20,15 +20,17 @@ const DEFAULT_WAIT_SECONDS = 300;
  */
 export class BackgroundChildren {
   readonly registry = new ChildRegistry<AgentRunResult>();
-  private readonly controller = new AbortController();
+  private readonly controller: AbortController;
+  /** Stops following the agent's signal. */
+  private readonly unfollow: () => void;
   private readonly running = new Map<string, Promise<AgentRunResult>>();
   private finished = false;
 
   constructor(agentSignal: AbortSignal) {
-    setMaxListeners(0, this.controller.signal);
-    const follow = () => this.controller.abort(agentSignal.reason);
-    if (agentSignal.aborted) follow();
-    else agentSignal.addEventListener('abort', follow, { once: true });
+    const { controller, dispose } = followParent(agentSignal);
+    this.controller = controller;
+    this.unfollow = dispose;
+    setMaxListeners(0, controller.signal);
   }
 
   /** What a background child runs under: the agent's signal, and its end. */
@@ -107,6 +109,7 @@ export class BackgroundChildren {
     // Each outcome is handed over once, however often the agent's end is reached.
     const results = this.finished ? [] : this.registry.completed().map((child) => child.result);
     this.finished = true;
+    this.unfollow();
     return { results, cancelled };
   }
 }

@@ -184,8 +184,7 @@ export function deadlineScope(parent: AbortSignal, seconds: number, startedAt = 
   const timeoutMs = Math.min(seconds * 1000 - (Date.now() - startedAt), MAX_TIMER_MS);
   const { controller, dispose } = followParent(
     parent,
-    seconds > 0 ? timeoutMs : undefined,
-    () => new RunDeadline(seconds),
+    seconds > 0 ? { ms: timeoutMs, reason: () => new RunDeadline(seconds) } : undefined,
   );
   // Every child, queued call and budget wait of a fan-out listens to this signal: hundreds of
   // listeners are the design, not a leak (Node warns past 10).

@@ -1,6 +1,7 @@
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { listAgents, loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
+import { loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../internal/errors.js';
 import { countEntries, memoryFile, readMemory, trimEntries } from '../internal/memory/memory.js';
@@ -151,6 +152,7 @@ async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<str
     env: process.env,
     searchDirs: gc.searchDirs,
     configDir: gc.configDir,
+    globalConfig: () => loadGlobalConfig(gc.configDir),
     ...(gc.model !== undefined ? { modelOverride: gc.model } : {}),
     timeoutSeconds: GC_TIMEOUT_SECONDS,
     stream: false,

@@ -1,4 +1,4 @@
-import { loadGlobalConfig } from '../internal/config/global.js';
+import type { GlobalConfig } from '../internal/config/global.js';
 import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
 import { fileDigest } from '../internal/record/digest.js';
 import { completedChildren, recordedConversation } from '../internal/record/pick-up.js';
@@ -27,14 +27,14 @@ export interface OpenRecord {
  * cannot be made is said once.
  */
 export function openRunRecord(
-  configDir: string,
+  globalConfig: () => Promise<GlobalConfig>,
   env: NodeJS.ProcessEnv,
   request: Omit<RecordedRequest, 'agentDigest'>,
   links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
   warn: (message: string) => void,
 ): OpenRecord {
   const dir = runsDir(env);
-  const keep = runsToKeep(configDir);
+  const keep = runsToKeep(globalConfig);
   const recorder = RunRecorder.start(
     dir,
     async () =>
@@ -47,9 +47,9 @@ export function openRunRecord(
 }
 
 /** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
-async function runsToKeep(configDir: string): Promise<number> {
+async function runsToKeep(globalConfig: () => Promise<GlobalConfig>): Promise<number> {
   try {
-    return (await loadGlobalConfig(configDir)).runsKeep ?? DEFAULT_RUNS_KEPT;
+    return (await globalConfig()).runsKeep ?? DEFAULT_RUNS_KEPT;
   } catch {
     return DEFAULT_RUNS_KEPT;
   }

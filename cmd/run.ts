@@ -4,6 +4,7 @@ import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
 import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import {
   CancelledError,
@@ -71,6 +72,12 @@ export async function runCommand(
   if (asked) enter(asked.cwd);
   const agentsDirs = asked?.agentsDirs ?? agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
+  // Read once, by the run record (`[runs] keep`) and the runner (providers), whichever asks first.
+  let configLoad: Promise<GlobalConfig> | undefined;
+  const globalConfig = (): Promise<GlobalConfig> => {
+    configLoad ??= loadGlobalConfig(configDir);
+    return configLoad;
+  };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
   const spec = await loadAgentFile(agentFile, env);
   for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
@@ -148,7 +155,7 @@ export async function runCommand(
       emit({ type: 'warning', message, path: spec.name, agent: spec.name, depth: 0, time: Date.now() });
     record = recordsRun(options, env)
       ? openRunRecord(
-          configDir,
+          globalConfig,
           env,
           {
             agent: asked?.agent ?? agentName ?? spec.name,
@@ -178,6 +185,7 @@ export async function runCommand(
       env,
       searchDirs,
       configDir,
+      globalConfig,
       ...overrides,
       inputs,
       timeoutSeconds,

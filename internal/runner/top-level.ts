@@ -1,6 +1,5 @@
 import { qualifiedModelName } from '../agent/model.js';
 import { ArtifactManifest } from '../artifacts/artifacts.js';
-import { loadGlobalConfig } from '../config/global.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
@@ -141,7 +140,7 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     return { providers: replayProviders(await CassettePlayer.open(request.replay)) };
   }
   const recorder = request.record !== undefined ? await CassetteRecorder.open(request.record) : undefined;
-  const globalConfig = await loadGlobalConfig(request.configDir);
+  const globalConfig = await request.globalConfig();
   for (const message of globalConfig.warnings ?? []) warn(request, message);
   const pool = createHttpPool();
   const providers = liveProviders({

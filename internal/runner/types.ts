@@ -1,5 +1,6 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
+import type { GlobalConfig } from '../config/global.js';
 import type { JsonValue, Usage } from '../provider/types.js';
 import type { AskPerson } from './ask-parent.js';
 import type { PriorConversation } from './context.js';
@@ -18,6 +19,8 @@ export interface RunRequest {
   /** Agent search dirs, in lookup order (sub-agents are loaded from the same dirs). */
   searchDirs: string[];
   configDir: string;
+  /** config.toml of `configDir`, loaded when first asked for (a caller that also reads it shares one load). */
+  globalConfig: () => Promise<GlobalConfig>;
   /** `--model provider/model` (top-level agent only). */
   modelOverride?: string;
   /** `--skill` (top-level agent only). */

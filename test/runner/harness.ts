@@ -3,6 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
+import { loadGlobalConfig } from '../../internal/config/global.js';
 import type { RunEvent } from '../../internal/runner/events.js';
 import { runTopLevel } from '../../internal/runner/top-level.js';
 import type { RunOutcome, RunRequest } from '../../internal/runner/types.js';
@@ -47,6 +48,7 @@ export function makeHome(llm: FakeLlm): Home {
         env: requestEnv,
         searchDirs: [agentsDir],
         configDir,
+        globalConfig: () => loadGlobalConfig(configDir),
         timeoutSeconds: 20,
         stream: false,
         signal: new AbortController().signal,

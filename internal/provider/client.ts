@@ -65,7 +65,7 @@ async function chat(
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   request: ChatRequest,
-  { signal: userSignal, onEvent, deadline }: ChatOptions,
+  { signal: userSignal, onEvent, deadline, warmConnections }: ChatOptions,
 ): Promise<ChatResponse> {
   if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
     throw new MissingKeyError(
@@ -102,6 +102,7 @@ async function chat(
       userSignal,
       onEvent,
       deadline,
+      warmConnections,
     });
   } finally {
     timed?.dispose();
@@ -118,6 +119,7 @@ interface Exchange {
   userSignal: AbortSignal;
   onEvent: ChatOptions['onEvent'];
   deadline: number | undefined;
+  warmConnections: number | undefined;
 }
 
 /** Sends the request, retrying as the policy says, until an answer, a final error or the deadline. */
@@ -125,14 +127,14 @@ async function attempts(
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   request: ChatRequest,
-  { context, url, headers, body, signal, userSignal, onEvent, deadline }: Exchange,
+  { context, url, headers, body, signal, userSignal, onEvent, deadline, warmConnections }: Exchange,
 ): Promise<ChatResponse> {
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw abortError(context, userSignal);
     const builder = new ResponseBuilder(request.model, onEvent);
     let requestId: string | undefined;
     try {
-      const response = await postJson(pool, url, headers, body, signal);
+      const response = await postJson(pool, url, headers, body, signal, warmConnections);
       requestId = pickRequestId(response.headers);
       const wireResponse = await readResponse(context, wire, request, response, builder, requestId);
       const out: ChatResponse = {

@@ -1,4 +1,5 @@
 import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 
 /**
  * The one HTTP sender every provider uses: `node:http` (its parser is native: no WebAssembly to
@@ -10,11 +11,30 @@ import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 export interface HttpPool {
   /** The keep-alive agent for `protocol` (`http:` / `https:`), made on first use. */
   agent(protocol: string): Agent;
+  /** Where a request to `url` goes, parsed once per run. */
+  target(url: string): RequestTarget;
+  /**
+   * Opens connections to `url`'s server until `count` stand idle (kept, or opening), for requests
+   * about to come: a fan-out's children find them ready. Only a server this pool has already
+   * connected to (its connection settings are those of that first connection); never more than
+   * `count` idle whatever the number of callers.
+   */
+  warm(url: string, count: number): void;
   /**
    * Ends every connection now. Called when the run is over, so a request still in flight is one
    * nobody will read: it fails instead of keeping the process alive.
    */
   close(): Promise<void>;
+}
+
+/** A request's destination as `http.request` takes it. */
+export interface RequestTarget {
+  protocol: string;
+  hostname: string;
+  port: number;
+  path: string;
+  /** `hostname:port`: the server whose connections `warm` opens. */
+  server: string;
 }
 
 // Idle connections stay open this long for the next turn; a run's turns come well within it.
@@ -28,36 +48,139 @@ function http(): typeof import('node:http') {
   return process.getBuiltinModule('node:http');
 }
 
+type ConnectionOptions = { host?: string; port?: number; _agentKey?: string };
+type CreateConnection = (options: ConnectionOptions, callback?: unknown) => Socket;
+
 /** A run's pool: one keep-alive agent per protocol. No socket timeouts: the run's deadline bounds every call. */
 export function createHttpPool(): HttpPool {
-  const agents = new Map<string, Agent>();
+  const agents = new Map<string, { agent: Agent; spares: Spares }>();
+  const targets = new Map<string, RequestTarget>();
   let closed = false;
+  const entry = (protocol: string) => {
+    if (closed) throw new Error('the HTTP pool is closed: the run is over');
+    let made = agents.get(protocol);
+    if (!made) {
+      const options = {
+        keepAlive: true,
+        keepAliveMsecs: KEEP_ALIVE_MS,
+        scheduling: 'lifo' as const,
+        // Every idle connection is kept until the run ends (Node's default keeps 256 and closes
+        // the rest): a 512-way fan-out would otherwise close sockets while the parent waits.
+        maxFreeSockets: Number.POSITIVE_INFINITY,
+      };
+      const agent =
+        protocol === 'https:'
+          ? new (process.getBuiltinModule('node:https').Agent)(options)
+          : new (http().Agent)(options);
+      made = { agent, spares: new Spares(agent) };
+      agents.set(protocol, made);
+    }
+    return made;
+  };
   return {
-    agent(protocol) {
-      if (closed) throw new Error('the HTTP pool is closed: the run is over');
-      let agent = agents.get(protocol);
-      if (!agent) {
-        const options = {
-          keepAlive: true,
-          keepAliveMsecs: KEEP_ALIVE_MS,
-          scheduling: 'lifo' as const,
-          // Every idle connection is kept until the run ends (Node's default keeps 256 and closes
-          // the rest): a 512-way fan-out would otherwise close sockets while the parent waits.
-          maxFreeSockets: Number.POSITIVE_INFINITY,
-        };
-        agent =
-          protocol === 'https:'
-            ? new (process.getBuiltinModule('node:https').Agent)(options)
-            : new (http().Agent)(options);
-        agents.set(protocol, agent);
+    agent: (protocol) => entry(protocol).agent,
+    target(url) {
+      let target = targets.get(url);
+      if (!target) {
+        target = parseTarget(url);
+        targets.set(url, target);
       }
-      return agent;
+      return target;
+    },
+    warm(url, count) {
+      if (closed) return;
+      const target = this.target(url);
+      try {
+        entry(target.protocol).spares.fill(target.server, count);
+      } catch {
+        // Only a head start: a connection that cannot be opened now is opened, or fails, on use.
+      }
     },
     async close() {
       closed = true;
-      for (const agent of agents.values()) agent.destroy();
+      for (const { agent, spares } of agents.values()) {
+        spares.destroy();
+        agent.destroy();
+      }
     },
   };
+}
+
+function parseTarget(url: string): RequestTarget {
+  const parsed = new URL(url);
+  // `[::1]` is a host in a URL, `::1` one to connect to.
+  const hostname = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  const port = parsed.port === '' ? (parsed.protocol === 'https:' ? 443 : 80) : Number(parsed.port);
+  return {
+    protocol: parsed.protocol,
+    hostname,
+    port,
+    path: `${parsed.pathname}${parsed.search}`,
+    server: `${hostname}:${port}`,
+  };
+}
+
+/**
+ * Connections opened ahead of the requests that will use them. The agent asks for a new
+ * connection through `createConnection`; a spare one to that server is handed over instead. A
+ * spare is opened with the settings the agent gave the first connection to its server (TLS name,
+ * session, keep-alive), so it is one the agent would have made itself; until handed over it does
+ * not keep the process alive, and one the server closes is dropped.
+ */
+class Spares {
+  readonly #byServer = new Map<string, { socket: Socket; drop: () => void }[]>();
+  /** The agent's settings for each server it has connected to. */
+  readonly #settings = new Map<string, ConnectionOptions>();
+  readonly #open: CreateConnection;
+
+  constructor(private readonly agent: Agent) {
+    const target = agent as unknown as { createConnection: CreateConnection };
+    this.#open = target.createConnection.bind(agent);
+    target.createConnection = (options, callback) => {
+      const server = `${options.host}:${options.port}`;
+      if (!this.#settings.has(server)) this.#settings.set(server, { ...options });
+      return this.#take(server) ?? this.#open(options, callback);
+    };
+  }
+
+  /** Opens connections to `server` until `count` are idle (the agent's free ones included). */
+  fill(server: string, count: number): void {
+    const settings = this.#settings.get(server);
+    if (!settings) return;
+    const spares = this.#byServer.get(server) ?? [];
+    this.#byServer.set(server, spares);
+    const free = this.agent.freeSockets[settings._agentKey ?? '']?.length ?? 0;
+    for (let idle = spares.length + free; idle < count; idle++) {
+      const socket = this.#open({ ...settings });
+      socket.unref();
+      const drop = () => {
+        const at = spares.findIndex((spare) => spare.socket === socket);
+        if (at >= 0) spares.splice(at, 1);
+        socket.destroy();
+      };
+      for (const event of ['error', 'end', 'close']) socket.on(event, drop);
+      spares.push({ socket, drop });
+    }
+  }
+
+  #take(server: string): Socket | undefined {
+    const spares = this.#byServer.get(server);
+    for (let spare = spares?.pop(); spare; spare = spares?.pop()) {
+      const { socket, drop } = spare;
+      for (const event of ['error', 'end', 'close']) socket.off(event, drop);
+      if (socket.destroyed || !socket.writable) {
+        socket.destroy();
+        continue;
+      }
+      socket.ref();
+      return socket;
+    }
+    return undefined;
+  }
+
+  destroy(): void {
+    for (const spares of this.#byServer.values()) for (const { socket } of spares.splice(0)) socket.destroy();
+  }
 }
 
 /** Largest response body accepted (a reply of this size is a misbehaving server, not a model). */
@@ -77,25 +200,38 @@ export class BodyTooLargeError extends Error {
   }
 }
 
+/**
+ * Sends `body` and resolves with the response's head. An abort of `signal` destroys the request
+ * and its socket, whether the answer has begun or not; the listener goes when the request closes.
+ * Once the request is out, `warm` connections to the same server are opened (`HttpPool.warm`).
+ */
 export async function postJson(
   pool: HttpPool,
   url: string,
   headers: Record<string, string>,
   body: string,
   signal: AbortSignal,
+  warm?: number,
 ): Promise<HttpResponse> {
-  const target = new URL(url);
-  const agent = pool.agent(target.protocol);
+  const { protocol, hostname, port, path } = pool.target(url);
+  const agent = pool.agent(protocol);
   signal.throwIfAborted();
   const payload = Buffer.from(body, 'utf8');
   return new Promise((resolve, reject) => {
     // `http.request` takes https:// too when given an https.Agent: the agent sets the protocol.
-    const request = http().request(target, {
+    const request = http().request({
+      protocol,
+      hostname,
+      port,
+      path,
       method: 'POST',
       agent,
-      signal,
       headers: { 'content-type': 'application/json', 'content-length': payload.byteLength, ...headers },
     });
+    const onAbort = () => request.destroy(new Error('request aborted'));
+    signal.addEventListener('abort', onAbort, { once: true });
+    request.once('close', () => signal.removeEventListener('abort', onAbort));
+    if (warm) request.once('finish', () => pool.warm(url, warm));
     request.on('error', reject);
     request.once('response', (response) => {
       resolve({
@@ -136,10 +272,27 @@ export async function* boundedChunks(
   }
 }
 
-export async function readText(body: HttpResponse['body'], limit = MAX_BODY_BYTES): Promise<string> {
-  const chunks: Uint8Array[] = [];
-  for await (const chunk of boundedChunks(body, limit)) chunks.push(chunk);
-  return utf8.decode(Buffer.concat(chunks));
+/**
+ * The whole body as text, failing (and closing the connection) once `limit` bytes are passed or
+ * when the connection ends before the body does. Read through events: an async iterator per
+ * body costs a fan-out's every child ~0.1 ms.
+ */
+export function readText(body: HttpResponse['body'], limit = MAX_BODY_BYTES): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let total = 0;
+    const fail = (error: Error): void => {
+      reject(error);
+      body.destroy();
+    };
+    body.on('data', (chunk: Buffer) => {
+      total += chunk.byteLength;
+      if (total > limit) fail(new BodyTooLargeError(limit));
+      else chunks.push(chunk);
+    });
+    body.once('end', () => resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
+    body.once('error', fail);
+  });
 }
 
 /** One decoder for every whole body: making one costs ~20 µs (a 512-way fan-out reads 512 bodies). */

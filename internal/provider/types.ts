@@ -131,6 +131,11 @@ export interface ChatOptions {
   onEvent?: (event: StreamEvent) => void;
   /** Epoch ms after which the run is over: a retry whose wait would pass it is not attempted. */
   deadline?: number;
+  /**
+   * Idle connections to this provider to open while the request is in flight, for the calls its
+   * answer may start (an agent's sub-agents): they find a connection ready.
+   */
+  warmConnections?: number;
 }
 
 export interface Provider {

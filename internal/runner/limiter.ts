@@ -9,6 +9,8 @@ import { ConfigError } from '../errors.js';
 export interface Limiter {
   /** Runs `work` when a slot is free; a `signal` that fires while waiting leaves the queue. */
   run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T>;
+  /** How much work may run at once. */
+  readonly size: number;
   /** Work running now / waiting now. */
   active(): number;
   queued(): number;
@@ -51,6 +53,7 @@ export function createLimiter(max: number): Limiter {
         release();
       }
     },
+    size: max,
     active: () => running,
     queued: () => waiting.length,
   };

@@ -61,6 +61,8 @@ export interface LoopSetup {
   submits?: boolean;
   /** Work the agent started and has not collected (background children): one reminder turn. */
   uncollected?: () => string | undefined;
+  /** Connections to open while its model answers, for the children it may start. */
+  warmConnections?: number;
 }
 
 /** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
@@ -238,7 +240,13 @@ async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): P
   };
   try {
     return await ctx.limiter.run(
-      () => setup.provider.chat(request, { signal: ctx.signal, deadline: ctx.deadline, onEvent }),
+      () =>
+        setup.provider.chat(request, {
+          signal: ctx.signal,
+          deadline: ctx.deadline,
+          onEvent,
+          ...(setup.warmConnections ? { warmConnections: setup.warmConnections } : {}),
+        }),
       ctx.signal,
     );
   } catch (error) {

@@ -120,6 +120,7 @@ export async function runAgentSettled(
       mutating: tools.mutating,
       submits: spec.output !== undefined,
       ...(background ? { uncollected: () => background?.reminder() } : {}),
+      ...(delegates(resolved) ? { warmConnections: Math.min(ctx.limiter.size, WARM_CONNECTIONS) } : {}),
     };
     await runLoop(setup, state);
     await collectBackground(background, spec, ctx, state);
@@ -164,6 +165,18 @@ export async function runAgentSettled(
       );
     }
   }
+}
+
+/**
+ * Most connections opened ahead for an agent's children: a wider fan-out opens the rest as it
+ * starts. Enough for Go axe's habit of starting a turn's every call at once, few enough that an
+ * agent calling one sub-agent costs no more than some idle sockets until the run ends.
+ */
+const WARM_CONNECTIONS = 32;
+
+/** Whether the agent can start children (and so may want connections for them). */
+function delegates(resolved: ResolvedAgentRun): boolean {
+  return resolved.callsAgents || resolved.spawns || resolved.delegates;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Exchange } from './exchange.js';
 import { parseJson } from './json.js';
 import { sendFault, sendJson, sendRefusal, sendStream } from './respond.js';
@@ -12,6 +12,9 @@ import type { IncomingRequest } from './wire.js';
  * Gemini wires (see types.ts for routing and the scripting contract).
  */
 interface State {
+  /** Every accepted connection, numbered in accept order. */
+  connections: WeakMap<Socket, RecordedRequest['connection']>;
+  connectionCount: number;
   requests: RecordedRequest[];
   queue: ScriptedReply[];
   responder: Responder | undefined;
@@ -68,6 +71,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     ...route.format.summarize(incoming),
     receivedAt,
     aborted: false,
+    connection: state.connections.get(req.socket) ?? { id: -1, openedAt: receivedAt },
   };
   state.requests.push(record);
   const exchange = new Exchange(req, res, record);
@@ -97,13 +101,22 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
 }
 
 export async function startFakeLlm(options: { respond?: Responder } = {}): Promise<FakeLlm> {
-  const state: State = { requests: [], queue: [], responder: options.respond };
+  const state: State = {
+    connections: new WeakMap(),
+    connectionCount: 0,
+    requests: [],
+    queue: [],
+    responder: options.respond,
+  };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
       // A responder that throws is a bug in the test: answer 500 so the client fails visibly.
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end(`fake-llm: ${error instanceof Error ? error.message : String(error)}`);
     });
+  });
+  server.on('connection', (socket: Socket) => {
+    state.connections.set(socket, { id: state.connectionCount++, openedAt: Date.now() });
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -113,6 +126,9 @@ export async function startFakeLlm(options: { respond?: Responder } = {}): Promi
   return {
     url: `http://127.0.0.1:${port}`,
     requests: state.requests,
+    get connections() {
+      return state.connectionCount;
+    },
     get rejections() {
       return state.requests.filter((r) => r.rejection !== undefined);
     },

@@ -45,6 +45,8 @@ export interface RecordedRequest {
   finishedAt?: number;
   /** True when the client closed the connection before the response was complete. */
   aborted: boolean;
+  /** The TCP connection it came on: numbered from 0 in accept order, and when it was accepted. */
+  connection: { id: number; openedAt: number };
   /** Why the server refused the request as malformed (undefined when it was accepted). */
   rejection?: string;
 }
@@ -124,6 +126,8 @@ export interface FakeLlm {
   requests: RecordedRequest[];
   /** Requests refused as malformed. A passing provider test expects this to stay empty. */
   readonly rejections: RecordedRequest[];
+  /** TCP connections accepted since the server started (not reset by `reset`). */
+  readonly connections: number;
   /** Replies consumed in arrival order when no responder is set. */
   enqueue(...replies: ScriptedReply[]): void;
   /** Route each request to a reply (takes precedence over the queue). */

@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { createServer } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../internal/errors.js';
@@ -161,6 +162,20 @@ describe('transport edge cases', () => {
     expect(closedByClient).toBe(WIDTH);
     waiting = [];
     await shut(server);
+  });
+
+  it("every call removes its abort listener from the caller's signal once it is over", async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'ok' }));
+    const provider = createProvider(settingsFor('openai', fake.url), { retry: FAST_RETRY, pool });
+    // No deadline: the request listens on the caller's own signal (an agent's, for all its turns).
+    const signal = new AbortController().signal;
+    for (let turn = 0; turn < 12; turn++) {
+      await provider.chat(conversation(false), { signal });
+      await provider.chat(conversation(true), { signal });
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it("a proxy's HTML error page becomes a short plain-text message", async () => {

@@ -5,23 +5,13 @@ import { ProviderError } from '../../internal/errors.js';
 import { createHttpPool, createProvider } from '../../internal/provider/index.js';
 import type { WireApi } from '../../internal/provider/types.js';
 import { chatFailure, conversation, FAST_RETRY, fakeLlmAndPool, settingsFor } from './helpers.js';
-import { listen, shut } from './local-server.js';
+import { listen, okReply as reply, shut } from './local-server.js';
 
 /** The HTTP layer under the providers: refused connections, redirects, size bounds, the pool. */
 const { fake, pool } = await fakeLlmAndPool();
 
 const failure = (api: WireApi) =>
   chatFailure(createProvider(settingsFor(api, fake.url), { retry: FAST_RETRY, pool }), conversation(false));
-
-/** An OpenAI chat completion answering "ok", for the local servers below. */
-const reply = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 1, completion_tokens: 1 },
-});
 
 describe('transport edge cases', () => {
   it('connection refused names the expected address (Ollama: the Go axe message)', async () => {

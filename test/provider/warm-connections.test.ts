@@ -3,22 +3,13 @@ import type { Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpPool, createProvider, type HttpPool } from '../../internal/provider/index.js';
 import { conversation, FAST_RETRY, settingsFor } from './helpers.js';
-import { listen, shut } from './local-server.js';
+import { listen, okReply as reply, shut } from './local-server.js';
 
 /**
  * Connections opened ahead (`warmConnections`): while an agent that delegates waits for its
  * model, the pool opens idle connections to the same server, and its children's requests go out
  * on them instead of connecting first.
  */
-
-const reply = JSON.stringify({
-  id: 'chatcmpl-1',
-  object: 'chat.completion',
-  created: 1,
-  model: 'm',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'ok' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 1, completion_tokens: 1 },
-});
 
 interface Watched {
   base: string;

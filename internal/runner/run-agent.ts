@@ -120,7 +120,9 @@ export async function runAgentSettled(
       mutating: tools.mutating,
       submits: spec.output !== undefined,
       ...(background ? { uncollected: () => background?.reminder() } : {}),
-      ...(delegates(resolved) ? { warmConnections: Math.min(ctx.limiter.size, WARM_CONNECTIONS) } : {}),
+      ...(tools.childrenShareProvider
+        ? { warmConnections: Math.min(ctx.limiter.size, WARM_CONNECTIONS) }
+        : {}),
     };
     await runLoop(setup, state);
     await collectBackground(background, spec, ctx, state);
@@ -173,11 +175,6 @@ export async function runAgentSettled(
  * agent calling one sub-agent costs no more than some idle sockets until the run ends.
  */
 const WARM_CONNECTIONS = 32;
-
-/** Whether the agent can start children (and so may want connections for them). */
-function delegates(resolved: ResolvedAgentRun): boolean {
-  return resolved.callsAgents || resolved.spawns || resolved.delegates;
-}
 
 /**
  * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
@@ -261,6 +258,8 @@ async function buildTools(
   handlers: Map<string, ToolHandler>;
   mutating: Set<string>;
   toolset?: Toolset;
+  /** Whether a child it may start could call the agent's provider (connections opened to it would serve). */
+  childrenShareProvider: boolean;
 }> {
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
@@ -313,8 +312,9 @@ async function buildTools(
     ...(background ? { background } : {}),
     ...(delegation.ask ? { ask: delegation.ask } : {}),
   };
+  const callable = (await subAgents) ?? [];
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
-    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, (await subAgents) ?? []));
+    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, callable));
     handlers.set(CALL_AGENT_TOOL_NAME, callAgentHandler(parent));
   }
   if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
@@ -337,7 +337,17 @@ async function buildTools(
       `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
-  return { specs, handlers, mutating, ...(toolset ? { toolset } : {}) };
+  // Workers run on the agent's own model; a named sub-agent on its own, the caller's (`inherit`),
+  // or whatever AXE_SUBAGENT_MODEL or a call's `model` (`overrides = true`) says.
+  const { provider } = resolved.model;
+  const childrenShareProvider =
+    handlers.has(SPAWN_AGENTS_TOOL_NAME) ||
+    handlers.has(DELEGATE_TASK_TOOL_NAME) ||
+    (handlers.has(CALL_AGENT_TOOL_NAME) &&
+      (spec.subAgentsConfig.overrides ||
+        Boolean(ctx.env.AXE_SUBAGENT_MODEL) ||
+        callable.some((child) => child.model === undefined || child.model.provider === provider)));
+  return { specs, handlers, mutating, childrenShareProvider, ...(toolset ? { toolset } : {}) };
 }
 
 function readyEvent(

@@ -32,6 +32,61 @@ describe('connections for the children, opened during the parent turn', () => {
     expect(new Set(children.map((c) => c.connection.id)).size).toBe(3);
   });
 
+  it('spawn_agents: the workers (the agent itself, on its model) find their connections open', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgentsConfig: ['spawn = true'] }));
+    fake.respond((request) => {
+      if (request.lastUserText.startsWith('part ')) return { text: 'did it' };
+      return request.toolResults.length === 0
+        ? {
+            toolCalls: [
+              { name: 'spawn_agents', arguments: { tasks: [{ task: 'part 1' }, { task: 'part 2' }] } },
+            ],
+            delayMs: 300,
+          }
+        : { text: 'merged' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const turn1 = fake.requests[0];
+    const workers = fake.requests.filter((r) => r.lastUserText.startsWith('part '));
+    expect(workers).toHaveLength(2);
+    for (const worker of workers)
+      expect(worker.connection.openedAt).toBeLessThanOrEqual(turn1?.finishedAt ?? 0);
+  });
+
+  // A lead that answers at once after 200 ms: the connections it opened meanwhile are counted.
+  it.each([
+    { what: 'its only sub-agent runs on another provider', config: [], env: {}, ahead: false },
+    {
+      what: 'a call may choose the model (overrides = true)',
+      config: ['overrides = true'],
+      env: {},
+      ahead: true,
+    },
+    {
+      what: 'AXE_SUBAGENT_MODEL names the model',
+      config: [],
+      env: { AXE_SUBAGENT_MODEL: 'anthropic/x' },
+      ahead: true,
+    },
+    { what: 'delegate_task may run workers on its model', config: ['delegate = true'], env: {}, ahead: true },
+  ])('connections opened ahead when $what: $ahead', async ({ config, env, ahead }) => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['w'], subAgentsConfig: config }));
+    home.agent('w', agentToml('w', { model: 'openai/gpt-test' }));
+    fake.respond(() => ({ text: 'no need', delayMs: 200 }));
+    const before = fake.connections;
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: { ...home.env(fake.url), ...env },
+    });
+    expect(result.code).toBe(0);
+    if (ahead) expect(fake.connections - before).toBeGreaterThan(1);
+    else expect(fake.connections - before).toBe(1);
+  });
+
   it('an agent that cannot delegate opens only the connection it uses', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
+import { readAll } from '../internal/fs/read-all.js';
 import { replaceFileSync } from '../internal/fs/replace-file.js';
 
 /**
@@ -61,18 +62,6 @@ function readOwnFile(file: string): Buffer {
   } finally {
     closeSync(fd);
   }
-}
-
-/** Up to `size` bytes of `fd` from its start: fewer when the file is shorter than it said. */
-export function readAll(fd: number, size: number): Buffer {
-  const data = Buffer.allocUnsafe(size);
-  let read = 0;
-  while (read < size) {
-    const n = readSync(fd, data, read, size - read, null);
-    if (n === 0) break;
-    read += n;
-  }
-  return data.subarray(0, read);
 }
 
 /**

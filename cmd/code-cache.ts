@@ -5,8 +5,9 @@ import { Script } from 'node:vm';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { readAll } from '../internal/fs/read-all.js';
 import { processAlive } from '../internal/process-alive.js';
-import { readAll, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import { readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 
 /** A hash of dist/cli.js, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;

@@ -1,6 +1,7 @@
 import type { Stats } from 'node:fs';
-import { closeSync, constants, fstatSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
 import { open, stat } from 'node:fs/promises';
+import { readAll } from './read-all.js';
 
 /**
  * Reading a file a user named (an agent file, config.toml, a skill, a context file, a cassette)
@@ -82,23 +83,16 @@ export function readRegularFileSync(path: string, maxBytes: number): Buffer {
   try {
     const stats = fstatSync(fd);
     checkRegular(path, stats, maxBytes);
-    // Up to one byte over the cap, whatever size the file claims: a file that grew is caught.
+    // Up to one byte over the cap, whatever size the file claims: a file that grew (or a /proc
+    // file, which claims 0) is read on to the cap, and one over it is caught.
     const limit = maxBytes + 1;
-    let buffer = Buffer.allocUnsafe(Math.min(limit, stats.size + 1));
-    let total = 0;
-    for (;;) {
-      if (total === buffer.length) {
-        if (total === limit) break;
-        const grown = Buffer.allocUnsafe(Math.min(limit, Math.max(2 * total, 64 * 1024)));
-        buffer.copy(grown, 0, 0, total);
-        buffer = grown;
-      }
-      const bytesRead = readSync(fd, buffer, total, buffer.length - total, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-    }
-    if (total > maxBytes) throw tooLarge(path, maxBytes);
-    return buffer.subarray(0, total);
+    const first = readAll(fd, Math.min(limit, stats.size + 1));
+    const data =
+      first.length > stats.size && first.length < limit
+        ? Buffer.concat([first, readAll(fd, limit - first.length)])
+        : first;
+    if (data.length > maxBytes) throw tooLarge(path, maxBytes);
+    return data;
   } finally {
     closeSync(fd);
   }

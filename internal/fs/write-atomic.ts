@@ -3,8 +3,6 @@ import { link, open, rename, stat, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { tempPath } from './replace-file.js';
 
-export { replaceFileSync } from './replace-file.js';
-
 export interface AtomicWriteOptions {
   /** Mode of a new file (default 0o644, less the umask). An existing file keeps its own mode. */
   mode?: number;

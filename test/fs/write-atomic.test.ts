@@ -11,7 +11,8 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { replaceFileSync, writeFileAtomic } from '../../internal/fs/write-atomic.js';
+import { replaceFileSync } from '../../internal/fs/replace-file.js';
+import { writeFileAtomic } from '../../internal/fs/write-atomic.js';
 import { smallDisk } from './small-disk.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'axe-write-'));

@@ -65,15 +65,20 @@ function readOwnFile(file: string): Buffer {
 }
 
 /**
- * FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all of it in
- * JavaScript costs ~6 ms, and Node 20 has no crc32 without loading zlib (~4 ms). A damaged disk
- * block (512 bytes) spans four sampled words; damage it misses, V8 may crash on — the crash
+ * The checksum: FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all
+ * of it in JavaScript costs ~6 ms, and Node 20 has no crc32 without loading zlib (~4 ms). A damaged
+ * disk block (512 bytes) spans four sampled words; damage it misses, V8 may crash on — the crash
  * marker (code-cache.ts) then removes the cache.
  */
 function checksum(payload: Uint8Array): number {
   const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);
-  let hash = (0x811c9dc5 ^ payload.length) >>> 0;
-  for (let i = 0; i < words.length; i += 32) hash = Math.imul(hash ^ (words[i] ?? 0), 0x01000193) >>> 0;
+  return fnv1a(words, 32, payload.length);
+}
+
+/** FNV-1a (32 bits) of every `stride`-th value, its offset basis mixed with `seed`. */
+export function fnv1a(values: ArrayLike<number>, stride = 1, seed = 0): number {
+  let hash = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < values.length; i += stride) hash = Math.imul(hash ^ (values[i] ?? 0), 0x01000193) >>> 0;
   return hash;
 }
 

@@ -7,7 +7,7 @@ import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { processAlive } from '../internal/process-alive.js';
-import { readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import { fnv1a, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 
 /** A hash of dist/cli.js, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;
@@ -107,7 +107,8 @@ function cachePath(argv: string[]): string | undefined {
   const name = command === 'run' && argv.includes('--dry-run') ? 'run-dry' : command;
   // V8 refuses a cache made under other flags: runs with other Node options keep their own.
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
-  return join(dir, `${CACHE_PREFIX}${name}${flags === '' ? '' : `-${hashText(flags)}`}.bin`);
+  const ofFlags = flags === '' ? '' : `-${fnv1a(Buffer.from(flags)).toString(16).padStart(8, '0')}`;
+  return join(dir, `${CACHE_PREFIX}${name}${ofFlags}.bin`);
 }
 
 /**
@@ -156,10 +157,4 @@ function v8FlagsChanged(): boolean {
   } catch {
     return false;
   }
-}
-
-function hashText(text: string): string {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193) >>> 0;
-  return hash.toString(16).padStart(8, '0');
 }

@@ -10,6 +10,11 @@ export const STATUS_MARKS: Readonly<Record<AgentStatus, { glyph: string; color: 
   max_turns: { glyph: '↻', color: '33' },
 };
 
+/** An agent's mark in text without colour: its outcome's glyph, `…` while it runs. */
+export function statusGlyph(status: AgentStatus | 'running'): string {
+  return status === 'running' ? '…' : STATUS_MARKS[status].glyph;
+}
+
 /** `call_agent ×3, read_file`: the tools an agent is in, each once with its count. */
 export function toolsInFlight(names: readonly string[]): string {
   const counts = new Map<string, number>();

@@ -1,6 +1,6 @@
 import type { RecordedAgent } from '../record/record.js';
 import { splitPath } from '../runner/agent-path.js';
-import { STATUS_MARKS, toolsInFlight } from './agent-marks.js';
+import { STATUS_MARKS, statusGlyph, toolsInFlight } from './agent-marks.js';
 
 /*
  * The frame of the live agent tree (`axe run --progress`), drawn from the tree the run's events
@@ -107,7 +107,7 @@ function groupRow(nodes: readonly RecordedAgent[], depth: number): Row {
 function tally(nodes: readonly RecordedAgent[]): string {
   const counts = new Map<string, number>();
   for (const node of nodes) {
-    const glyph = node.status === 'running' ? '…' : STATUS_MARKS[node.status].glyph;
+    const glyph = statusGlyph(node.status);
     counts.set(glyph, (counts.get(glyph) ?? 0) + 1);
   }
   return [...counts].map(([glyph, count]) => `${count} ${glyph}`).join(' ');

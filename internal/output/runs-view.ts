@@ -3,7 +3,7 @@ import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.
 import { type LoadedRun, shownStatus } from '../record/store.js';
 import { splitPath } from '../runner/agent-path.js';
 import { maskSecrets } from '../secrets.js';
-import { STATUS_MARKS, toolsInFlight } from './agent-marks.js';
+import { statusGlyph, toolsInFlight } from './agent-marks.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {
@@ -89,8 +89,7 @@ function agentLine(node: RecordedAgent, interrupted: boolean): string {
   const name = step === undefined ? agent : `${step}:${agent}`;
   const stopped = node.status === 'running' && interrupted;
   const status = stopped ? 'stopped' : node.status;
-  const mark = node.status === 'running' ? '…' : STATUS_MARKS[node.status].glyph;
-  const parts = [`${mark} ${name}`, status];
+  const parts = [`${statusGlyph(node.status)} ${name}`, status];
   if (node.durationMs !== undefined) parts.push(seconds(node.durationMs));
   parts.push(`turns ${node.turns || node.lastTurn || 0}`);
   parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens`);

@@ -11,6 +11,7 @@ import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
+import { stderr, stdout } from './stdio.js';
 
 /** `axe agents list | show <agent> | init <agent> | edit <agent>`. */
 export async function agentsCommand(
@@ -38,13 +39,13 @@ async function list(options: Record<string, unknown>): Promise<number> {
   const builtin = builtinAgentsDir();
   const dirs = options.all === true ? [...searchDirs, builtin] : searchDirs;
   const { agents, problems } = await listAgents(dirs, process.env);
-  for (const problem of problems) process.stderr.write(`Warning: skipped ${problem.message}\n`);
+  for (const problem of problems) stderr.write(`Warning: skipped ${problem.message}\n`);
   // listAgents returns them sorted by name.
   const lines = agents.map((spec) => {
     const line = spec.description ? `${spec.name} - ${oneLine(spec.description)}` : spec.name;
     return dirname(spec.source) === builtin ? `${line} (built-in)` : line;
   });
-  process.stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  stdout.write(lines.length > 0 ? `${lines.join('\n')}\n` : '');
   return 0;
 }
 
@@ -59,7 +60,7 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
       ? `${JSON.stringify(await describeAgent(spec, configDir, process.env))}\n`
       : goAgentLines(data);
   // A key can reach any field through $VAR expansion (`workdir = "/tmp/$API_KEY"`).
-  process.stdout.write(maskSecrets(text));
+  stdout.write(maskSecrets(text));
   return 0;
 }
 
@@ -90,7 +91,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
     }
     throw new ConfigError(`agents init: cannot create ${file}: ${fsErrorReason(error)}`);
   }
-  process.stdout.write(`${file}\n`);
+  stdout.write(`${file}\n`);
   return 0;
 }
 

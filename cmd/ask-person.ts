@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { stderr } from './stdio.js';
 
 /**
  * `--interactive`: a sub-agent's `ask_parent` that reaches the top-level agent is put to the person
@@ -17,7 +18,7 @@ export function terminalAsker(): (agent: string, question: string, signal: Abort
 
 function askOnce(agent: string, question: string, signal: AbortSignal): Promise<string> {
   signal.throwIfAborted();
-  const terminal = createInterface({ input: process.stdin, output: process.stderr, terminal: true });
+  const terminal = createInterface({ input: process.stdin, output: stderr.stream(), terminal: true });
   // The terminal is in raw mode while it reads: Ctrl-C reaches readline, not the process.
   terminal.on('SIGINT', () => process.kill(process.pid, 'SIGINT'));
   return new Promise<string>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
-import { handleOutputErrors } from './output-errors.js';
+import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
 /**
  * The CLI (dist/cli.js, started by main.ts from V8's code cache). It only parses flags and
@@ -9,7 +9,9 @@ import { handleOutputErrors } from './output-errors.js';
  * (ajv, yaml, undici, the MCP SDK) are required by the code that needs them.
  */
 const argv = process.argv.slice(2);
-handleOutputErrors();
+checkStdoutOpen();
+// cac prints help and its version line with console.info: through axe's stdout like any output.
+console.info = (...parts: unknown[]) => stdout.write(`${parts.join(' ')}\n`);
 addSecretsFromEnv(process.env);
 void parseAndRun();
 
@@ -164,7 +166,7 @@ async function parseAndRun(): Promise<void> {
 }
 
 function usageError(message: string): void {
-  process.stderr.write(`axe: ${message} (see axe --help)\n`);
+  stderr.write(`axe: ${message} (see axe --help)\n`);
   process.exitCode = ExitCode.config;
 }
 
@@ -184,9 +186,9 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
 /** One line on stderr whatever the error carries (a wrapped parser message may span lines). */
 function reportFatal(error: unknown): void {
   const message = maskSecrets(errorMessage(error));
-  process.stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
+  stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
   if (process.env.AXE_DEBUG === '1' && error instanceof Error && error.stack) {
-    process.stderr.write(`${maskSecrets(error.stack)}\n`);
+    stderr.write(`${maskSecrets(error.stack)}\n`);
   }
   process.exitCode = isAxeError(error) ? error.exitCode : ExitCode.runtime;
 }

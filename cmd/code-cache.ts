@@ -8,6 +8,7 @@ import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { processAlive } from '../internal/process-alive.js';
 import { fnv1a, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import { stderr } from './stdio.js';
 
 /** A hash of dist/cli.js, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;
@@ -89,7 +90,7 @@ function readSource(file: string): { text: string; identity: SourceIdentity } {
 }
 
 function cannotStart(file: string, reason: string): void {
-  process.stderr.write(`axe: cannot start: ${file}: ${reason} (reinstall axe)\n`);
+  stderr.write(`axe: cannot start: ${file}: ${reason} (reinstall axe)\n`);
   process.exitCode = ExitCode.runtime;
 }
 

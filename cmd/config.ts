@@ -4,6 +4,7 @@ import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { writeFileAtomic } from '../internal/fs/write-atomic.js';
+import { stdout } from './stdio.js';
 
 const CONFIG_TOML = `# axe global configuration: API keys and base URLs of LLM providers.
 # Environment variables win over this file:
@@ -65,7 +66,7 @@ Say what the answer must look like:
 export async function configCommand(action: string): Promise<number> {
   const { configDir } = resolvePaths(process.env);
   if (action === 'path') {
-    process.stdout.write(`${configDir}\n`);
+    stdout.write(`${configDir}\n`);
     return 0;
   }
   if (action !== 'init') {
@@ -79,7 +80,7 @@ export async function configCommand(action: string): Promise<number> {
   } catch (error) {
     throw new ConfigError(`config init: cannot create ${configDir}: ${fsErrorReason(error)}`);
   }
-  process.stdout.write(`${configDir}\n`);
+  stdout.write(`${configDir}\n`);
   return 0;
 }
 

@@ -9,6 +9,7 @@ import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { runTopLevel } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { agentsDirFlags, lastValue } from './argv.js';
+import { stderr, stdout } from './stdio.js';
 
 /** Go axe's pattern-detection prompt, word for word. */
 const GC_PATTERN_PROMPT = `You are a memory analyst for an AI agent. You will receive a log of the agent's past tasks and results. Analyze the entries and provide a structured report.
@@ -62,18 +63,16 @@ export async function gcCommand(
   const { agents } = await listAgents(gc.searchDirs, process.env);
   const keeping = agents.filter((spec) => spec.memory.enabled);
   if (keeping.length === 0) {
-    process.stdout.write('No agents with memory enabled.\n');
+    stdout.write('No agents with memory enabled.\n');
     return 0;
   }
   let failed = 0;
   for (const spec of keeping) {
-    process.stdout.write(`=== GC: ${spec.name} ===\n`);
+    stdout.write(`=== GC: ${spec.name} ===\n`);
     try {
       await gcAgent(spec, gc);
     } catch (error) {
-      process.stderr.write(
-        `Error: gc failed for agent "${spec.name}": ${maskSecrets(errorMessage(error))}\n`,
-      );
+      stderr.write(`Error: gc failed for agent "${spec.name}": ${maskSecrets(errorMessage(error))}\n`);
       failed++;
     }
   }
@@ -85,7 +84,7 @@ export async function gcCommand(
 async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {
   const name = spec.name;
   if (!spec.memory.enabled) {
-    process.stderr.write(`Warning: agent "${name}" does not have memory enabled. Skipping.\n`);
+    stderr.write(`Warning: agent "${name}" does not have memory enabled. Skipping.\n`);
     return;
   }
   const file = memoryFile(name, spec.memory, process.env);
@@ -96,25 +95,25 @@ async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {
     throw new RuntimeError(`cannot read memory ${file}: ${errorMessage(error)}`);
   }
   if (log === '') {
-    process.stdout.write(`No memory entries for agent "${name}". Nothing to do.\n`);
+    stdout.write(`No memory entries for agent "${name}". Nothing to do.\n`);
     return;
   }
   const count = countEntries(log);
-  process.stdout.write(`Agent: ${name}\nEntries: ${count}\n`);
-  process.stdout.write(`--- Analysis ---\n${maskSecrets(await analyse(spec, log, gc))}\n`);
+  stdout.write(`Agent: ${name}\nEntries: ${count}\n`);
+  stdout.write(`--- Analysis ---\n${maskSecrets(await analyse(spec, log, gc))}\n`);
   if (gc.dryRun) {
-    process.stdout.write('Dry run: no entries trimmed.\n');
+    stdout.write('Dry run: no entries trimmed.\n');
     return;
   }
   const keep = spec.memory.lastN > 0 ? spec.memory.lastN : spec.memory.maxEntries;
   if (keep === 0) {
-    process.stdout.write('No trim target configured (last_n and max_entries are both 0). Skipping trim.\n');
+    stdout.write('No trim target configured (last_n and max_entries are both 0). Skipping trim.\n');
     return;
   }
   const removed = await trimEntries(file, keep).catch((error: unknown) => {
     throw new RuntimeError(`cannot trim memory ${file}: ${errorMessage(error)}`);
   });
-  process.stdout.write(
+  stdout.write(
     removed === 0
       ? `No trimming needed: ${count} entries within limit (${keep}).\n`
       : `Trimmed: ${removed} entries removed, ${keep} entries kept.\n`,
@@ -143,8 +142,8 @@ async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<str
     json: false,
     verbose: false,
     stream: false,
-    stdout: process.stdout,
-    stderr: process.stderr,
+    stdout,
+    stderr,
   });
   const outcome = await runTopLevel({
     spec: analyst,

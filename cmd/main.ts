@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { runFromCodeCache } from './code-cache.js';
-import { handleOutputErrors } from './output-errors.js';
+import { checkStdoutOpen } from './stdio.js';
 import { versionCommand } from './version.js';
 
 /**
@@ -10,7 +10,7 @@ import { versionCommand } from './version.js';
  */
 const argv = process.argv.slice(2);
 if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? '')) {
-  handleOutputErrors();
+  checkStdoutOpen();
   void versionCommand();
 } else {
   // Beside the real file: `node --preserve-symlinks-main` names the bin's symlink.

@@ -1,4 +1,3 @@
-import { isatty } from 'node:tty';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
@@ -40,6 +39,7 @@ import {
   resumePlan,
 } from './run-record.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
+import { isTerminal, stderr, stdout } from './stdio.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
@@ -80,8 +80,8 @@ export async function runCommand(
   };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
   const spec = await loadAgentFile(agentFile, env);
-  for (const warning of spec.warnings) process.stderr.write(`Warning: ${warning}\n`);
-  if (options.verbose === true) for (const note of spec.notes) process.stderr.write(`Note: ${note}\n`);
+  for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
+  if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
   const timeoutSeconds = shorterTimeout(
     timeoutFlag ?? asked?.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
@@ -104,7 +104,7 @@ export async function runCommand(
   let stopProgress = (): void => {};
   const stopSignals = onTerminationSignals((signal) => {
     stopProgress();
-    process.stderr.write(interruptedLine(signal, [spec.name, ...running()]));
+    stderr.write(interruptedLine(signal, [spec.name, ...running()]));
     controller.abort(new CancelledError(`interrupted by ${signal}`, signal));
   });
   try {
@@ -128,7 +128,7 @@ export async function runCommand(
         userMessage: input,
         defaultUserMessage: DEFAULT_USER_MESSAGE,
       });
-      process.stdout.write(maskSecrets(text));
+      stdout.write(maskSecrets(text));
       return ExitCode.ok;
     }
 
@@ -137,10 +137,10 @@ export async function runCommand(
       verbose: options.verbose === true,
       run: { promptSource: source, timeoutSeconds, stream },
       stream,
-      stdout: process.stdout,
-      stderr: process.stderr,
-      tty: process.stdout.isTTY === true,
-      progress: progressTarget(progress, { verbose: options.verbose === true, stream: process.stderr, env }),
+      stdout,
+      stderr,
+      tty: stdout.isTTY,
+      progress: progressTarget(progress, { verbose: options.verbose === true, stream: stderr, env }),
       ...definedOnly({ events: lastValue(argv, options.events, ['--events']) }),
     });
     running = () => renderer.inFlight();
@@ -268,7 +268,7 @@ async function userMessage(
   const append = options.stdinAppend === true;
   if (prompt !== undefined && !append) {
     if (stdinHasData()) {
-      process.stderr.write('Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n');
+      stderr.write('Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n');
     }
     return { input: prompt, source: 'flag' };
   }
@@ -278,7 +278,7 @@ async function userMessage(
     return { input: piped === undefined ? prompt : `${prompt}\n\n${piped}`, source: 'flag' };
   }
   if (stdin !== undefined && piped === undefined && stdinIsPiped()) {
-    process.stderr.write('Warning: piped stdin is empty: sending the default message\n');
+    stderr.write('Warning: piped stdin is empty: sending the default message\n');
   }
   return piped === undefined
     ? { input: DEFAULT_USER_MESSAGE, source: 'default' }
@@ -304,7 +304,7 @@ async function dryRunView(
       workdir: overrides.workdirOverride,
     },
   });
-  for (const warning of resolved.memory?.warnings ?? []) process.stderr.write(`Warning: ${warning}\n`);
+  for (const warning of resolved.memory?.warnings ?? []) stderr.write(`Warning: ${warning}\n`);
   return {
     model: resolved.modelName,
     workdir: resolved.workdir,
@@ -353,13 +353,11 @@ function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
 
 /** `--interactive`: only with a terminal on stdin and stderr to ask on; else said once and ignored. */
 async function interactive(renderer: RunRenderer): Promise<Pick<RunRequest, 'askPerson'>> {
-  if (isatty(0) && isatty(2)) {
+  if (isTerminal(0) && isTerminal(2)) {
     const ask = (await import('./ask-person.js')).terminalAsker();
     return { askPerson: (...question) => renderer.held(() => ask(...question)) };
   }
-  process.stderr.write(
-    'Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n',
-  );
+  stderr.write('Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n');
   return {};
 }
 

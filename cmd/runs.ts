@@ -10,6 +10,7 @@ import {
   shownStatus,
 } from '../internal/record/store.js';
 import { maskSecrets } from '../internal/secrets.js';
+import { stderr, stdout } from './stdio.js';
 
 /** `axe runs list | show <id> | rm <id>`: the records runs leave under `<data dir>/runs`. */
 export async function runsCommand(
@@ -38,16 +39,16 @@ export async function runsCommand(
       const paths = run.agents.map((a) => a.path).join(', ');
       throw new ConfigError(`--transcript: run ${id} has no agent "${transcript}" (its agents: ${paths})`);
     }
-    process.stdout.write(renderTranscript(run.transcripts.get(agent.transcript) ?? []));
+    stdout.write(renderTranscript(run.transcripts.get(agent.transcript) ?? []));
   } else if (options.html === true) {
     const { renderHtmlTrace } = await import('../internal/record/html-trace.js');
-    process.stdout.write(maskSecrets(renderHtmlTrace(run)));
+    stdout.write(maskSecrets(renderHtmlTrace(run)));
   } else if (options.json === true) {
     const { record } = run;
     const json = { ...record, status: shownStatus(record), tree: run.tree };
-    process.stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
+    stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
   } else {
-    process.stdout.write(renderRunTree(run));
+    stdout.write(renderRunTree(run));
   }
   return 0;
 }
@@ -59,9 +60,9 @@ async function list(dir: string, options: Record<string, unknown>): Promise<numb
       const run = await readRunRecord(dir, id);
       rows.push(runRow(run));
     } catch (error) {
-      process.stderr.write(`Warning: skipped ${errorMessage(error)}\n`);
+      stderr.write(`Warning: skipped ${errorMessage(error)}\n`);
     }
   }
-  process.stdout.write(options.json === true ? `${JSON.stringify(rows)}\n` : renderRunList(rows));
+  stdout.write(options.json === true ? `${JSON.stringify(rows)}\n` : renderRunList(rows));
   return 0;
 }

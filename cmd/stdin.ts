@@ -1,10 +1,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { isatty } from 'node:tty';
 import { withTimeout } from '../internal/abort.js';
 import { AxeError, ConfigError, ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { formatBytes } from '../internal/fs/read-bounded.js';
 import { READ_LIMITS } from '../internal/fs/read-limits.js';
+import { isTerminal } from './stdio.js';
 
 /**
  * Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). Bounded
@@ -16,7 +16,7 @@ export function readPipedStdin(
   deadlineAt: number,
   timeoutSeconds: number,
 ): Promise<string | undefined> {
-  if (isatty(0)) return Promise.resolve(undefined);
+  if (isTerminal(0)) return Promise.resolve(undefined);
   const stdin = process.stdin;
   const timed = withTimeout(signal, deadlineAt - Date.now());
   return new Promise((resolve, reject) => {
@@ -77,7 +77,7 @@ export function stdinIsPiped(): boolean {
  * non-blocking open of the same pipe). Used only to tell the user that `-p` made axe ignore them.
  */
 export function stdinHasData(): boolean {
-  if (isatty(0)) return false;
+  if (isTerminal(0)) return false;
   try {
     const info = fstatSync(0);
     if (info.isFile()) return info.size > 0;

@@ -5,6 +5,7 @@ import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.j
 import { agentLookup } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
 import { agentsDirFlags } from './argv.js';
+import { stdout } from './stdio.js';
 
 /** `axe validate [agent...]`: lint agent files; exit 0 when clean, 2 with errors (or warnings under --strict). */
 export async function validateCommand(names: string[], options: Record<string, unknown>): Promise<number> {
@@ -32,11 +33,11 @@ export async function validateCommand(names: string[], options: Record<string, u
       warnings,
       findings: findings.map(inOrder),
     };
-    process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+    stdout.write(`${JSON.stringify(report, null, 2)}\n`);
   } else {
-    for (const finding of findings) process.stdout.write(`${finding.severity}: ${formatFinding(finding)}\n`);
+    for (const finding of findings) stdout.write(`${finding.severity}: ${formatFinding(finding)}\n`);
     const summary = `${result.checked} agent file${result.checked === 1 ? '' : 's'} checked: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`;
-    process.stdout.write(`${summary}\n`);
+    stdout.write(`${summary}\n`);
   }
   return errors > 0 ? ExitCode.config : ExitCode.ok;
 }

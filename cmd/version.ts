@@ -1,6 +1,7 @@
 import { VERSION } from '../internal/version.js';
+import { stdout } from './stdio.js';
 
 export async function versionCommand(): Promise<number> {
-  process.stdout.write(`axe version ${VERSION}\n`);
+  stdout.write(`axe version ${VERSION}\n`);
   return 0;
 }

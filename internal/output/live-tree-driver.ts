@@ -11,6 +11,13 @@ export interface LiveTreeTarget {
   color: boolean;
 }
 
+/** Where the tree may be drawn: a stream that says whether it is a terminal, and its size. */
+export interface Terminal extends TextSink {
+  readonly isTTY?: boolean;
+  readonly columns?: number | undefined;
+  readonly rows?: number | undefined;
+}
+
 export type ProgressMode = 'never' | 'auto' | 'always';
 
 const MODES: readonly ProgressMode[] = ['never', 'auto', 'always'];
@@ -34,7 +41,7 @@ export function progressMode(value: unknown): ProgressMode {
  */
 export function progressTarget(
   mode: ProgressMode,
-  context: { verbose: boolean; stream: NodeJS.WriteStream; env: NodeJS.ProcessEnv },
+  context: { verbose: boolean; stream: Terminal; env: NodeJS.ProcessEnv },
 ): LiveTreeTarget | undefined {
   const { stream, env } = context;
   if (mode === 'never') return undefined;

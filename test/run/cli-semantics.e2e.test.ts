@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../tools/helpers.js';
@@ -140,6 +140,68 @@ describe.concurrent('stdout', () => {
       code: 1,
       stderr: 'axe: stdout is closed: nothing could be printed (redirect it to /dev/null to discard it)\n',
     });
+  });
+});
+
+describe.concurrent('stdout and stderr written directly', () => {
+  it('a pipe another process made non-blocking: the whole answer arrives, in order, read late', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const answer = Array.from({ length: 400_000 }, (_, i) => `${i}\n`).join('');
+    fake.respond(() => ({ text: answer }));
+    // A Node process that made the shared pipe non-blocking (creating its process.stdout does) and
+    // is still alive: writes that find the pipe full fail with EAGAIN instead of waiting.
+    const ready = home.file('holder-ready', '');
+    rmSync(ready);
+    const script = `node -e 'process.stdout; require("node:fs").writeFileSync(process.argv[1], ""); setTimeout(() => {}, 10000)' "${ready}" &
+while [ ! -e "${ready}" ]; do sleep 0.02; done
+eval "$AXE" '"$@"'; code=$?
+kill $!; exit $code`;
+    const shell = spawn(
+      'sh',
+      ['-c', script, 'sh', 'run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'],
+      {
+        env: { ...home.env(fake.url), AXE: `"${process.execPath}" "${AXE_BIN}"` },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    const chunks: Buffer[] = [];
+    let stderr = '';
+    shell.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
+    shell.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    // Read nothing until axe has certainly filled the pipe.
+    shell.stdout.pause();
+    await waitFor(() => fake.requests.length === 1, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    shell.stdout.resume();
+    const code = await new Promise((resolve) => shell.on('close', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
+    expect(Buffer.concat(chunks).toString('utf8') === answer).toBe(true);
+  });
+
+  it('agents list and --dry-run into pipes load neither node:net nor node:tty', async () => {
+    const { home } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const log = home.file('modules.json', '');
+    const preload = home.file(
+      'modules.cjs',
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
+    );
+    const env = home.env(undefined, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
+    for (const args of [
+      ['agents', 'list', '--agents-dir', home.agentsDir],
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'],
+    ]) {
+      const { child, done } = spawnAxe(args, env);
+      child.stdin?.end();
+      const result = await done;
+      expect(result.code).toBe(0);
+      expect(result.stdout).toContain('solo');
+      const loaded = JSON.parse(readFileSync(log, 'utf8')) as string[];
+      expect(loaded.filter((name) => /^NativeModule (net|tty)$/.test(name))).toEqual([]);
+    }
   });
 });
 

@@ -1,0 +1,136 @@
+import { fstatSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { ExitCode } from '../internal/errors.js';
+import { fsErrorReason } from '../internal/fs/fs-error.js';
+
+/**
+ * stdout and stderr as axe writes them. A file, pipe or socket is written with write(2) straight
+ * away: making `process.stdout`'s stream for a pipe loads Node's net and stream modules, a few ms
+ * of every start for a handful of lines. A terminal (or /dev/null, /dev/full: any character
+ * device) goes through Node's stream, which knows terminals. Both are synchronous on Linux, as
+ * Node documents for its own streams, so the order of lines is the same either way; a descriptor
+ * that is non-blocking and full (EAGAIN) hands the rest, and every later line, to the stream.
+ *
+ * As a Unix tool treats them: a reader that went away (`axe run x | head -c 1`) ends axe quietly
+ * with 141, as git does (128 + SIGPIPE); a stdout that cannot take the answer (a full disk, a
+ * closed descriptor) is one line on stderr and exit 1, never a stack trace or a silent success.
+ */
+export interface Output {
+  write(text: string): void;
+  readonly isTTY: boolean;
+  readonly columns: number | undefined;
+  readonly rows: number | undefined;
+}
+
+class FdOutput implements Output {
+  private direct: boolean | undefined;
+  private opened: NodeJS.WriteStream | undefined;
+
+  constructor(
+    private readonly fd: 1 | 2,
+    private readonly open: () => NodeJS.WriteStream,
+    private readonly failed: (error: NodeJS.ErrnoException) => void,
+  ) {}
+
+  write(text: string): void {
+    if (!this.isDirect()) {
+      this.stream().write(text);
+      return;
+    }
+    const bytes = Buffer.from(text);
+    let done = 0;
+    while (done < bytes.length) {
+      try {
+        done += writeSync(this.fd, bytes, done);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
+          this.direct = false;
+          this.stream().write(bytes.subarray(done));
+        } else {
+          this.failed(error as NodeJS.ErrnoException);
+        }
+        return;
+      }
+    }
+  }
+
+  get isTTY(): boolean {
+    return !this.isDirect() && this.stream().isTTY === true;
+  }
+
+  get columns(): number | undefined {
+    return this.isDirect() ? undefined : this.stream().columns;
+  }
+
+  get rows(): number | undefined {
+    return this.isDirect() ? undefined : this.stream().rows;
+  }
+
+  /** The stream itself, for what needs one (readline on a terminal). */
+  stream(): NodeJS.WriteStream {
+    this.opened ??= this.open();
+    return this.opened;
+  }
+
+  private isDirect(): boolean {
+    if (this.direct === undefined) {
+      try {
+        const stats = fstatSync(this.fd);
+        this.direct = stats.isFile() || stats.isFIFO() || stats.isSocket();
+      } catch {
+        this.direct = false;
+      }
+    }
+    return this.direct;
+  }
+}
+
+function stdoutFailed(error: NodeJS.ErrnoException): never {
+  if (error.code === 'EPIPE') process.exit(ExitCode.sigpipe);
+  stderr.write(`axe: cannot write to stdout: ${fsErrorReason(error)}\n`);
+  process.exit(ExitCode.runtime);
+}
+
+export const stdout = new FdOutput(1, () => process.stdout.on('error', stdoutFailed), stdoutFailed);
+
+// Nobody is left to tell about a broken stderr.
+export const stderr = new FdOutput(
+  2,
+  () => process.stderr.on('error', () => {}),
+  () => {},
+);
+
+/** Whether `fd` is a terminal; a file or pipe is told by fstat, without loading node:tty (and net). */
+export function isTerminal(fd: number): boolean {
+  try {
+    if (!fstatSync(fd).isCharacterDevice()) return false;
+  } catch {
+    return false;
+  }
+  return process.getBuiltinModule('node:tty').isatty(fd);
+}
+
+/** At start: a closed stdout is one line and exit 1 before anything runs. */
+export function checkStdoutOpen(): void {
+  if (stdoutClosed()) {
+    stderr.write(
+      'axe: stdout is closed: nothing could be printed (redirect it to /dev/null to discard it)\n',
+    );
+    process.exit(ExitCode.runtime);
+  }
+}
+
+/**
+ * Node reopens a closed stdout as /dev/null read-write, where a shell's `>/dev/null` opens it
+ * write-only; daemon(3) points 0, 1 and 2 at one read-write /dev/null, which is a discarded
+ * stdout, not a closed one. Linux only; elsewhere a closed stdout goes unnoticed.
+ */
+function stdoutClosed(): boolean {
+  try {
+    if (readlinkSync('/proc/self/fd/1') !== '/dev/null') return false;
+    const flags = /^flags:\s+([0-7]+)/m.exec(readFileSync('/proc/self/fdinfo/1', 'utf8'))?.[1] ?? '0';
+    const readWrite = (Number.parseInt(flags, 8) & 0o3) === 0o2;
+    return readWrite && readlinkSync('/proc/self/fd/2') !== '/dev/null';
+  } catch {
+    return false;
+  }
+}

@@ -7,7 +7,8 @@
  *     for the child), target ≤ 1.1x;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
- *     critical path, peak RSS and RSS per child;
+ *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
+ *     requests (first turn, the children at once, second turn) against its own critical path;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
  *     run, over 40;
@@ -135,18 +136,32 @@ async function cpuRun(agentName: string, extra: string[]): Promise<{ cpuMs: numb
   return { cpuMs: (user ?? Number.NaN) + (system ?? Number.NaN), wallMs };
 }
 
-/** A bare node:http client in its own process: sends `exchanges` in order; its elapsed ms. */
-async function bareSequence(exchanges: { path: string; headers: Record<string, string>; body: string }[]) {
+interface Exchange {
+  path: string;
+  headers: Record<string, string>;
+  body: string;
+}
+
+const exchangeOf = (r: RecordedRequest): Exchange => ({
+  path: r.path,
+  headers: r.headers,
+  body: JSON.stringify(r.body),
+});
+
+/**
+ * A bare node:http client in its own process (keep-alive connections, as many as needed): sends
+ * each stage's exchanges at once, the stages one after another; its elapsed ms.
+ */
+async function bareStages(stages: Exchange[][]) {
   const file = path.join(home, 'exchanges.json');
-  writeFileSync(file, JSON.stringify({ base: fake.url, exchanges }));
+  writeFileSync(file, JSON.stringify({ base: fake.url, stages }));
   const script = `import http from 'node:http';
 import { readFileSync } from 'node:fs';
-const { base, exchanges } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
-const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
-const started = performance.now();
-for (const { path, headers, body } of exchanges) {
+const { base, stages } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const agent = new http.Agent({ keepAlive: true });
+const send = ({ path, headers, body }) => {
   const { host: _h, connection: _c, 'content-length': _l, ...rest } = headers;
-  await new Promise((resolve, reject) => {
+  return new Promise((resolve, reject) => {
     const request = http.request(base + path, { method: 'POST', headers: rest, agent }, (response) => {
       response.on('data', () => {});
       response.on('end', resolve);
@@ -154,7 +169,9 @@ for (const { path, headers, body } of exchanges) {
     request.on('error', reject);
     request.end(body);
   });
-}
+};
+const started = performance.now();
+for (const stage of stages) await Promise.all(stage.map(send));
 process.stdout.write(String(performance.now() - started));
 agent.destroy();
 `;
@@ -246,16 +263,12 @@ try {
   fake.reset();
   fake.respond(responder);
   await runCli('looper', `turns=${LOOP_TURNS} #bare`);
-  const exchanges = fake.requests.map((r) => ({
-    path: r.path,
-    headers: r.headers,
-    body: JSON.stringify(r.body),
-  }));
+  const exchanges = fake.requests.map(exchangeOf);
   const bareRoundTrips: number[] = [];
   for (let i = 0; i < REPEATS; i++) {
     fake.reset();
     fake.respond(responder);
-    const elapsed = await bareSequence(exchanges);
+    const elapsed = await bareStages(exchanges.map((exchange) => [exchange]));
     const served = fake.requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
     bareRoundTrips.push((elapsed - served) / exchanges.length);
   }
@@ -270,6 +283,14 @@ try {
     const measured = await runCli(`fan${width}`, 'scale');
     if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
     const critical = criticalPathMs(`fan${width}`);
+    // The same requests from a bare client: the parent's first turn, the children at once, its
+    // second turn. What this machine and server allow any node:http client.
+    const [turn1, turn2] = fake.requests.filter((r) => role(r) === `fan${width}`).map(exchangeOf);
+    const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
+    fake.reset();
+    fake.respond(responder);
+    const bare = await bareStages([[turn1 as Exchange], children, [turn2 as Exchange]]);
+    const bareRatio = bare / criticalPathMs(`fan${width}`);
     if (width === SCALES[0]) baseRssKb = measured.peakRssKb;
     const perChildKb =
       width === SCALES[0] ? '' : ((measured.peakRssKb - baseRssKb) / (width - (SCALES[0] ?? 0))).toFixed(0);
@@ -278,6 +299,7 @@ try {
       `${measured.durationMs} ms`,
       `${critical} ms`,
       `${(measured.durationMs / critical).toFixed(3)}x`,
+      `${bareRatio.toFixed(3)}x`,
       `${(measured.peakRssKb / 1024).toFixed(1)} MB`,
       perChildKb === '' ? '' : `${perChildKb} KB`,
     ]);
@@ -441,6 +463,7 @@ try {
       'run duration',
       'critical path',
       'ratio (512: ≤ 1.3x)',
+      'bare node:http client, same requests: ratio',
       'peak RSS (512: ≤ 300 MB)',
       'RSS per extra child',
     ],

@@ -1,6 +1,8 @@
+import { createRequire } from 'node:module';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
+import type { Bundle } from './bundle.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
 /**
@@ -9,6 +11,13 @@ import { checkStdoutOpen, stderr, stdout } from './stdio.js';
  * (ajv, yaml, undici, the MCP SDK) are required by the code that needs them.
  */
 const argv = process.argv.slice(2);
+
+/**
+ * Which bundle this is (cmd/bundle.ts), set by scripts/build.mjs. Each action tests it in place, so
+ * that esbuild drops the commands a bundle leaves out.
+ */
+declare const AXE_BUNDLE: Bundle;
+
 checkStdoutOpen();
 // cac prints help and its version line with console.info: through axe's stdout like any output.
 console.info = (...parts: unknown[]) => stdout.write(`${parts.join(' ')}\n`);
@@ -24,7 +33,11 @@ async function parseAndRun(): Promise<void> {
   cli
     .command('config <action>', 'Config directory: `axe config path` | `axe config init`')
     .example('axe config init')
-    .action((action: string) => dispatch(async () => (await import('./config.js')).configCommand(action)));
+    .action((action: string) =>
+      AXE_BUNDLE === 'all'
+        ? dispatch(async () => (await import('./config.js')).configCommand(action))
+        : runFullCli(),
+    );
 
   cli
     .command('agents <action> [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
@@ -34,9 +47,11 @@ async function parseAndRun(): Promise<void> {
     .example('axe agents list')
     .example('axe agents init reviewer')
     .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () =>
-        (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
-      ),
+      AXE_BUNDLE !== 'run'
+        ? dispatch(async () =>
+            (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
+          )
+        : runFullCli(),
     );
 
   cli
@@ -45,9 +60,11 @@ async function parseAndRun(): Promise<void> {
     .option('--strict', 'Treat warnings as errors')
     .option('--json', 'Print the findings as JSON')
     .action((agents: string[], options: Record<string, unknown>) =>
-      dispatch(async () =>
-        (await import('./validate.js')).validateCommand(agents, lastWins(options, switches)),
-      ),
+      AXE_BUNDLE !== 'run'
+        ? dispatch(async () =>
+            (await import('./validate.js')).validateCommand(agents, lastWins(options, switches)),
+          )
+        : runFullCli(),
     );
 
   cli
@@ -90,7 +107,9 @@ async function parseAndRun(): Promise<void> {
         usageError('missing required args for command `run <agent>`');
         return;
       }
-      return dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)));
+      return AXE_BUNDLE !== 'agent-files'
+        ? dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)))
+        : runFullCli();
     });
 
   cli
@@ -99,7 +118,11 @@ async function parseAndRun(): Promise<void> {
     .option('--transcript <agent-path>', "show: that agent's conversation")
     .option('--html', 'show: a self-contained HTML timeline of the run')
     .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches))),
+      AXE_BUNDLE === 'all'
+        ? dispatch(async () =>
+            (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches)),
+          )
+        : runFullCli(),
     );
 
   cli
@@ -112,7 +135,9 @@ async function parseAndRun(): Promise<void> {
     .option('--replay <file>', 'Serve the model exchange from a cassette (no network, no key)')
     .example('axe gc reviewer --dry-run')
     .action((agent: string | undefined, options: Record<string, unknown>) =>
-      dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches))),
+      AXE_BUNDLE === 'all'
+        ? dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches)))
+        : runFullCli(),
     );
 
   cli.option('-V, --version', 'Print the version');
@@ -172,6 +197,15 @@ function usageError(message: string): void {
 
 function printVersion(): Promise<void> {
   return dispatch(async () => (await import('./version.js')).versionCommand());
+}
+
+/**
+ * A command outside this bundle: main.js chose it from the first word that is not a flag, which can
+ * be a flag's value (`axe --agents-dir run agents list`). The full CLI, loaded now, parses the same
+ * arguments and runs the command; nothing has been done yet that it would do again.
+ */
+async function runFullCli(): Promise<void> {
+  createRequire(import.meta.url)('./cli.js');
 }
 
 async function dispatch(command: () => Promise<number | undefined>): Promise<void> {

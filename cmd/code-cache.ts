@@ -10,14 +10,11 @@ import { processAlive } from '../internal/process-alive.js';
 import { fnv1a, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 import { stderr } from './stdio.js';
 
-/** A hash of dist/cli.js, set by scripts/build.mjs. */
+/** A hash of the CLI's bundles, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;
 
 /** This build on this Node: the caches of others are leftovers. */
 const CACHE_PREFIX = `${AXE_CLI_ID}-${process.version}-${process.arch}-`;
-
-/** The commands that get a cache of their own: each compiles a different part of the CLI. */
-const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'gc', 'config']);
 
 /**
  * A run whose heap ends with this much more bytecode than the run that made the cache compiled
@@ -30,14 +27,14 @@ const LEARNING_MS = 24 * 3600 * 1000;
 /**
  * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
  * does (Node 20 has none): the functions a command compiled are kept in `<cache dir>/code-cache/`,
- * one file per command, and later runs load them instead of compiling the CLI's JavaScript again.
+ * one file per `command` (cmd/bundle.ts), and later runs load them instead of compiling the CLI's JavaScript again.
  * The cache is written after a command's first successful run, and during its first day again
  * after a successful run that compiled notably more than the cache held (a first fan-out after
  * plain runs), so it grows to what the command is used for. It is an optimisation only: a missing,
  * foreign, stale or damaged one means compiling as usual, one that cannot be written is not an
  * error. `AXE_NO_CODE_CACHE=1` turns it off.
  */
-export function runFromCodeCache(file: string, argv: string[]): void {
+export function runFromCodeCache(file: string, argv: string[], command: string): void {
   let source: { text: string; identity: SourceIdentity };
   try {
     source = readSource(file);
@@ -45,7 +42,7 @@ export function runFromCodeCache(file: string, argv: string[]): void {
     cannotStart(file, fsErrorReason(error));
     return;
   }
-  const cacheFile = cachePath(argv);
+  const cacheFile = cachePath(argv, command);
   const cached =
     cacheFile !== undefined && markUse(cacheFile) ? readCacheFile(cacheFile, source.identity) : undefined;
   let script: Script;
@@ -94,7 +91,7 @@ function cannotStart(file: string, reason: string): void {
   process.exitCode = ExitCode.runtime;
 }
 
-function cachePath(argv: string[]): string | undefined {
+function cachePath(argv: string[], command: string): string | undefined {
   if (process.env.AXE_NO_CODE_CACHE === '1') return undefined;
   let dir: string;
   try {
@@ -102,8 +99,6 @@ function cachePath(argv: string[]): string | undefined {
   } catch {
     return undefined;
   }
-  const first = argv.find((arg) => !arg.startsWith('-')) ?? '';
-  const command = COMMANDS.has(first) ? first : 'other';
   // A dry run compiles a small part of what a run does.
   const name = command === 'run' && argv.includes('--dry-run') ? 'run-dry' : command;
   // V8 refuses a cache made under other flags: runs with other Node options keep their own.

@@ -1,12 +1,13 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { bundleFile, bundleOf, commandOf } from './bundle.js';
 import { runFromCodeCache } from './code-cache.js';
 import { checkStdoutOpen } from './stdio.js';
 import { versionCommand } from './version.js';
 
 /**
  * The executable (dist/main.js). `axe version` is answered here, without loading the CLI; every
- * other command runs the CLI bundle (dist/cli.js) from V8's code cache.
+ * other command runs a CLI bundle (cmd/bundle.ts) from V8's code cache.
  */
 const argv = process.argv.slice(2);
 if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? '')) {
@@ -14,5 +15,6 @@ if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? ''))
   void versionCommand();
 } else {
   // Beside the real file: `node --preserve-symlinks-main` names the bin's symlink.
-  runFromCodeCache(join(dirname(realpathSync(__filename)), 'cli.js'), argv);
+  const command = commandOf(argv);
+  runFromCodeCache(join(dirname(realpathSync(__filename)), bundleFile(bundleOf(command))), argv, command);
 }

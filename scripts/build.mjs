@@ -1,6 +1,7 @@
-// Bundles the CLI with esbuild into two CommonJS files: dist/main.js, the small executable, and
-// dist/cli.js, every command, which main.js runs from V8's code cache (cmd/code-cache.ts). One
-// bundle compiles once and is cached whole; lazily loaded ES chunks cannot be cached on Node 20.
+// Bundles the CLI with esbuild into CommonJS files: dist/main.js, the small executable, and the
+// CLI bundles of cmd/bundle.ts — dist/cli.js, every command, and smaller ones for the commands
+// started most often —, which main.js runs from V8's code cache (cmd/code-cache.ts). A bundle
+// compiles once and is cached whole; lazily loaded ES chunks cannot be cached on Node 20.
 // The heavy packages stay outside, required by the code that needs them.
 // The bundle is written to a fresh folder and swapped in, so an `axe` already running from dist/
 // (a test, a second terminal) never sees a half-written build.
@@ -29,21 +30,30 @@ const staging = mkdtempSync('dist-build-');
 try {
   // mkdtemp makes the folder 0700: dist/ must be readable by every user of a shared install.
   chmodSync(staging, 0o755);
-  await build({
-    ...common,
-    entryPoints: { cli: 'cmd/cli.ts' },
-    outdir: staging,
-    // import.meta does not exist in CommonJS: the module's URL is the bundle's.
-    define: { 'import.meta.url': '__bundle_url' },
-    // A script run from the code cache has no import(): the packages are require()d when needed.
-    supported: { 'dynamic-import': false },
-    banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
-  });
-  const cli = readFileSync(`${staging}/cli.js`);
-  // main.js reads it as latin1: a byte over 0x7f would be read wrong.
-  const nonAscii = cli.findIndex((byte) => byte > 0x7f);
-  if (nonAscii !== -1) throw new Error(`dist/cli.js: a non-ASCII byte at offset ${nonAscii}`);
-  const cliId = createHash('sha256').update(cli).digest('hex').slice(0, 16);
+  const id = createHash('sha256');
+  // As cmd/bundle.ts names them.
+  for (const [bundle, name] of [
+    ['all', 'cli'],
+    ['run', 'cli-run'],
+    ['agent-files', 'cli-agent-files'],
+  ]) {
+    await build({
+      ...common,
+      entryPoints: { [name]: 'cmd/cli.ts' },
+      outdir: staging,
+      // import.meta does not exist in CommonJS: the module's URL is the bundle's.
+      define: { 'import.meta.url': '__bundle_url', AXE_BUNDLE: JSON.stringify(bundle) },
+      // A script run from the code cache has no import(): the packages are require()d when needed.
+      supported: { 'dynamic-import': false },
+      banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+    });
+    const cli = readFileSync(`${staging}/${name}.js`);
+    // main.js reads it as latin1: a byte over 0x7f would be read wrong.
+    const nonAscii = cli.findIndex((byte) => byte > 0x7f);
+    if (nonAscii !== -1) throw new Error(`dist/${name}.js: a non-ASCII byte at offset ${nonAscii}`);
+    id.update(cli);
+  }
+  const cliId = id.digest('hex').slice(0, 16);
   await build({
     ...common,
     entryPoints: { main: 'cmd/main.ts' },

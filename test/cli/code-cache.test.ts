@@ -180,7 +180,8 @@ describe('the code cache', () => {
       spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], { cwd, env, encoding: 'utf8' });
     expect(list().stdout).toBe('a - An agent\n');
     expect(list().stdout).toBe('a - An agent\n');
-    const bundle = join(dist, 'cli.js');
+    // The bundle `agents` runs from (cmd/bundle.ts).
+    const bundle = join(dist, 'cli-agent-files.js');
     const text = readFileSync(bundle, 'latin1');
     // The separator of `agents list`, in the bundle's template literal.
     const after = '{oneLine(spec.description)}';
@@ -249,11 +250,41 @@ describe('the code cache', () => {
     expect(run(['agents', 'list'], { XDG_CACHE_HOME: join(home, 'a-file') })).toEqual(expected);
   });
 
+  it('run, and agents with validate, start from smaller bundles; a command outside the one chosen runs from the full one', () => {
+    const { home, cwd, env, configDir } = tempHome();
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n');
+    const dist = join(home, 'dist');
+    cpSync(dirname(CLI), dist, { recursive: true });
+    const axeIn = (args: string[]) =>
+      spawnSync(process.execPath, [join(dist, 'main.js'), ...args], { cwd, env, encoding: 'utf8' });
+    const sizes = ['cli.js', 'cli-run.js', 'cli-agent-files.js'].map(
+      (name) => statSync(join(dist, name)).size,
+    );
+    expect(sizes[1]).toBeLessThan(sizes[0] ?? 0);
+    expect(sizes[2]).toBeLessThan((sizes[0] ?? 0) / 2);
+    // `--agents-dir run`: main.js reads "run" as the command and picks run's bundle, which has no
+    // `agents`: the full CLI lists the agents of ./run too (sorted by name).
+    mkdirSync(join(cwd, 'run'));
+    writeFileSync(join(cwd, 'run', 'here.toml'), 'name = "here"\nmodel = "a/b"\n');
+    const fallback = axeIn(['--agents-dir', 'run', 'agents', 'list']);
+    expect(fallback).toMatchObject({ status: 0, stdout: 'a\nhere\n', stderr: '' });
+    const missing = (name: string) =>
+      `axe: cannot start: ${join(dist, name)}: no such file or directory (reinstall axe)\n`;
+    rmSync(join(dist, 'cli-run.js'));
+    expect(axeIn(['run', 'a', '--dry-run'])).toMatchObject({ status: 1, stderr: missing('cli-run.js') });
+    expect(axeIn(['agents', 'list'])).toMatchObject({ status: 0, stdout: 'a\n' });
+    rmSync(join(dist, 'cli-agent-files.js'));
+    expect(axeIn(['validate', 'a'])).toMatchObject({ status: 1, stderr: missing('cli-agent-files.js') });
+    expect(axeIn(['config', 'path'])).toMatchObject({ status: 0, stdout: `${configDir}\n` });
+  });
+
   it('an install whose CLI bundle is cut says so in one line (exit 1)', () => {
     const { home, cwd, env } = tempHome();
     const dist = join(home, 'dist');
     cpSync(dirname(CLI), dist, { recursive: true });
-    const bundle = join(dist, 'cli.js');
+    // The bundle `agents` runs from (cmd/bundle.ts).
+    const bundle = join(dist, 'cli-agent-files.js');
     writeFileSync(bundle, readFileSync(bundle).subarray(0, 5000));
     const result = spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], {
       cwd,
@@ -269,7 +300,7 @@ describe('the code cache', () => {
     const { home, cwd, env } = tempHome();
     const dist = join(home, 'dist');
     cpSync(dirname(CLI), dist, { recursive: true });
-    rmSync(join(dist, 'cli.js'));
+    rmSync(join(dist, 'cli-agent-files.js'));
     const result = spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], {
       cwd,
       env,
@@ -277,7 +308,7 @@ describe('the code cache', () => {
     });
     expect(result.status).toBe(1);
     expect(result.stderr).toBe(
-      `axe: cannot start: ${join(dist, 'cli.js')}: no such file or directory (reinstall axe)\n`,
+      `axe: cannot start: ${join(dist, 'cli-agent-files.js')}: no such file or directory (reinstall axe)\n`,
     );
     expect(result.stdout).toBe('');
   });

@@ -1,0 +1,28 @@
+/**
+ * The CLI's bundles (scripts/build.mjs): every command in dist/cli.js, and smaller ones for the
+ * commands started most often, so that they read and load less of the CLI: `run`, and `agents`
+ * with `validate` (both read agent files). main.js picks one by the command; a command that
+ * turns out to be outside it (a flag's value read as the command) runs from the full one.
+ */
+export type Bundle = 'all' | 'run' | 'agent-files';
+
+export const BUNDLES: readonly Bundle[] = ['all', 'run', 'agent-files'];
+
+export function bundleFile(bundle: Bundle): string {
+  return bundle === 'all' ? 'cli.js' : `cli-${bundle}.js`;
+}
+
+/** The commands that get a code cache of their own: each compiles a different part of the CLI. */
+const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'gc', 'config']);
+
+/** The command argv names: its first word that is not a flag, or `other`. */
+export function commandOf(argv: readonly string[]): string {
+  const first = argv.find((arg) => !arg.startsWith('-')) ?? '';
+  return COMMANDS.has(first) ? first : 'other';
+}
+
+export function bundleOf(command: string): Bundle {
+  if (command === 'run') return 'run';
+  if (command === 'agents' || command === 'validate') return 'agent-files';
+  return 'all';
+}

@@ -2,7 +2,7 @@ import { createRequire } from 'node:module';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
-import type { Bundle } from './bundle.js';
+import { type Bundle, commandOf } from './bundle.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
 /**
@@ -168,6 +168,8 @@ async function parseAndRun(): Promise<void> {
     const [first, topic] = cli.args;
     if (unknown !== undefined) {
       usageError(`unknown option ${flagAsTyped(unknown.length > 1 ? `--${unknown}` : `-${unknown}`, argv)}`);
+    } else if (cli.options.help && commandOf(argv) !== 'other') {
+      // cac printed that command's help (`axe run reviewer --help`): its words are no command.
     } else if (first === 'help') {
       const command = cli.commands.find((c) => c.name === topic);
       if (topic !== undefined && !command) usageError(`unknown command "${topic}"`);

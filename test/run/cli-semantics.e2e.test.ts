@@ -111,6 +111,20 @@ describe.concurrent('flags', () => {
     expect(help.code).toBe(0);
     expect(help.stdout).toContain('$ axe run <agent>');
     expect(help.stdout).toContain('--stdin-append');
+    // --help after a command and its words: that command's help, exit 0.
+    for (const [args, usage] of [
+      [['run', 'solo', '--help'], '$ axe run <agent>'],
+      [['agents', 'list', '--help'], '$ axe agents <action> [agent]'],
+      [['runs', 'show', 'last', '-h'], '$ axe runs <action> [run]'],
+    ] as const) {
+      const shown = await runAxe([...args], { env });
+      expect(shown).toMatchObject({ code: 0, stderr: '' });
+      expect(shown.stdout).toContain(usage);
+    }
+    expect(await runAxe(['bogus', '--help'], { env })).toMatchObject({
+      code: 2,
+      stderr: 'axe: unknown command "bogus" (see axe --help)\n',
+    });
   });
 });
 

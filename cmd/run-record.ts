@@ -40,7 +40,7 @@ export function openRunRecord(
     async () =>
       (await keep) === 0
         ? undefined
-        : { request: { ...request, agentDigest: await fileDigest(request.agentFile) }, links },
+        : { request: { ...request, agentDigest: fileDigest(request.agentFile) }, links },
     warn,
   );
   return { recorder, runsDir: dir, keep };
@@ -128,7 +128,7 @@ export async function resumePlan(
   }
   let digest: string;
   try {
-    digest = await fileDigest(request.agentFile);
+    digest = fileDigest(request.agentFile);
   } catch (error) {
     throw new ConfigError(`--resume: cannot read ${request.agentFile} (${errorMessage(error)})`);
   }

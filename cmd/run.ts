@@ -79,7 +79,8 @@ export async function runCommand(
     return configLoad;
   };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
-  const spec = await loadAgentFile(agentFile, env);
+  // Read before anything runs (no deadline or signal handler yet): in one go.
+  const spec = await loadAgentFile(agentFile, env, { readSync: true });
   for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.

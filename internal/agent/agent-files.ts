@@ -1,6 +1,5 @@
 /** Where agent files are: names, extensions, search directories. Reading them is load.ts's job. */
-import { type Dirent, readdirSync } from 'node:fs';
-import { lstat } from 'node:fs/promises';
+import { type Dirent, lstatSync, readdirSync } from 'node:fs';
 import { basename, extname, join, resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import { ConfigError } from '../errors.js';
@@ -29,7 +28,7 @@ export async function findAgentFile(name: string, searchDirs: string[]): Promise
   for (const dir of [...searchDirs, builtinAgentsDir()]) {
     for (const extension of AGENT_EXTENSIONS) {
       const file = join(dir, `${name}${extension}`);
-      if (await exists(file)) return file;
+      if (exists(file)) return file;
     }
   }
   return undefined;
@@ -46,7 +45,7 @@ export async function locateAgent(nameOrPath: string, searchDirs: string[], cwd:
     if (!hasAgentExtension(file)) {
       throw new ConfigError(`agent file ${nameOrPath}: expected a .toml, .md, .yaml or .yml file`);
     }
-    if (!(await exists(file))) throw new ConfigError(`agent file not found: ${nameOrPath}`);
+    if (!exists(file)) throw new ConfigError(`agent file not found: ${nameOrPath}`);
     return file;
   }
   const file = await findAgentFile(nameOrPath, searchDirs);
@@ -107,10 +106,10 @@ function extensionRank(fileName: string): number {
   return (AGENT_EXTENSIONS as readonly string[]).indexOf(extname(fileName));
 }
 
-async function exists(path: string): Promise<boolean> {
+/** Synchronous, as the listing above: a few names looked up before anything runs. */
+function exists(path: string): boolean {
   try {
-    await lstat(path);
-    return true;
+    return lstatSync(path, { throwIfNoEntry: false }) !== undefined;
   } catch {
     return false;
   }

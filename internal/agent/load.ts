@@ -62,17 +62,25 @@ export class AgentFileError extends ConfigError {
   }
 }
 
-/** Loads one agent file; the first error becomes the AgentFileError's one-line message. */
-export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
-  return (await loadAgentFileData(path, env)).spec;
+/**
+ * Loads one agent file; the first error becomes the AgentFileError's one-line message. `readSync`:
+ * see inspectAgentFile.
+ */
+export async function loadAgentFile(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  options: { readSync?: boolean } = {},
+): Promise<AgentSpec> {
+  return (await loadAgentFileData(path, env, options)).spec;
 }
 
 /** `loadAgentFile`, plus the fields as the file wrote them (for Go's `agents show`). */
 export async function loadAgentFileData(
   path: string,
   env: NodeJS.ProcessEnv,
+  options: { readSync?: boolean } = {},
 ): Promise<{ spec: AgentSpec; data: AgentFileData }> {
-  const report = await inspectAgentFile(path, env);
+  const report = await inspectAgentFile(path, env, options);
   if (report.spec && report.data) return { spec: report.spec, data: report.data };
   const errors = report.findings.filter((finding) => finding.severity === 'error');
   const first = errors[0]!;
@@ -102,9 +110,9 @@ export async function listAgents(
 
 /**
  * Reads, parses, validates and normalises one agent file, collecting every finding. `readSync`:
- * read it in one go, for a command that reads dozens before anything runs (`agents list`): a few
- * syscalls instead of six thread-pool round trips. A run reads its files without blocking, so
- * that Ctrl-C and the deadline are heard whatever the file system does.
+ * read it in one go, for files read before anything runs (`agents list`, the agent `axe run` was
+ * given): a few syscalls instead of six thread-pool round trips. During a run, files are read
+ * without blocking, so that Ctrl-C and the deadline are heard whatever the file system does.
  */
 export async function inspectAgentFile(
   path: string,

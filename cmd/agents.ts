@@ -1,5 +1,4 @@
-import { existsSync } from 'node:fs';
-import { mkdir, readdir } from 'node:fs/promises';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, extname, join, resolve } from 'node:path';
 import { checkAgentName, hasAgentExtension, locateAgent } from '../internal/agent/agent-files.js';
 import { builtinAgentsDir } from '../internal/agent/builtin.js';
@@ -7,7 +6,6 @@ import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
-import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
@@ -75,13 +73,15 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
         : join(resolvePaths(process.env).configDir, 'agents');
   const file = join(dir, `${agent}.toml`);
   try {
-    await mkdir(dir, { recursive: true });
-    const existing = (await readdir(dir)).find(
+    mkdirSync(dir, { recursive: true });
+    const existing = readdirSync(dir).find(
       (name) => basename(name, extname(name)) === agent && hasAgentExtension(name),
     );
     if (existing)
       throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
     const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
+    // Loaded here: with it, node:fs/promises, which `agents list` does not need.
+    const { writeFileAtomic } = await import('../internal/fs/write-atomic.js');
     // Exclusive: of two concurrent inits of one name, the second is told the file exists.
     await writeFileAtomic(file, scaffoldAgent(agent), { exclusive: true });
   } catch (error) {

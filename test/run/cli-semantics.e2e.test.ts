@@ -195,7 +195,7 @@ kill $!; exit $code`;
     expect(Buffer.concat(chunks).toString('utf8') === answer).toBe(true);
   });
 
-  it('agents list and --dry-run into pipes load neither node:net nor node:tty', async () => {
+  it('agents list and --dry-run into pipes load neither node:net nor node:tty; agents list no node:fs/promises', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));
     const log = home.file('modules.json', '');
@@ -204,17 +204,17 @@ kill $!; exit $code`;
       `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
     );
     const env = home.env(undefined, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
-    for (const args of [
-      ['agents', 'list', '--agents-dir', home.agentsDir],
-      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'],
-    ]) {
-      const { child, done } = spawnAxe(args, env);
+    for (const [args, notLoaded] of [
+      [['agents', 'list', '--agents-dir', home.agentsDir], /^NativeModule (net|tty|fs\/promises)$/],
+      [['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'], /^NativeModule (net|tty)$/],
+    ] as const) {
+      const { child, done } = spawnAxe([...args], env);
       child.stdin?.end();
       const result = await done;
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('solo');
       const loaded = JSON.parse(readFileSync(log, 'utf8')) as string[];
-      expect(loaded.filter((name) => /^NativeModule (net|tty)$/.test(name))).toEqual([]);
+      expect(loaded.filter((name) => notLoaded.test(name))).toEqual([]);
     }
   });
 });

@@ -6,8 +6,6 @@
  */
 export type Bundle = 'all' | 'run' | 'agent-files';
 
-export const BUNDLES: readonly Bundle[] = ['all', 'run', 'agent-files'];
-
 export function bundleFile(bundle: Bundle): string {
   return bundle === 'all' ? 'cli.js' : `cli-${bundle}.js`;
 }

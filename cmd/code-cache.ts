@@ -27,12 +27,12 @@ const LEARNING_MS = 24 * 3600 * 1000;
 /**
  * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
  * does (Node 20 has none): the functions a command compiled are kept in `<cache dir>/code-cache/`,
- * one file per `command` (cmd/bundle.ts), and later runs load them instead of compiling the CLI's JavaScript again.
- * The cache is written after a command's first successful run, and during its first day again
- * after a successful run that compiled notably more than the cache held (a first fan-out after
- * plain runs), so it grows to what the command is used for. It is an optimisation only: a missing,
- * foreign, stale or damaged one means compiling as usual, one that cannot be written is not an
- * error. `AXE_NO_CODE_CACHE=1` turns it off.
+ * one file per `command` (cmd/bundle.ts), and later runs load them instead of compiling the CLI's
+ * JavaScript again. The cache is written after a command's first successful run, and during its
+ * first day again after a successful run that compiled notably more than the cache held (a first
+ * fan-out after plain runs), so it grows to what the command is used for. It is an optimisation
+ * only: a missing, foreign, stale or damaged one means compiling as usual, one that cannot be
+ * written is not an error. `AXE_NO_CODE_CACHE=1` turns it off.
  */
 export function runFromCodeCache(file: string, argv: string[], command: string): void {
   let source: { text: string; identity: SourceIdentity };

@@ -14,14 +14,7 @@ import { fsErrorReason } from '../internal/fs/fs-error.js';
  * with 141, as git does (128 + SIGPIPE); a stdout that cannot take the answer (a full disk, a
  * closed descriptor) is one line on stderr and exit 1, never a stack trace or a silent success.
  */
-export interface Output {
-  write(text: string): void;
-  readonly isTTY: boolean;
-  readonly columns: number | undefined;
-  readonly rows: number | undefined;
-}
-
-class FdOutput implements Output {
+class FdOutput {
   private direct: boolean | undefined;
   private opened: NodeJS.WriteStream | undefined;
 

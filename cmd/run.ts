@@ -16,28 +16,18 @@ import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
-import { createRunRenderer, type RunRenderer } from '../internal/output/run-renderer.js';
+import type { RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
-import {
-  type EmitEvent,
-  type RunRequest,
-  resolveAgentRun,
-  runTopLevel,
-  shorterTimeout,
-} from '../internal/runner/index.js';
+// `--dry-run` needs only these two of the runner; the rest (and the renderers, the run record) is
+// evaluated by a run that calls a model, not by every start of `run`.
+import { shorterTimeout } from '../internal/runner/context.js';
+import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
+import { resolveAgentRun } from '../internal/runner/resolve.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
-import {
-  closeRunRecord,
-  continuePlan,
-  type OpenRecord,
-  openRunRecord,
-  type PickedUp,
-  recordsRun,
-  resumePlan,
-} from './run-record.js';
+import type { OpenRecord, PickedUp } from './run-record.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 import { isTerminal, stderr, stdout } from './stdio.js';
 
@@ -133,6 +123,12 @@ export async function runCommand(
       return ExitCode.ok;
     }
 
+    const [{ createRunRenderer }, { runTopLevel }, { closeRunRecord, openRunRecord, recordsRun }] =
+      await Promise.all([
+        import('../internal/output/run-renderer.js'),
+        import('../internal/runner/index.js'),
+        import('./run-record.js'),
+      ]);
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
@@ -233,10 +229,12 @@ async function pickUp(
     if (promptFlag(argv, options.prompt) !== undefined) {
       throw new ConfigError("--resume picks up the run's own message: -p cannot be used with it");
     }
+    const { resumePlan } = await import('./run-record.js');
     return { kind: 'pick-up', ...(await resumePlan(resume, agentName, options.force === true, env)) };
   }
   if (follow === undefined || follow === false) return undefined;
   const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
+  const { continuePlan } = await import('./run-record.js');
   return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
 }
 

@@ -194,7 +194,8 @@ describe.concurrent('axe run', () => {
       home.agent('slow', agentToml('slow')).agent('fast', agentToml('fast'));
       fake.respond((request) => {
         const role = roleOf(request);
-        if (role === 'slow') return { text: 'slow result', delayMs: 300 };
+        // A second of overlap: on a loaded CI machine two requests of one turn have left 75 ms apart.
+        if (role === 'slow') return { text: 'slow result', delayMs: 1000 };
         if (role === 'fast') return { text: 'fast result', delayMs: 100 };
         const answer = request.toolResults.map((r) => r.content).join(' | ');
         return delegatingParent([callAgent('slow', 'one'), callAgent('fast', 'two')], answer)(request);

@@ -2,20 +2,28 @@ import { fstatSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 
+/** What a pipe holds at the least (one page; POSIX's PIPE_BUF): written to it, never a wait. */
+const PAGE_BYTES = 4096;
+
 /**
- * stdout and stderr as axe writes them. A file, pipe or socket is written with write(2) straight
- * away: making `process.stdout`'s stream for a pipe loads Node's net and stream modules, a few ms
- * of every start for a handful of lines. A terminal (or /dev/null, /dev/full: any character
- * device) goes through Node's stream, which knows terminals. Both are synchronous on Linux, as
- * Node documents for its own streams, so the order of lines is the same either way; a descriptor
- * that is non-blocking and full (EAGAIN) hands the rest, and every later line, to the stream.
+ * stdout and stderr as axe writes them. Making `process.stdout`'s stream for a pipe loads Node's
+ * net and stream modules, a few ms of every start for a handful of lines, so a file is written
+ * with write(2), and so is a pipe or socket up to one page in all: the least any pipe holds, so
+ * those writes never block, even with nobody reading yet. More goes through Node's stream, which
+ * queues what the reader has not taken instead of blocking: a stalled reader never keeps axe from
+ * hearing Ctrl-C or its deadline. A terminal (or /dev/null, /dev/full: any character device) goes
+ * through the stream from the start. The stream writes at once what the descriptor takes, so the
+ * order of lines is kept; a descriptor another process made non-blocking and filled (EAGAIN)
+ * hands the rest, and every later line, to the stream.
  *
  * As a Unix tool treats them: a reader that went away (`axe run x | head -c 1`) ends axe quietly
  * with 141, as git does (128 + SIGPIPE); a stdout that cannot take the answer (a full disk, a
  * closed descriptor) is one line on stderr and exit 1, never a stack trace or a silent success.
  */
 class FdOutput {
-  private direct: boolean | undefined;
+  /** `pipe`: a pipe or socket, written directly while `pipeBytesLeft` lasts. */
+  private kind: 'file' | 'pipe' | 'stream' | undefined;
+  private pipeBytesLeft = PAGE_BYTES;
   private opened: NodeJS.WriteStream | undefined;
 
   constructor(
@@ -25,18 +33,21 @@ class FdOutput {
   ) {}
 
   write(text: string): void {
-    if (!this.isDirect()) {
-      this.stream().write(text);
+    const kind = this.kindOf();
+    const bytes = kind === 'stream' ? undefined : Buffer.from(text);
+    if (bytes === undefined || (kind === 'pipe' && bytes.length > this.pipeBytesLeft)) {
+      this.kind = 'stream';
+      this.stream().write(bytes ?? text);
       return;
     }
-    const bytes = Buffer.from(text);
+    if (kind === 'pipe') this.pipeBytesLeft -= bytes.length;
     let done = 0;
     while (done < bytes.length) {
       try {
         done += writeSync(this.fd, bytes, done);
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'EAGAIN') {
-          this.direct = false;
+          this.kind = 'stream';
           this.stream().write(bytes.subarray(done));
         } else {
           this.failed(error as NodeJS.ErrnoException);
@@ -47,15 +58,15 @@ class FdOutput {
   }
 
   get isTTY(): boolean {
-    return !this.isDirect() && this.stream().isTTY === true;
+    return this.kindOf() === 'stream' && this.stream().isTTY === true;
   }
 
   get columns(): number | undefined {
-    return this.isDirect() ? undefined : this.stream().columns;
+    return this.isTTY ? this.stream().columns : undefined;
   }
 
   get rows(): number | undefined {
-    return this.isDirect() ? undefined : this.stream().rows;
+    return this.isTTY ? this.stream().rows : undefined;
   }
 
   /** The stream itself, for what needs one (readline on a terminal). */
@@ -64,16 +75,16 @@ class FdOutput {
     return this.opened;
   }
 
-  private isDirect(): boolean {
-    if (this.direct === undefined) {
+  private kindOf(): 'file' | 'pipe' | 'stream' {
+    if (this.kind === undefined) {
       try {
         const stats = fstatSync(this.fd);
-        this.direct = stats.isFile() || stats.isFIFO() || stats.isSocket();
+        this.kind = stats.isFile() ? 'file' : stats.isFIFO() || stats.isSocket() ? 'pipe' : 'stream';
       } catch {
-        this.direct = false;
+        this.kind = 'stream';
       }
     }
-    return this.direct;
+    return this.kind;
   }
 }
 

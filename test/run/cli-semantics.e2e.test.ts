@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../tools/helpers.js';
@@ -158,19 +158,24 @@ describe.concurrent('stdout', () => {
 });
 
 describe.concurrent('stdout and stderr written directly', () => {
-  it('a pipe another process made non-blocking: the whole answer arrives, in order, read late', async () => {
+  it('a pipe another process made non-blocking and filled: the answer follows, in order, once read', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));
-    const answer = Array.from({ length: 400_000 }, (_, i) => `${i}\n`).join('');
-    fake.respond(() => ({ text: answer }));
-    // A Node process that made the shared pipe non-blocking (creating its process.stdout does) and
-    // is still alive: writes that find the pipe full fail with EAGAIN instead of waiting.
-    const ready = home.file('holder-ready', '');
-    rmSync(ready);
-    const script = `node -e 'process.stdout; require("node:fs").writeFileSync(process.argv[1], ""); setTimeout(() => {}, 10000)' "${ready}" &
-while [ ! -e "${ready}" ]; do sleep 0.02; done
-eval "$AXE" '"$@"'; code=$?
-kill $!; exit $code`;
+    fake.respond(() => ({ text: 'the answer' }));
+    // Through a FIFO whose one write side axe shares with a Node process that made it non-blocking
+    // (creating its process.stdout does), filled it and stays alive; its reader comes a second
+    // later: axe's write finds the pipe full (EAGAIN) instead of waiting.
+    const fifo = path.join(home.root, 'out.fifo');
+    const ready = path.join(home.root, 'holder-ready');
+    const holder = `const fs = require("node:fs"); process.stdout; let n = 0;
+try { for (;;) n += fs.writeSync(1, "h".repeat(4096)); } catch {}
+fs.writeFileSync(process.argv[1], String(n)); setTimeout(() => {}, 10000);`;
+    const script = `mkfifo "${fifo}"; exec 3<>"${fifo}"; exec 4>"${fifo}"
+node -e '${holder}' "${ready}" >&4 & holder=$!
+while [ ! -s "${ready}" ]; do sleep 0.02; done
+(sleep 1; exec cat "${fifo}" 3<&- 4>&-) & reader=$!
+eval "$AXE" '"$@"' >&4; code=$?
+kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code`;
     const shell = spawn(
       'sh',
       ['-c', script, 'sh', 'run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'],
@@ -179,20 +184,46 @@ kill $!; exit $code`;
         stdio: ['ignore', 'pipe', 'pipe'],
       },
     );
+    const closed = new Promise((resolve) => shell.on('close', resolve));
     const chunks: Buffer[] = [];
     let stderr = '';
     shell.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
     shell.stderr.setEncoding('utf8').on('data', (chunk: string) => {
       stderr += chunk;
     });
-    // Read nothing until axe has certainly filled the pipe.
-    shell.stdout.pause();
-    await waitFor(() => fake.requests.length === 1, 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    shell.stdout.resume();
-    const code = await new Promise((resolve) => shell.on('close', resolve));
-    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
-    expect(Buffer.concat(chunks).toString('utf8') === answer).toBe(true);
+    expect({ code: await closed, stderr }).toEqual({ code: 0, stderr: '' });
+    const filled = Number(readFileSync(ready, 'utf8'));
+    expect(filled).toBeGreaterThan(0);
+    expect(Buffer.concat(chunks).toString('utf8') === `${'h'.repeat(filled)}the answer`).toBe(true);
+  });
+
+  it('a long answer to a reader that stalls: axe still hears Ctrl-C, and the whole answer arrives once read', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const answer = Array.from({ length: 200_000 }, (_, i) => `${i}\n`).join('');
+    fake.respond(() => ({ text: answer }));
+    const args = ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'];
+    // Read late: the whole answer, in order.
+    const late = spawnAxe(args, home.env(fake.url));
+    late.child.stdin?.end();
+    late.child.stdout?.pause();
+    await waitFor(() => fake.requests[0]?.finishedAt !== undefined, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    late.child.stdout?.resume();
+    expect(await late.done).toMatchObject({ code: 0, stderr: '' });
+    expect(late.done.then((r) => r.stdout === answer)).resolves.toBe(true);
+    // Never read: Ctrl-C still ends it (a blocking write would hold it until the reader reads).
+    const stalled = spawnAxe(args, home.env(fake.url));
+    stalled.child.stdin?.end();
+    stalled.child.stdout?.pause();
+    await waitFor(() => fake.requests[1]?.finishedAt !== undefined, 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    stalled.child.kill('SIGINT');
+    const ended = await Promise.race([
+      stalled.done.then((result) => result.code === 130 || result.signal === 'SIGINT'),
+      new Promise((resolve) => setTimeout(() => resolve('still running'), 5000)),
+    ]);
+    expect(ended).toBe(true);
   });
 
   it('agents list and --dry-run into pipes load neither node:net nor node:tty; agents list no node:fs/promises', async () => {

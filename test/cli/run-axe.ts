@@ -1,7 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import { AXE_BIN } from '../run/cli.js';
 
 export { AXE_BIN as CLI } from '../run/cli.js';
@@ -12,9 +13,16 @@ export interface AxeResult {
   stderr: string;
 }
 
-/** A temp home with XDG dirs inside it, and a working directory. */
+const homes: string[] = [];
+// Each test file imports this module afresh: its homes go when it ends.
+afterAll(() => {
+  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
+});
+
+/** A temp home with XDG dirs inside it, and a working directory; removed after the test file. */
 export function tempHome(): { home: string; cwd: string; configDir: string; env: NodeJS.ProcessEnv } {
   const home = mkdtempSync(join(tmpdir(), 'axe-cli-'));
+  homes.push(home);
   const cwd = join(home, 'work');
   mkdirSync(cwd);
   const env = {

@@ -1,14 +1,24 @@
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { expect } from 'vitest';
+import { afterAll, expect } from 'vitest';
 import { loadAgentFile } from '../../internal/agent/load.js';
 import type { AgentSpec } from '../../internal/agent/spec.js';
 import { ConfigError } from '../../internal/errors.js';
 
-/** A fresh temp directory with the given files (path → content) written into it. */
+const dirs: string[] = [];
+// Each test file imports this module afresh: its directories go when it ends.
+afterAll(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+/**
+ * A fresh temp directory with the given files (path → content) written into it; removed after
+ * the test file.
+ */
 export function tempDir(files: Record<string, string | Uint8Array> = {}): string {
   const dir = mkdtempSync(join(tmpdir(), 'axe-test-'));
+  dirs.push(dir);
   writeFiles(dir, files);
   return dir;
 }

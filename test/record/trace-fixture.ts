@@ -1,6 +1,8 @@
+import { rmSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll } from 'vitest';
 import type { Message, Usage } from '../../internal/provider/types.js';
 import type { RecordedRequest } from '../../internal/record/record.js';
 import { RunRecorder } from '../../internal/record/recorder.js';
@@ -156,8 +158,20 @@ function result(path: string, status: AgentStatus, children: AgentRunResult[] = 
   };
 }
 
+const roots: string[] = [];
+// Each test file imports this module afresh: the records it made go when it ends.
+afterAll(() => {
+  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
+});
+
+async function tempRoot(): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'axe-trace-'));
+  roots.push(root);
+  return root;
+}
+
 async function open(root?: string): Promise<{ recorder: RunRecorder; runsDir: string; t0: number }> {
-  const runsDir = join(root ?? (await mkdtemp(join(tmpdir(), 'axe-trace-'))), 'runs');
+  const runsDir = join(root ?? (await tempRoot()), 'runs');
   const recorder = await RunRecorder.open(runsDir, request, {}, (message) => {
     throw new Error(message);
   });

@@ -1,24 +1,17 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { afterAll, expect } from 'vitest';
+import { expect } from 'vitest';
 import { loadAgentFile } from '../../internal/agent/load.js';
 import type { AgentSpec } from '../../internal/agent/spec.js';
 import { ConfigError } from '../../internal/errors.js';
-
-const dirs: string[] = [];
-// Each test file imports this module afresh: its directories go when it ends.
-afterAll(() => {
-  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
-});
+import { tempDirForFile } from '../temp-dir.js';
 
 /**
  * A fresh temp directory with the given files (path → content) written into it; removed after
  * the test file.
  */
 export function tempDir(files: Record<string, string | Uint8Array> = {}): string {
-  const dir = mkdtempSync(join(tmpdir(), 'axe-test-'));
-  dirs.push(dir);
+  const dir = tempDirForFile('axe-test-');
   writeFiles(dir, files);
   return dir;
 }

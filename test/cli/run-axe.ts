@@ -1,9 +1,8 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import { AXE_BIN } from '../run/cli.js';
+import { tempDirForFile } from '../temp-dir.js';
 
 export { AXE_BIN as CLI } from '../run/cli.js';
 
@@ -13,16 +12,9 @@ export interface AxeResult {
   stderr: string;
 }
 
-const homes: string[] = [];
-// Each test file imports this module afresh: its homes go when it ends.
-afterAll(() => {
-  for (const home of homes.splice(0)) rmSync(home, { recursive: true, force: true });
-});
-
 /** A temp home with XDG dirs inside it, and a working directory; removed after the test file. */
 export function tempHome(): { home: string; cwd: string; configDir: string; env: NodeJS.ProcessEnv } {
-  const home = mkdtempSync(join(tmpdir(), 'axe-cli-'));
-  homes.push(home);
+  const home = tempDirForFile('axe-cli-');
   const cwd = join(home, 'work');
   mkdirSync(cwd);
   const env = {

@@ -1,14 +1,11 @@
-import { rmSync } from 'node:fs';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll } from 'vitest';
 import type { Message, Usage } from '../../internal/provider/types.js';
 import type { RecordedRequest } from '../../internal/record/record.js';
 import { RunRecorder } from '../../internal/record/recorder.js';
 import type { AgentStatus, RunEventBody } from '../../internal/runner/events.js';
 import { failedBeforeStart } from '../../internal/runner/result.js';
 import type { AgentRunResult } from '../../internal/runner/types.js';
+import { tempDirForFile } from '../temp-dir.js';
 
 /** Untrusted text that would run script if it reached the page as markup. */
 export const HOSTILE = '</script><img src=x onerror=alert(1)>';
@@ -158,20 +155,8 @@ function result(path: string, status: AgentStatus, children: AgentRunResult[] = 
   };
 }
 
-const roots: string[] = [];
-// Each test file imports this module afresh: the records it made go when it ends.
-afterAll(() => {
-  for (const root of roots.splice(0)) rmSync(root, { recursive: true, force: true });
-});
-
-async function tempRoot(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'axe-trace-'));
-  roots.push(root);
-  return root;
-}
-
 async function open(root?: string): Promise<{ recorder: RunRecorder; runsDir: string; t0: number }> {
-  const runsDir = join(root ?? (await tempRoot()), 'runs');
+  const runsDir = join(root ?? tempDirForFile('axe-trace-'), 'runs');
   const recorder = await RunRecorder.open(runsDir, request, {}, (message) => {
     throw new Error(message);
   });

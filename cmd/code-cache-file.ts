@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { readAll } from '../internal/fs/read-all.js';
@@ -82,6 +82,15 @@ export function fnv1a(values: ArrayLike<number>, stride = 1, seed = 0): number {
   return hash;
 }
 
+/** unlink, whatever it finds: not rmSync, whose first call loads Node's rimraf (~1 ms). */
+export function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch {
+    // Gone already, or not ours to remove: the next run sees it and decides again.
+  }
+}
+
 /** Leftovers of other builds, Node versions or flags go when not rewritten for this long. */
 const FOREIGN_KEPT_MS = 7 * 24 * 3600 * 1000;
 /** A temp file this old is a write that was killed before its rename. */
@@ -118,8 +127,7 @@ export function saveCacheFile(
       const temp = name.endsWith('.tmp');
       if (!foreign && !temp) continue;
       const path = join(dir, name);
-      if (now - statSync(path).mtimeMs > (temp ? TEMP_KEPT_MS : FOREIGN_KEPT_MS))
-        rmSync(path, { force: true });
+      if (now - statSync(path).mtimeMs > (temp ? TEMP_KEPT_MS : FOREIGN_KEPT_MS)) removeFile(path);
     }
   } catch {
     // The next run compiles as usual and tries again.

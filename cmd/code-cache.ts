@@ -1,4 +1,4 @@
-import { closeSync, fstatSync, openSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
@@ -7,7 +7,7 @@ import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { processAlive } from '../internal/process-alive.js';
-import { fnv1a, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import { fnv1a, readCacheFile, removeFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 import { stderr } from './stdio.js';
 
 /** A hash of the CLI's bundles, set by scripts/build.mjs. */
@@ -21,7 +21,7 @@ const CACHE_PREFIX = `${AXE_CLI_ID}-${process.version}-${process.arch}-`;
  * functions the cache lacks: the cache is made again, holding both.
  */
 const GROWTH = 1.1;
-/** Asking V8 for the heap's bytecode costs 1–3 ms at exit: only in a cache's first day. */
+/** Asking V8 for the heap's bytecode costs 1–5 ms at exit: only in a cache's first day. */
 const LEARNING_MS = 24 * 3600 * 1000;
 
 /**
@@ -62,7 +62,7 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
     // At exit, so the cache holds every function the command compiled, not only the top level.
     process.once('exit', (code) => {
       if (code !== 0 || v8FlagsChanged()) return;
-      // node:v8 only now: loading it costs ~1 ms.
+      // node:v8 only now: loading it costs 1–5 ms (more when no stream module is loaded yet).
       const bytecode = process.getBuiltinModule('node:v8').getHeapCodeStatistics().bytecode_and_metadata_size;
       if (!usable || bytecode > held * GROWTH) {
         saveCacheFile(cacheFile, script, source.identity, bytecode, CACHE_PREFIX);
@@ -139,15 +139,6 @@ function markUse(cacheFile: string): boolean {
   }
   process.once('exit', () => removeFile(mark));
   return true;
-}
-
-/** unlink, whatever it finds: not rmSync, whose first call loads Node's rimraf (~1 ms at every exit). */
-function removeFile(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already, or not ours to remove: the next run sees it and decides again.
-  }
 }
 
 /**

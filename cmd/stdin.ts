@@ -4,7 +4,7 @@ import { AxeError, ConfigError, ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { formatBytes } from '../internal/fs/read-bounded.js';
 import { READ_LIMITS } from '../internal/fs/read-limits.js';
-import { isTerminal } from './stdio.js';
+import { fdKind, isTerminal } from './stdio.js';
 
 /**
  * Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). Bounded
@@ -63,12 +63,7 @@ function stdinTimeout(seconds: number): AxeError {
 
 /** Stdin is a pipe, a socket or a file someone redirected: not a terminal, not /dev/null. */
 export function stdinIsPiped(): boolean {
-  try {
-    const info = fstatSync(0);
-    return info.isFIFO() || info.isFile() || info.isSocket();
-  } catch {
-    return false;
-  }
+  return fdKind(0) !== undefined;
 }
 
 /**
@@ -77,7 +72,6 @@ export function stdinIsPiped(): boolean {
  * non-blocking open of the same pipe). Used only to tell the user that `-p` made axe ignore them.
  */
 export function stdinHasData(): boolean {
-  if (isTerminal(0)) return false;
   try {
     const info = fstatSync(0);
     if (info.isFile()) return info.size > 0;

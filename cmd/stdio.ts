@@ -76,15 +76,18 @@ class FdOutput {
   }
 
   private kindOf(): 'file' | 'pipe' | 'stream' {
-    if (this.kind === undefined) {
-      try {
-        const stats = fstatSync(this.fd);
-        this.kind = stats.isFile() ? 'file' : stats.isFIFO() || stats.isSocket() ? 'pipe' : 'stream';
-      } catch {
-        this.kind = 'stream';
-      }
-    }
+    this.kind ??= fdKind(this.fd) ?? 'stream';
     return this.kind;
+  }
+}
+
+/** `fd` is a regular file, or a pipe or socket (`pipe`); undefined for anything else, or closed. */
+export function fdKind(fd: number): 'file' | 'pipe' | undefined {
+  try {
+    const stats = fstatSync(fd);
+    return stats.isFile() ? 'file' : stats.isFIFO() || stats.isSocket() ? 'pipe' : undefined;
+  } catch {
+    return undefined;
   }
 }
 

@@ -1,5 +1,5 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { readAll } from '../internal/fs/read-all.js';
 import { replaceFileSync } from '../internal/fs/replace-file.js';
@@ -91,15 +91,19 @@ export function removeFile(path: string): void {
   }
 }
 
+/** `<cache>.quiet-<n>`: the nth run in a row that found nothing to add to the cache (code-cache.ts). */
+export const QUIET_MARK = '.quiet-';
+
 /** Leftovers of other builds, Node versions or flags go when not rewritten for this long. */
 const FOREIGN_KEPT_MS = 7 * 24 * 3600 * 1000;
 /** A temp file this old is a write that was killed before its rename. */
 const TEMP_KEPT_MS = 3600 * 1000;
 
 /**
- * Writes the cache of `script` for `source` (owner-only), then removes leftovers: other builds',
- * Node versions' and flags' caches not rewritten for a week, and temp files of killed writes.
- * Never throws: the cache is only an optimisation.
+ * Writes the cache of `script` for `source` (owner-only), then removes leftovers: the quiet-run
+ * marks of the cache it replaced, other builds', Node versions' and flags' caches (and marks) not
+ * rewritten for a week, and temp files of killed writes. Never throws: the cache is only an
+ * optimisation.
  */
 export function saveCacheFile(
   file: string,
@@ -122,8 +126,14 @@ export function saveCacheFile(
     header.writeDoubleLE(source.ino, 32);
     replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
     const now = Date.now();
+    const ownMarks = `${basename(file)}${QUIET_MARK}`;
     for (const name of readdirSync(dir)) {
-      const foreign = name.endsWith('.bin') && !name.startsWith(ownPrefix);
+      if (name.startsWith(ownMarks)) {
+        removeFile(join(dir, name));
+        continue;
+      }
+      const foreign =
+        (name.endsWith('.bin') || name.includes(`.bin${QUIET_MARK}`)) && !name.startsWith(ownPrefix);
       const temp = name.endsWith('.tmp');
       if (!foreign && !temp) continue;
       const path = join(dir, name);

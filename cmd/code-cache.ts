@@ -7,7 +7,14 @@ import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { processAlive } from '../internal/process-alive.js';
-import { fnv1a, readCacheFile, removeFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
+import {
+  fnv1a,
+  QUIET_MARK,
+  readCacheFile,
+  removeFile,
+  type SourceIdentity,
+  saveCacheFile,
+} from './code-cache-file.js';
 import { stderr } from './stdio.js';
 
 /** A hash of the CLI's bundles, set by scripts/build.mjs. */
@@ -21,8 +28,12 @@ const CACHE_PREFIX = `${AXE_CLI_ID}-${process.version}-${process.arch}-`;
  * functions the cache lacks: the cache is made again, holding both.
  */
 const GROWTH = 1.1;
-/** Asking V8 for the heap's bytecode costs 1–5 ms at exit: only in a cache's first day. */
+/**
+ * Asking V8 for the heap's bytecode costs 1–5 ms at exit (loading node:v8 loads Node's streams):
+ * only in a cache's first day, and until this many runs in a row found nothing to add.
+ */
 const LEARNING_MS = 24 * 3600 * 1000;
+const QUIET_RUNS = 3;
 
 /**
  * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
@@ -30,7 +41,8 @@ const LEARNING_MS = 24 * 3600 * 1000;
  * one file per `command` (cmd/bundle.ts), and later runs load them instead of compiling the CLI's
  * JavaScript again. The cache is written after a command's first successful run, and during its
  * first day again after a successful run that compiled notably more than the cache held (a first
- * fan-out after plain runs), so it grows to what the command is used for. It is an optimisation
+ * fan-out after plain runs), so it grows to what the command is used for; once three runs in a row
+ * found nothing to add (`<cache>.quiet-<n>` marks), it is kept as it is. It is an optimisation
  * only: a missing, foreign, stale or damaged one means compiling as usual, one that cannot be
  * written is not an error. `AXE_NO_CODE_CACHE=1` turns it off.
  */
@@ -43,8 +55,8 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
     return;
   }
   const cacheFile = cachePath(argv, command);
-  const cached =
-    cacheFile !== undefined && markUse(cacheFile) ? readCacheFile(cacheFile, source.identity) : undefined;
+  const use = cacheFile !== undefined ? markUse(cacheFile) : undefined;
+  const cached = use && cacheFile !== undefined ? readCacheFile(cacheFile, source.identity) : undefined;
   let script: Script;
   try {
     script = new Script(`(function (exports, require, module, __filename, __dirname) {${source.text}\n})`, {
@@ -57,7 +69,9 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
     return;
   }
   const usable = cached !== undefined && script.cachedDataRejected !== true;
-  if (cacheFile !== undefined && (!usable || Date.now() - cached.madeAt < LEARNING_MS)) {
+  const quietRuns = use?.quietRuns ?? 0;
+  const learning = usable && Date.now() - cached.madeAt < LEARNING_MS && quietRuns < QUIET_RUNS;
+  if (cacheFile !== undefined && (!usable || learning)) {
     const held = usable ? cached.bytecode : 0;
     // At exit, so the cache holds every function the command compiled, not only the top level.
     process.once('exit', (code) => {
@@ -66,6 +80,8 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
       const bytecode = process.getBuiltinModule('node:v8').getHeapCodeStatistics().bytecode_and_metadata_size;
       if (!usable || bytecode > held * GROWTH) {
         saveCacheFile(cacheFile, script, source.identity, bytecode, CACHE_PREFIX);
+      } else {
+        markQuietRun(cacheFile, quietRuns + 1);
       }
     });
   }
@@ -110,35 +126,50 @@ function cachePath(argv: string[], command: string): string | undefined {
 /**
  * A damaged cache V8 takes would crash Node on every run. So a process marks the cache it uses
  * (`<cache>.<pid>.using`) until it exits; a mark left by a process that is gone means it never
- * exited — a crash, or a kill — and the cache is removed, to be made again. False when there is
- * no cache to use, or it cannot be marked.
+ * exited — a crash, or a kill — and the cache is removed, to be made again. Undefined when there
+ * is no cache to use, or it cannot be marked; else how many runs in a row found nothing to add to
+ * it, from the same listing.
  */
-function markUse(cacheFile: string): boolean {
+function markUse(cacheFile: string): { quietRuns: number } | undefined {
   const dir = dirname(cacheFile);
   const base = basename(cacheFile);
   let names: string[];
   try {
     names = readdirSync(dir);
   } catch {
-    return false;
+    return undefined;
   }
-  if (!names.includes(base)) return false;
+  if (!names.includes(base)) return undefined;
+  let quietRuns = 0;
   for (const name of names) {
+    if (name.startsWith(`${base}${QUIET_MARK}`)) quietRuns++;
     if (!name.startsWith(`${base}.`) || !name.endsWith('.using')) continue;
     const pid = Number(name.slice(base.length + 1, -'.using'.length));
     if (pid === process.pid || processAlive(pid)) continue;
     removeFile(cacheFile);
     removeFile(join(dir, name));
-    return false;
+    return undefined;
   }
   const mark = `${cacheFile}.${process.pid}.using`;
   try {
     writeFileSync(mark, '', { mode: 0o600 });
   } catch {
-    return false;
+    return undefined;
   }
   process.once('exit', () => removeFile(mark));
-  return true;
+  return { quietRuns };
+}
+
+/**
+ * The `count`th run in a row that found nothing to add: an empty file whose name is the record.
+ * Of two runs that count the same, the second finds it made.
+ */
+function markQuietRun(cacheFile: string, count: number): void {
+  try {
+    writeFileSync(`${cacheFile}${QUIET_MARK}${count}`, '', { mode: 0o600, flag: 'wx' });
+  } catch {
+    // Made by a concurrent run, or not writable: at worst one more check.
+  }
 }
 
 /**

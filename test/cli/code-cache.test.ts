@@ -78,6 +78,46 @@ describe('the code cache', () => {
     }
   });
 
+  it('after three runs in a row that add nothing, the cache is kept as it is; a cache made again counts anew', () => {
+    const { cwd, env, configDir } = tempHome();
+    const run = (args: string[]) => axe(args, { cwd, env });
+    const cacheDir = join(env.XDG_CACHE_HOME ?? '', 'axe', 'code-cache');
+    const marks = () =>
+      readdirSync(cacheDir)
+        .filter((entry) => entry.includes('.quiet-'))
+        .sort();
+    // No agents yet: listing them compiles little.
+    expect(run(['agents', 'list']).code).toBe(0);
+    const [name = ''] = cachesOf(cacheDir);
+    const file = join(cacheDir, name);
+    expect(marks()).toEqual([]);
+    for (let i = 0; i < 3; i++) expect(run(['agents', 'list']).code).toBe(0);
+    expect(marks()).toEqual([1, 2, 3].map((n) => `${name}.quiet-${n}`));
+    // Settled: what `agents show` compiles beyond it (it grows an unsettled cache) is not added.
+    const settled = readFileSync(file);
+    const { ino } = statSync(file);
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "a/b"\n');
+    expect(run(['agents', 'show', 'a', '--json']).code).toBe(0);
+    expect(statSync(file).ino).toBe(ino);
+    expect(readFileSync(file).equals(settled)).toBe(true);
+    expect(marks()).toHaveLength(3);
+    // A damaged cache is made again, and the marks of the one it replaced go; another build's go
+    // with its cache, after a week.
+    const foreign = [`0000000000000000${suffix}.quiet-1`, `0000000000000000${suffix}.quiet-2`];
+    for (const [index, mark] of foreign.entries()) {
+      writeFileSync(join(cacheDir, mark), '');
+      const time = (Date.now() - (index === 0 ? 8 * 86400_000 : 0)) / 1000;
+      utimesSync(join(cacheDir, mark), time, time);
+    }
+    writeFileSync(file, Buffer.alloc(settled.length, 7));
+    expect(run(['agents', 'show', 'a', '--json']).code).toBe(0);
+    expect(marks()).toEqual([foreign[1]]);
+    rmSync(join(cacheDir, foreign[1] ?? ''));
+    expect(run(['agents', 'show', 'a', '--json']).code).toBe(0);
+    expect(marks()).toEqual([`${name}.quiet-1`]);
+  });
+
   it('a cache older than a day is kept as it is, whatever a run compiles', () => {
     const { cwd, env, configDir } = tempHome();
     const run = (args: string[]) => axe(args, { cwd, env });

@@ -9,29 +9,56 @@ const MAX_NESTING = 64;
  * (dates, big integers, Maps, binary) crosses into validation. Keys such as `__proto__` become own
  * properties (and then fail validation as unknown keys) instead of touching prototypes.
  */
-export function toJsonValue(value: unknown, file: string, path = '', depth = 0): JsonValue {
-  if (depth > MAX_NESTING) throw new FileProblem(file, `nested deeper than ${MAX_NESTING} levels`);
+export function toJsonValue(value: unknown, file: string): JsonValue {
+  return converted(value, file, []);
+}
+
+/**
+ * `at` is the way down to `value` (keys and indexes), pushed and popped in place: its dotted form
+ * is only made for an error (agents list converts dozens of files before it prints a line).
+ */
+function converted(value: unknown, file: string, at: (string | number)[]): JsonValue {
+  if (at.length > MAX_NESTING) throw new FileProblem(file, `nested deeper than ${MAX_NESTING} levels`);
   if (value === null || typeof value === 'string' || typeof value === 'boolean') return value;
   if (typeof value === 'number') {
-    if (!Number.isFinite(value)) throw fieldError(file, path, `must be a finite number (got ${value})`);
+    if (!Number.isFinite(value)) throw fieldError(file, at, `must be a finite number (got ${value})`);
     return value;
   }
   if (typeof value === 'bigint') return Number(value);
-  if (Array.isArray(value))
-    return value.map((item, index) => toJsonValue(item, file, `${path}[${index}]`, depth + 1));
-  if (value instanceof Date) {
-    throw fieldError(file, path, `dates are not supported here (got ${describeDate(value)})`);
-  }
-  if (typeof value === 'object' && isPlainObject(value)) {
-    const out: { [key: string]: JsonValue } = {};
-    for (const [key, item] of Object.entries(value)) {
-      const child = toJsonValue(item, file, path ? `${path}.${key}` : key, depth + 1);
-      Object.defineProperty(out, key, { value: child, enumerable: true, writable: true, configurable: true });
+  if (Array.isArray(value)) {
+    const out: JsonValue[] = new Array(value.length);
+    for (let index = 0; index < value.length; index++) {
+      at.push(index);
+      out[index] = converted(value[index], file, at);
+      at.pop();
     }
     return out;
   }
-  if (value === undefined) throw fieldError(file, path, 'has no value');
-  throw fieldError(file, path, `unsupported value (${Object.prototype.toString.call(value)})`);
+  if (value instanceof Date) {
+    throw fieldError(file, at, `dates are not supported here (got ${describeDate(value)})`);
+  }
+  if (typeof value === 'object' && isPlainObject(value)) {
+    const source = value as Record<string, unknown>;
+    const out: { [key: string]: JsonValue } = {};
+    for (const key of Object.keys(source)) {
+      at.push(key);
+      const child = converted(source[key], file, at);
+      at.pop();
+      if (key === '__proto__') {
+        Object.defineProperty(out, key, {
+          value: child,
+          enumerable: true,
+          writable: true,
+          configurable: true,
+        });
+      } else {
+        out[key] = child;
+      }
+    }
+    return out;
+  }
+  if (value === undefined) throw fieldError(file, at, 'has no value');
+  throw fieldError(file, at, `unsupported value (${Object.prototype.toString.call(value)})`);
 }
 
 function describeDate(date: Date): string {
@@ -39,8 +66,10 @@ function describeDate(date: Date): string {
   return Number.isNaN(date.getTime()) ? 'an invalid date' : text.length > 40 ? date.toISOString() : text;
 }
 
-function fieldError(file: string, path: string, message: string): FileProblem {
-  return new FileProblem(file, message, path ? { field: path } : {});
+function fieldError(file: string, at: (string | number)[], message: string): FileProblem {
+  let field = '';
+  for (const step of at) field += typeof step === 'number' ? `[${step}]` : field ? `.${step}` : step;
+  return new FileProblem(file, message, field ? { field } : {});
 }
 
 function isPlainObject(value: object): boolean {

@@ -1,4 +1,3 @@
-import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
 import { readRegularFile } from '../fs/read-bounded.js';
@@ -75,7 +74,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
 /** A config.toml holding a key should be readable by its owner only. */
 async function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): Promise<string[]> {
   if (!Object.values(providers).some((table) => table.api_key)) return [];
-  const mode = (await stat(file)).mode;
+  const mode = (await process.getBuiltinModule('node:fs/promises').stat(file)).mode;
   if ((mode & 0o077) === 0) return [];
   const octal = (mode & 0o777).toString(8);
   return [`${file} holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`];

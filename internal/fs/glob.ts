@@ -1,4 +1,3 @@
-import { readdir } from 'node:fs/promises';
 import path from 'node:path';
 
 /**
@@ -45,7 +44,9 @@ async function* walk(root: string, relDir: string, depth: number, maxDepth: numb
   if (depth > maxDepth) return;
   let entries: import('node:fs').Dirent[];
   try {
-    entries = await readdir(path.join(root, relDir), { withFileTypes: true });
+    entries = await process
+      .getBuiltinModule('node:fs/promises')
+      .readdir(path.join(root, relDir), { withFileTypes: true });
   } catch {
     // The literal prefix may name a file rather than a directory.
     if (relDir !== '') yield relDir;

@@ -1,5 +1,3 @@
-import { open, readFile, stat, unlink } from 'node:fs/promises';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { processAlive } from '../process-alive.js';
 
 /** How long a writer waits for another one before giving up with a clear error. */
@@ -12,6 +10,7 @@ const LOCK_WAIT_MS = 10_000;
  * broken, never waited on forever.
  */
 export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+  const { open, unlink } = process.getBuiltinModule('node:fs/promises');
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
@@ -31,7 +30,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
           `${file} stays locked by another process (${lock}); remove the lock if no axe is running`,
         );
       }
-      await sleep(wait + Math.random() * wait);
+      await process.getBuiltinModule('node:timers/promises').setTimeout(wait + Math.random() * wait);
     }
   }
   try {
@@ -43,6 +42,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
 
 /** Removes a lock whose owner is gone; true when it did (or the lock vanished meanwhile). */
 async function breakIfStale(lock: string): Promise<boolean> {
+  const { readFile, stat, unlink } = process.getBuiltinModule('node:fs/promises');
   try {
     const before = await stat(lock);
     const pid = Number((await readFile(lock, 'utf8')).trim());

@@ -1,5 +1,4 @@
 import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
@@ -77,6 +76,7 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
 
 /** Appends one entry, creating the file (and its directory) when needed. */
 export async function appendEntry(file: string, entry: Buffer): Promise<void> {
+  const { mkdir, open } = process.getBuiltinModule('node:fs/promises');
   await mkdir(dirname(file), { recursive: true });
   await withFileLock(file, async () => {
     const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);

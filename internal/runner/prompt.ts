@@ -1,4 +1,3 @@
-import { lstat, realpath } from 'node:fs/promises';
 import path from 'node:path';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
@@ -90,6 +89,7 @@ export async function readContextFiles(
 }
 
 async function readTextInside(file: string, workdir: string, label: string): Promise<string | undefined> {
+  const { lstat, realpath } = process.getBuiltinModule('node:fs/promises');
   let data: Buffer;
   try {
     if ((await lstat(file)).isSymbolicLink()) {

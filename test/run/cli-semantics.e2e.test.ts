@@ -226,7 +226,7 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
     expect(ended).toBe(true);
   });
 
-  it('agents list and --dry-run into pipes load neither node:net nor node:tty; agents list no node:fs/promises', async () => {
+  it('agents list and --dry-run into pipes load neither node:net, node:tty nor node:fs/promises', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));
     const log = home.file('modules.json', '');
@@ -237,7 +237,10 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
     const env = home.env(undefined, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
     for (const [args, notLoaded] of [
       [['agents', 'list', '--agents-dir', home.agentsDir], /^NativeModule (net|tty|fs\/promises)$/],
-      [['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'], /^NativeModule (net|tty)$/],
+      [
+        ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'],
+        /^NativeModule (net|tty|fs\/promises)$/,
+      ],
     ] as const) {
       const { child, done } = spawnAxe([...args], env);
       child.stdin?.end();

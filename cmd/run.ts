@@ -70,7 +70,7 @@ export async function runCommand(
   };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
   // Read before anything runs (no deadline or signal handler yet): in one go.
-  const spec = await loadAgentFile(agentFile, env, { readSync: true });
+  const spec = await loadAgentFile(agentFile, env);
   for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.

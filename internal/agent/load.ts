@@ -4,7 +4,7 @@ import { own } from '../config/own.js';
 import { parseField, type SchemaProblem, validateIgnoringUnknown } from '../config/schema-messages.js';
 import { decodeUtf8Strict } from '../config/utf8.js';
 import { ConfigError } from '../errors.js';
-import { readRegularFile, readRegularFileSync } from '../fs/read-bounded.js';
+import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
@@ -62,25 +62,17 @@ export class AgentFileError extends ConfigError {
   }
 }
 
-/**
- * Loads one agent file; the first error becomes the AgentFileError's one-line message. `readSync`:
- * see inspectAgentFile.
- */
-export async function loadAgentFile(
-  path: string,
-  env: NodeJS.ProcessEnv,
-  options: { readSync?: boolean } = {},
-): Promise<AgentSpec> {
-  return (await loadAgentFileData(path, env, options)).spec;
+/** Loads one agent file; the first error becomes the AgentFileError's one-line message. */
+export async function loadAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
+  return (await loadAgentFileData(path, env)).spec;
 }
 
 /** `loadAgentFile`, plus the fields as the file wrote them (for Go's `agents show`). */
 export async function loadAgentFileData(
   path: string,
   env: NodeJS.ProcessEnv,
-  options: { readSync?: boolean } = {},
 ): Promise<{ spec: AgentSpec; data: AgentFileData }> {
-  const report = await inspectAgentFile(path, env, options);
+  const report = await inspectAgentFile(path, env);
   if (report.spec && report.data) return { spec: report.spec, data: report.data };
   const errors = report.findings.filter((finding) => finding.severity === 'error');
   const first = errors[0]!;
@@ -94,7 +86,7 @@ export async function listAgents(
   env: NodeJS.ProcessEnv,
 ): Promise<{ agents: AgentSpec[]; problems: { file: string; message: string }[] }> {
   const reports = await Promise.all(
-    (await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env, { readSync: true })),
+    (await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env)),
   );
   const agents: AgentSpec[] = [];
   const problems: { file: string; message: string }[] = [];
@@ -109,23 +101,20 @@ export async function listAgents(
 }
 
 /**
- * Reads, parses, validates and normalises one agent file, collecting every finding. `readSync`:
- * read it in one go, for files read before anything runs (`agents list`, the agent `axe run` was
- * given): a few syscalls instead of six thread-pool round trips. During a run, files are read
- * without blocking, so that Ctrl-C and the deadline are heard whatever the file system does.
+ * Reads, parses, validates and normalises one agent file, collecting every finding. The file is
+ * read in one go (`readRegularFileSync`: a FIFO or a device is refused before it is opened), a
+ * few syscalls instead of six thread-pool round trips: agent files are small, and they are read
+ * before their agent starts — `agents list`'s dozens, the one `axe run` names, a parent's
+ * sub-agents before its first request.
  */
-export async function inspectAgentFile(
-  path: string,
-  env: NodeJS.ProcessEnv,
-  { readSync = false }: { readSync?: boolean } = {},
-): Promise<AgentFileReport> {
+export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentFileReport> {
   const name = basename(path, extname(path));
   let parsed: ParsedAgentFile | undefined;
   const locate = (finding: Finding): Finding =>
     parsed && finding.line === undefined ? located(finding, parsed) : finding;
   const report: AgentFileReport = { file: path, name, findings: [], locate };
   try {
-    const file = await parseAgentFile(path, name, readSync);
+    const file = await parseAgentFile(path, name);
     parsed = file;
     const warningOf = (warning: FieldNote): Finding =>
       located({ ...warning, severity: 'warning', file: path }, file);
@@ -201,12 +190,10 @@ async function schemaErrors(
   return validateIgnoringUnknown(validate, data, schema, alsoKnown);
 }
 
-async function parseAgentFile(path: string, name: string, readSync: boolean): Promise<ParsedAgentFile> {
+async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFile> {
   let bytes: Buffer;
   try {
-    bytes = readSync
-      ? readRegularFileSync(path, READ_LIMITS.agentFile)
-      : await readRegularFile(path, READ_LIMITS.agentFile);
+    bytes = readRegularFileSync(path, READ_LIMITS.agentFile);
   } catch (error) {
     throw unreadableFile(path, error);
   }

@@ -1,10 +1,10 @@
-import { mkdir, realpath, rm } from 'node:fs/promises';
 import { isAbsolute, join, resolve } from 'node:path';
 import { expandPath } from '../agent/expand.js';
 import type { AgentSpec } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
 import { ConfigError, errorMessage, RuntimeError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { fsPromises } from '../fs/promises.js';
 
 /** One file written into the run's artifact directory, as `--json` lists it. */
 export interface ArtifactEntry {
@@ -79,7 +79,7 @@ export async function closeArtifactDir(
     return;
   }
   try {
-    await rm(opened.dir, { recursive: true, force: true, maxRetries: 2 });
+    await fsPromises().rm(opened.dir, { recursive: true, force: true, maxRetries: 2 });
   } catch (error) {
     say({
       warning: `failed to clean up artifact directory ${JSON.stringify(opened.dir)}: ${errorMessage(error)}`,
@@ -101,8 +101,8 @@ function fromWorkdir(dir: string, workdir: string): string {
 /** Go's wording and exit code (a RuntimeError, exit 1) for a directory that cannot be made. */
 async function createDir(dir: string): Promise<string> {
   try {
-    await mkdir(dir, { recursive: true, mode: 0o755 });
-    return await realpath(dir);
+    await fsPromises().mkdir(dir, { recursive: true, mode: 0o755 });
+    return await fsPromises().realpath(dir);
   } catch (error) {
     throw new RuntimeError(`failed to create artifact directory: ${dir}: ${fsErrorReason(error)}`);
   }
@@ -114,8 +114,8 @@ async function createAutoDir(parent: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const dir = join(parent, `${timestamp(new Date())}-${randomHex(3)}`);
     try {
-      await mkdir(dir, { mode: 0o755 });
-      return await realpath(dir);
+      await fsPromises().mkdir(dir, { mode: 0o755 });
+      return await fsPromises().realpath(dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;
       throw new RuntimeError(`failed to create artifact directory: ${dir}: ${fsErrorReason(error)}`);

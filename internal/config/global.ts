@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
-import { readRegularFile } from '../fs/read-bounded.js';
+import { fsPromises } from '../fs/promises.js';
+import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue, ProviderApi } from '../provider/types.js';
 import { addSecret } from '../secrets.js';
@@ -34,12 +35,15 @@ export interface GlobalConfig {
   runsKeep?: number;
 }
 
-/** Reads `<configDir>/config.toml`. A missing file is an empty config; a bad one a ConfigError. */
+/**
+ * Reads `<configDir>/config.toml`, in one go as agent files are (a small file, read before a run
+ * starts). A missing file is an empty config; a bad one a ConfigError.
+ */
 export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig> {
   const file = join(configDir, 'config.toml');
   let bytes: Buffer;
   try {
-    bytes = await readRegularFile(file, READ_LIMITS.configFile);
+    bytes = readRegularFileSync(file, READ_LIMITS.configFile);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { providers: {} };
     throw unreadableFile(file, error);
@@ -74,7 +78,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
 /** A config.toml holding a key should be readable by its owner only. */
 async function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): Promise<string[]> {
   if (!Object.values(providers).some((table) => table.api_key)) return [];
-  const mode = (await process.getBuiltinModule('node:fs/promises').stat(file)).mode;
+  const mode = (await fsPromises().stat(file)).mode;
   if ((mode & 0o077) === 0) return [];
   const octal = (mode & 0o777).toString(8);
   return [`${file} holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`];

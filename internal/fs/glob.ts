@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { fsPromises } from './promises.js';
 
 /**
  * A small glob for `files = [...]` (Node 20 has no fs.glob). Segments are matched like Go's
@@ -44,9 +45,7 @@ async function* walk(root: string, relDir: string, depth: number, maxDepth: numb
   if (depth > maxDepth) return;
   let entries: import('node:fs').Dirent[];
   try {
-    entries = await process
-      .getBuiltinModule('node:fs/promises')
-      .readdir(path.join(root, relDir), { withFileTypes: true });
+    entries = await fsPromises().readdir(path.join(root, relDir), { withFileTypes: true });
   } catch {
     // The literal prefix may name a file rather than a directory.
     if (relDir !== '') yield relDir;

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
+import { fsPromises } from './promises.js';
 import { readAll } from './read-all.js';
 
 /**
@@ -51,8 +52,7 @@ export function formatBytes(bytes: number): string {
  * the file claims (a file that grows while it is read, /proc files).
  */
 export async function readRegularFile(path: string, maxBytes: number): Promise<Buffer> {
-  // Loaded when first used: `agents list` and `--dry-run` read synchronously and never need it.
-  const { open, stat } = process.getBuiltinModule('node:fs/promises');
+  const { open, stat } = fsPromises();
   checkRegular(path, await stat(path), maxBytes);
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {

@@ -1,5 +1,6 @@
 import { constants } from 'node:fs';
 import { dirname } from 'node:path';
+import { fsPromises } from './promises.js';
 import { tempPath } from './replace-file.js';
 
 export interface AtomicWriteOptions {
@@ -21,7 +22,7 @@ export async function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): Promise<void> {
-  const { link, open, rename, unlink } = process.getBuiltinModule('node:fs/promises');
+  const { link, open, rename, unlink } = fsPromises();
   const dir = dirname(target);
   const existingMode = options.exclusive ? undefined : await modeOf(target);
   const temp = tempPath(target);
@@ -54,7 +55,7 @@ export async function writeFileAtomic(
 
 async function modeOf(path: string): Promise<number | undefined> {
   try {
-    return (await process.getBuiltinModule('node:fs/promises').stat(path)).mode & 0o7777;
+    return (await fsPromises().stat(path)).mode & 0o7777;
   } catch {
     return undefined;
   }
@@ -63,9 +64,7 @@ async function modeOf(path: string): Promise<number | undefined> {
 /** Makes the rename itself durable. Best effort: not every file system lets a directory be synced. */
 async function syncDirectory(dir: string): Promise<void> {
   try {
-    const handle = await process
-      .getBuiltinModule('node:fs/promises')
-      .open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
+    const handle = await fsPromises().open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
     try {
       await handle.sync();
     } finally {

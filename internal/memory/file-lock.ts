@@ -1,3 +1,4 @@
+import { fsPromises } from '../fs/promises.js';
 import { processAlive } from '../process-alive.js';
 
 /** How long a writer waits for another one before giving up with a clear error. */
@@ -10,7 +11,7 @@ const LOCK_WAIT_MS = 10_000;
  * broken, never waited on forever.
  */
 export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const { open, unlink } = process.getBuiltinModule('node:fs/promises');
+  const { open, unlink } = fsPromises();
   const lock = `${file}.lock`;
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
@@ -42,7 +43,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
 
 /** Removes a lock whose owner is gone; true when it did (or the lock vanished meanwhile). */
 async function breakIfStale(lock: string): Promise<boolean> {
-  const { readFile, stat, unlink } = process.getBuiltinModule('node:fs/promises');
+  const { readFile, stat, unlink } = fsPromises();
   try {
     const before = await stat(lock);
     const pid = Number((await readFile(lock, 'utf8')).trim());

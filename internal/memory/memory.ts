@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
+import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
@@ -76,7 +77,7 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
 
 /** Appends one entry, creating the file (and its directory) when needed. */
 export async function appendEntry(file: string, entry: Buffer): Promise<void> {
-  const { mkdir, open } = process.getBuiltinModule('node:fs/promises');
+  const { mkdir, open } = fsPromises();
   await mkdir(dirname(file), { recursive: true });
   await withFileLock(file, async () => {
     const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);

@@ -1,7 +1,8 @@
-import { readdir, rm } from 'node:fs/promises';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolvePaths } from '../config/paths.js';
 import { ConfigError, errorMessage } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { processAlive } from '../process-alive.js';
 import type { RecordedAgent, RecordStatus, RunRecord, TranscriptLine } from './record.js';
@@ -18,10 +19,13 @@ export function runsDir(env: NodeJS.ProcessEnv): string {
   return join(resolvePaths(env).dataDir, 'runs');
 }
 
-/** The ids of the recorded runs, newest first. */
+/**
+ * The ids of the recorded runs, newest first. One synchronous listing: every run lists them at
+ * its end (to prune), where thread-pool round trips only hold the exit up.
+ */
 export async function runIds(dir: string): Promise<string[]> {
   try {
-    return (await readdir(dir)).filter(isRunId).sort().reverse();
+    return readdirSync(dir).filter(isRunId).sort().reverse();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
@@ -86,7 +90,11 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
   const builder = new TreeBuilder();
   const transcripts = new Map<string, TranscriptLine[]>();
   const agentsDir = join(dir, id, 'agents');
-  const files = (await readdir(agentsDir).catch(() => [] as string[]))
+  const files = (
+    await fsPromises()
+      .readdir(agentsDir)
+      .catch(() => [] as string[])
+  )
     .filter((f) => f.endsWith('.jsonl'))
     .sort();
   for (const name of files) {
@@ -120,7 +128,7 @@ async function readTranscript(file: string): Promise<TranscriptLine[]> {
 }
 
 export async function removeRun(dir: string, id: string): Promise<void> {
-  await rm(join(dir, id), { recursive: true, force: true });
+  await fsPromises().rm(join(dir, id), { recursive: true, force: true });
 }
 
 /**

@@ -1,8 +1,8 @@
 import { constants } from 'node:fs';
-import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { AxeError, ConfigError, ExitCode, ProviderError, type ProviderErrorDetails } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { fsPromises } from '../fs/promises.js';
 import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
@@ -67,12 +67,14 @@ export class CassetteRecorder {
 
   /** Fails early (exit 2) when the file could not be written at the end: nothing is written yet. */
   static async open(file: string): Promise<CassetteRecorder> {
-    const existing = await stat(file).catch(() => undefined);
+    const existing = await fsPromises()
+      .stat(file)
+      .catch(() => undefined);
     if (existing !== undefined && !existing.isFile()) {
       throw new ConfigError(`--record: ${file} is ${describeFileType(existing)}, not a regular file`);
     }
     try {
-      await access(dirname(file), constants.W_OK);
+      await fsPromises().access(dirname(file), constants.W_OK);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'ENOENT' ? 'its directory does not exist' : 'its directory is not writable';

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { GlobError, globFiles } from '../fs/glob.js';
+import { fsPromises } from '../fs/promises.js';
 import { formatBytes, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 
@@ -89,7 +90,7 @@ export async function readContextFiles(
 }
 
 async function readTextInside(file: string, workdir: string, label: string): Promise<string | undefined> {
-  const { lstat, realpath } = process.getBuiltinModule('node:fs/promises');
+  const { lstat, realpath } = fsPromises();
   let data: Buffer;
   try {
     if ((await lstat(file)).isSymbolicLink()) {

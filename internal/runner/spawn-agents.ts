@@ -1,5 +1,5 @@
-import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, relative, resolve } from 'node:path';
+import { fsPromises } from '../fs/promises.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
@@ -160,13 +160,16 @@ async function insideWorkdir(workdir: string, cwd: string): Promise<{ path: stri
   let real: string;
   let root: string;
   try {
-    [real, root] = await Promise.all([realpath(resolve(workdir, cwd)), realpath(workdir)]);
+    [real, root] = await Promise.all([
+      fsPromises().realpath(resolve(workdir, cwd)),
+      fsPromises().realpath(workdir),
+    ]);
   } catch {
     return { error: `"${cwd}" does not exist` };
   }
   const rel = relative(root, real);
   if (rel.startsWith('..') || isAbsolute(rel))
     return { error: `"${cwd}" is outside the working directory ${root}` };
-  if (!(await stat(real)).isDirectory()) return { error: `"${cwd}" is not a directory` };
+  if (!(await fsPromises().stat(real)).isDirectory()) return { error: `"${cwd}" is not a directory` };
   return { path: real };
 }

@@ -1,5 +1,5 @@
-import { realpath } from 'node:fs/promises';
 import { compileGlob, GlobError } from '../fs/glob.js';
+import { fsPromises } from '../fs/promises.js';
 import { requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { walkWorkdir } from './workdir-walk.js';
@@ -32,7 +32,10 @@ export const globFilesTool = defineTool(
       if (error instanceof GlobError) throw new Error(error.message);
       throw error;
     }
-    const { files, truncated } = await walkWorkdir(await realpath(context.workdir), context.signal);
+    const { files, truncated } = await walkWorkdir(
+      await fsPromises().realpath(context.workdir),
+      context.signal,
+    );
     const found = files.filter((file) => matches(file));
     const shown = found.slice(0, MAX_GLOB_RESULTS);
     const notes = [

@@ -1,7 +1,7 @@
 import { constants } from 'node:fs';
-import { realpath } from 'node:fs/promises';
 import { join } from 'node:path';
 import { compileGlob, GlobError } from '../fs/glob.js';
+import { fsPromises } from '../fs/promises.js';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox } from './sandbox.js';
@@ -45,7 +45,7 @@ export const grepFilesTool = defineTool(
       if (error instanceof GlobError) throw new Error(error.message);
       throw error;
     }
-    const root = await realpath(context.workdir);
+    const root = await fsPromises().realpath(context.workdir);
     const { files, truncated } = await walkWorkdir(root, context.signal);
     const lines: string[] = [];
     let more = 0;

@@ -1,5 +1,5 @@
 import { constants } from 'node:fs';
-import { readdir } from 'node:fs/promises';
+import { fsPromises } from '../fs/promises.js';
 import { requiredString } from './args.js';
 import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
@@ -28,7 +28,7 @@ export const listDirectoryTool = defineTool(
       openInSandbox(where.root, checked, constants.O_RDONLY | constants.O_DIRECTORY, path),
     );
     try {
-      const entries = await readdir(directoryReadPath(handle, checked), { withFileTypes: true });
+      const entries = await fsPromises().readdir(directoryReadPath(handle, checked), { withFileTypes: true });
       return entries
         .map((entry) => (entry.isDirectory() ? `${entry.name}/` : entry.name))
         .sort()

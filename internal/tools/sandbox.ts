@@ -1,6 +1,7 @@
-import { constants, existsSync } from 'node:fs';
-import { type FileHandle, lstat, open, readlink, realpath, stat } from 'node:fs/promises';
+import { constants, existsSync, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { fsPromises } from '../fs/promises.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
 
 /**
@@ -32,13 +33,13 @@ export async function resolveInSandbox(workdir: string, requested: string): Prom
       `path "${requested}": absolute paths are not allowed (use a path relative to the workdir)`,
     );
   }
-  const root = await realpath(workdir);
+  const root = await fsPromises().realpath(workdir);
   const lexical = resolve(root, requested);
   if (!isWithin(lexical, root)) throw new SandboxError(`path "${requested}" escapes the workdir (${root})`);
   const { existing, rest } = await longestExistingPrefix(lexical, root);
   let real: string;
   try {
-    real = await realpath(existing);
+    real = await fsPromises().realpath(existing);
   } catch {
     throw new SandboxError(`path "${requested}" goes through a symlink whose target does not exist`);
   }
@@ -55,7 +56,7 @@ async function longestExistingPrefix(
   let current = path;
   while (current !== root) {
     try {
-      await lstat(current);
+      await fsPromises().lstat(current);
       return { existing: current, rest: relative(current, path) };
     } catch {
       current = dirname(current);
@@ -71,11 +72,11 @@ export async function openInSandbox(
   flags: number,
   shown: string,
 ): Promise<FileHandle> {
-  const root = await realpath(workdir);
+  const root = await fsPromises().realpath(workdir);
   let handle: FileHandle;
   try {
     // O_NONBLOCK: opening a FIFO planted in the workdir must not hang the tool (it is refused below).
-    handle = await open(checked, flags | constants.O_NONBLOCK | constants.O_NOFOLLOW);
+    handle = await fsPromises().open(checked, flags | constants.O_NONBLOCK | constants.O_NOFOLLOW);
   } catch (error) {
     throw describeOpenError(error, shown);
   }
@@ -108,7 +109,7 @@ export async function writeInSandbox(
   data: Uint8Array,
   shown: string,
 ): Promise<void> {
-  const root = await realpath(workdir);
+  const root = await fsPromises().realpath(workdir);
   const parent = dirname(checked);
   const dir = hasProcFd ? await pinDirectory(parent, root, shown) : undefined;
   try {
@@ -123,15 +124,17 @@ export async function writeInSandbox(
 }
 
 async function pinDirectory(parent: string, root: string, shown: string): Promise<FileHandle> {
-  const dir = await open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW).catch(
-    (error: NodeJS.ErrnoException) => {
+  const dir = await fsPromises()
+    .open(parent, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW)
+    .catch((error: NodeJS.ErrnoException) => {
       if (error.code !== 'ELOOP' && error.code !== 'ENOTDIR') throw describeOpenError(error, shown);
       throw new SandboxError(
         `path "${shown}" changed between check and use (its directory is now a symlink): refused`,
       );
-    },
-  );
-  const real = await readlink(join(PROC_FD, String(dir.fd))).catch(() => undefined);
+    });
+  const real = await fsPromises()
+    .readlink(join(PROC_FD, String(dir.fd)))
+    .catch(() => undefined);
   if (real !== parent || !isWithin(real, root)) {
     await dir.close();
     throw new SandboxError(`path "${shown}" changed between check and use (now ${real}): refused`);
@@ -141,9 +144,9 @@ async function pinDirectory(parent: string, root: string, shown: string): Promis
 
 /** The target may be missing or a regular file; a symlink, directory, FIFO or device is refused. */
 async function refuseNonRegularTarget(target: string, shown: string): Promise<void> {
-  let info: Awaited<ReturnType<typeof lstat>>;
+  let info: Stats;
   try {
-    info = await lstat(target);
+    info = await fsPromises().lstat(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
     throw error;
@@ -169,14 +172,19 @@ function describeWriteError(error: unknown, shown: string): Error {
 async function openedPath(handle: FileHandle, checked: string): Promise<string | undefined> {
   if (hasProcFd) {
     try {
-      return await readlink(join(PROC_FD, String(handle.fd)));
+      return await fsPromises().readlink(join(PROC_FD, String(handle.fd)));
     } catch {
       return undefined;
     }
   }
   try {
-    const [fromFd, fromPath] = await Promise.all([handle.stat(), stat(await realpath(checked))]);
-    return fromFd.dev === fromPath.dev && fromFd.ino === fromPath.ino ? await realpath(checked) : undefined;
+    const [fromFd, fromPath] = await Promise.all([
+      handle.stat(),
+      fsPromises().stat(await fsPromises().realpath(checked)),
+    ]);
+    return fromFd.dev === fromPath.dev && fromFd.ino === fromPath.ino
+      ? await fsPromises().realpath(checked)
+      : undefined;
   } catch {
     return undefined;
   }

@@ -1,5 +1,5 @@
-import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.js';
 
@@ -27,7 +27,7 @@ export async function walkWorkdir(root: string, signal: AbortSignal): Promise<Wa
     const dir = rel === '' ? root : join(root, rel);
     let entries: import('node:fs').Dirent[];
     try {
-      entries = await readdir(dir, { withFileTypes: true });
+      entries = await fsPromises().readdir(dir, { withFileTypes: true });
     } catch {
       return true; // unreadable: skipped, as git skips it
     }

@@ -1,5 +1,5 @@
-import { mkdir } from 'node:fs/promises';
 import { dirname } from 'node:path';
+import { fsPromises } from '../fs/promises.js';
 import { optionalString, requiredString } from './args.js';
 import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
@@ -25,7 +25,7 @@ export const writeFileTool = defineTool(
     const data = Buffer.from(content, 'utf8');
     await inRoot(where, async () => {
       const checked = await resolveInSandbox(where.root, path);
-      await mkdir(dirname(checked), { recursive: true });
+      await fsPromises().mkdir(dirname(checked), { recursive: true });
       await writeInSandbox(where.root, checked, data, path);
     });
     if (!where.artifact) return `wrote ${data.length} bytes to ${path}`;

@@ -251,6 +251,24 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
       expect(loaded.filter((name) => notLoaded.test(name))).toEqual([]);
     }
   });
+  it('a one-turn run loads no node:fs/promises: its agent, config.toml and the record listing are read in one go', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    home.file('config/axe/config.toml', '[runs]\nkeep = 5\n');
+    const log = home.file('modules.json', '');
+    const preload = home.file(
+      'modules.cjs',
+      `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
+    );
+    const env = home.env(fake.url, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
+    fake.enqueue({ text: 'pong' });
+    const { child, done } = spawnAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'], env);
+    child.stdin?.end();
+    expect((await done).code).toBe(0);
+    const loaded = JSON.parse(readFileSync(log, 'utf8')) as string[];
+    expect(loaded).toContain('NativeModule http');
+    expect(loaded.filter((name) => name === 'NativeModule fs/promises')).toEqual([]);
+  });
 });
 
 describe.concurrent('stdin', () => {

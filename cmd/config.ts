@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { fsPromises } from '../internal/fs/promises.js';
 import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { stdout } from './stdio.js';
 
@@ -73,8 +73,8 @@ export async function configCommand(action: string): Promise<number> {
     throw new ConfigError(`unknown config action "${action}": expected "path" or "init"`);
   }
   try {
-    await mkdir(join(configDir, 'agents'), { recursive: true });
-    await mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
+    await fsPromises().mkdir(join(configDir, 'agents'), { recursive: true });
+    await fsPromises().mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
     await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
     await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
   } catch (error) {

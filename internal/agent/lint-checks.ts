@@ -1,10 +1,10 @@
 /** The checks `axe validate` runs on one loaded agent, each giving findings on its fields. */
-import { access } from 'node:fs/promises';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
 import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { AxeError } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import { requestProblems } from '../provider/request-support.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
@@ -104,7 +104,7 @@ export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Fi
   if (spec.skill === undefined) return [];
   const file = skillPath(spec.skill, configDir);
   try {
-    await access(file);
+    await fsPromises().access(file);
     return [];
   } catch {
     // `axe run` (and --dry-run) refuse the agent as written, as Go axe does: an error here too.

@@ -1,8 +1,8 @@
-import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { suggestion } from '../config/did-you-mean.js';
 import type { GlobalConfig } from '../config/global.js';
 import { ConfigError } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import {
   agentFiles,
   checkAgentName,
@@ -194,7 +194,7 @@ function sortFindings(findings: Finding[]): Finding[] {
 async function agentFileArgument(argument: string): Promise<string | undefined> {
   if (!hasAgentExtension(argument)) return undefined;
   try {
-    return (await stat(argument)).isFile() ? resolve(argument) : undefined;
+    return (await fsPromises().stat(argument)).isFile() ? resolve(argument) : undefined;
   } catch {
     return undefined;
   }

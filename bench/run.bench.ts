@@ -4,7 +4,7 @@
  *     answering after 500 ms — the run's duration (the envelope's duration_ms: from the agent's
  *     resolution to its final answer, process startup excluded) against its critical path: the two
  *     parent turns plus the slowest child, each as long as the server took to answer it (≥ 500 ms
- *     for the child), target ≤ 1.1x; medians of 7 runs, as for spawn_agents below;
+ *     for the child), target ≤ 1.1x; medians of 7 runs;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
  *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
@@ -13,6 +13,8 @@
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
  *     run, over 40;
  *   - the run record's cost: the 32-way fan-out's wall time with and without it, interleaved;
+ *   - spawn_agents: the same 32 tasks run by copies of the parent, the same ratio (target ≤ 1.15x),
+ *     medians of 7 runs;
  *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
  *     against the calls in flight when it was crossed;
  *   - the live tree's cost: CPU time (user + system, from the shell's `times`) of the 32-way

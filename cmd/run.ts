@@ -69,7 +69,6 @@ export async function runCommand(
     return configLoad;
   };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
-  // Read before anything runs (no deadline or signal handler yet): in one go.
   const spec = await loadAgentFile(agentFile, env);
   for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);

@@ -1,6 +1,6 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import configSchema from '../../schemas/config.schema.json' with { type: 'json' };
-import { fsPromises } from '../fs/promises.js';
 import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue, ProviderApi } from '../provider/types.js';
@@ -71,14 +71,14 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     source: file,
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
-    warnings: [...ignored, ...(await keyFileWarnings(file, providers))],
+    warnings: [...ignored, ...keyFileWarnings(file, providers)],
   };
 }
 
 /** A config.toml holding a key should be readable by its owner only. */
-async function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): Promise<string[]> {
+function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): string[] {
   if (!Object.values(providers).some((table) => table.api_key)) return [];
-  const mode = (await fsPromises().stat(file)).mode;
+  const mode = statSync(file).mode;
   if ((mode & 0o077) === 0) return [];
   const octal = (mode & 0o777).toString(8);
   return [`${file} holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`];

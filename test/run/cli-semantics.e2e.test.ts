@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, openSync, readFileSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../tools/helpers.js';
@@ -254,7 +254,12 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
   it('a one-turn run loads no node:fs/promises: its agent, config.toml and the record listing are read in one go', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));
-    home.file('config/axe/config.toml', '[runs]\nkeep = 5\n');
+    // A key in it: the file's mode is checked too.
+    const config = home.file(
+      'config/axe/config.toml',
+      '[runs]\nkeep = 5\n\n[providers.anthropic]\napi_key = "test-key"\n',
+    );
+    chmodSync(config, 0o600);
     const log = home.file('modules.json', '');
     const preload = home.file(
       'modules.cjs',

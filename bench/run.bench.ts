@@ -4,17 +4,18 @@
  *     answering after 500 ms — the run's duration (the envelope's duration_ms: from the agent's
  *     resolution to its final answer, process startup excluded) against its critical path: the two
  *     parent turns plus the slowest child, each as long as the server took to answer it (≥ 500 ms
- *     for the child), target ≤ 1.1x; medians of 7 runs;
+ *     for the child), target ≤ 1.1x; medians of 11 runs;
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
  *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
  *     requests (first turn, the children at once, second turn) against its own critical path;
+ *     medians of 11 rounds, each running every width and the bare client in turn;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
  *     run, over 40;
  *   - the run record's cost: the 32-way fan-out's wall time with and without it, interleaved;
  *   - spawn_agents: the same 32 tasks run by copies of the parent, the same ratio (target ≤ 1.15x),
- *     medians of 7 runs;
+ *     medians of 11 runs;
  *   - the token budget under a 200-way fan-out (`max_parallel = 64`): tokens used over the limit,
  *     against the calls in flight when it was crossed;
  *   - the live tree's cost: CPU time (user + system, from the shell's `times`) of the 32-way
@@ -35,7 +36,9 @@ const CHILD_DELAY_MS = 500;
 const LOOP_TURNS = 41;
 const REPEATS = 3;
 /** Runs of the 32-way fan-out and of spawn_agents: their ratios are medians of this many. */
-const FAN_RUNS = 7;
+const FAN_RUNS = 11;
+/** Rounds of the scale table (every width, then the bare client): its figures are medians of this many. */
+const SCALE_ROUNDS = 11;
 const RECORD_ROUNDS = 7;
 const PROGRESS_REPEATS = 7;
 
@@ -190,6 +193,15 @@ agent.destroy();
   return Number(out);
 }
 
+/** One round of one width in the scale table: axe's run, and the bare client's with its requests. */
+interface ScaleRun {
+  durationMs: number;
+  criticalMs: number;
+  bareMs: number;
+  bareCriticalMs: number;
+  peakRssKb: number;
+}
+
 function vmHwmKb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
@@ -278,36 +290,56 @@ try {
   }
   const bareRoundTrip = median(bareRoundTrips);
 
-  // Scale: one run per width, the server delaying every child 500 ms.
-  const scaleRows: string[][] = [];
-  let baseRssKb = 0;
-  for (const width of SCALES) {
-    fake.reset();
-    fake.respond(responder);
-    const measured = await runCli(`fan${width}`, 'scale');
-    if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
-    const critical = criticalPathMs(`fan${width}`);
-    // The same requests from a bare client: the parent's first turn, the children at once, its
-    // second turn. What this machine and server allow any node:http client.
-    const [turn1, turn2] = fake.requests.filter((r) => role(r) === `fan${width}`).map(exchangeOf);
-    const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
-    fake.reset();
-    fake.respond(responder);
-    const bare = await bareStages([[turn1 as Exchange], children, [turn2 as Exchange]]);
-    const bareRatio = bare / criticalPathMs(`fan${width}`);
-    if (width === SCALES[0]) baseRssKb = measured.peakRssKb;
-    const perChildKb =
-      width === SCALES[0] ? '' : ((measured.peakRssKb - baseRssKb) / (width - (SCALES[0] ?? 0))).toFixed(0);
-    scaleRows.push([
-      String(width),
-      `${measured.durationMs} ms`,
-      `${critical} ms`,
-      `${(measured.durationMs / critical).toFixed(3)}x`,
-      `${bareRatio.toFixed(3)}x`,
-      `${(measured.peakRssKb / 1024).toFixed(1)} MB`,
-      perChildKb === '' ? '' : `${perChildKb} KB`,
-    ]);
+  // Scale: every width, then the bare client with that run's requests, round after round, so load
+  // swings hit every width and both clients alike; each figure is the median of its rounds.
+  const scaleRuns = new Map<number, ScaleRun[]>(SCALES.map((width) => [width, []]));
+  for (let round = 0; round < SCALE_ROUNDS; round++) {
+    for (const width of SCALES) {
+      fake.reset();
+      fake.respond(responder);
+      const measured = await runCli(`fan${width}`, `scale ${round}`);
+      if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
+      const criticalMs = criticalPathMs(`fan${width}`);
+      // The same requests from a bare client: the parent's first turn, the children at once, its
+      // second turn. What this machine and server allow any node:http client.
+      const [turn1, turn2] = fake.requests.filter((r) => role(r) === `fan${width}`).map(exchangeOf);
+      const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
+      fake.reset();
+      fake.respond(responder);
+      const bareMs = await bareStages([[turn1 as Exchange], children, [turn2 as Exchange]]);
+      scaleRuns.get(width)?.push({
+        durationMs: measured.durationMs,
+        criticalMs,
+        bareMs,
+        bareCriticalMs: criticalPathMs(`fan${width}`),
+        peakRssKb: measured.peakRssKb,
+      });
+    }
   }
+  const baseWidth = SCALES[0] ?? 0;
+  const scaleMedians = (width: number) => {
+    const runs = scaleRuns.get(width) ?? [];
+    const of = (key: keyof ScaleRun) => median(runs.map((run) => run[key]));
+    return {
+      durationMs: of('durationMs'),
+      criticalMs: of('criticalMs'),
+      bareRatio: of('bareMs') / of('bareCriticalMs'),
+      peakRssKb: of('peakRssKb'),
+    };
+  };
+  const baseRssKb = scaleMedians(baseWidth).peakRssKb;
+  const scaleRows = SCALES.map((width) => {
+    const { durationMs, criticalMs, bareRatio, peakRssKb } = scaleMedians(width);
+    return [
+      String(width),
+      `${durationMs} ms`,
+      `${criticalMs} ms`,
+      `${(durationMs / criticalMs).toFixed(3)}x`,
+      `${bareRatio.toFixed(3)}x`,
+      `${(peakRssKb / 1024).toFixed(1)} MB`,
+      width === baseWidth ? '' : `${((peakRssKb - baseRssKb) / (width - baseWidth)).toFixed(0)} KB`,
+    ];
+  });
 
   // The run record: the same 32-way fan-out with and without it, interleaved.
   const recorded: number[] = [];
@@ -468,7 +500,7 @@ try {
   process.stdout.write('\n');
   printTable(
     [
-      'children',
+      `children (medians of ${SCALE_ROUNDS} rounds)`,
       'run duration',
       'critical path',
       'ratio (512: ≤ 1.3x)',

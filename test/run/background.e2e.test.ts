@@ -78,8 +78,13 @@ describe.concurrent('background sub-agents', () => {
   });
 
   it('an answer with a child still running gets one reminder turn; then the child is cancelled', async () => {
+    // The lead answers after 300 ms: under load the child's request could otherwise come after
+    // the lead had finished and cancelled it, leaving no request to see closed.
     const { home, fake } = await seed(
-      (r) => (r.toolResults.length === 0 ? { toolCalls: [launch('forgotten')] } : { text: 'lead done' }),
+      (r) =>
+        r.toolResults.length === 0
+          ? { toolCalls: [launch('forgotten')] }
+          : { text: 'lead done', delayMs: 300 },
       20_000,
     );
     const started = Date.now();

@@ -21,6 +21,12 @@ export interface HttpPool {
    */
   warm(url: string, count: number): void;
   /**
+   * Opens a connection to `url`'s server, as a request to it would, when the pool has none yet:
+   * an agent about to call its model gets DNS, TCP and TLS done while it reads its files and
+   * starts its MCP servers. Its first request then goes out at once.
+   */
+  preconnect(url: string): void;
+  /**
    * Ends every connection now. Called when the run is over, so a request still in flight is one
    * nobody will read: it fails instead of keeping the process alive.
    */
@@ -40,6 +46,15 @@ export interface RequestTarget {
 // Idle connections stay open this long for the next turn; a run's turns come well within it.
 const KEEP_ALIVE_MS = 30_000;
 
+const AGENT_OPTIONS = {
+  keepAlive: true,
+  keepAliveMsecs: KEEP_ALIVE_MS,
+  scheduling: 'lifo' as const,
+  // Every idle connection is kept until the run ends (Node's default keeps 256 and closes the
+  // rest): a 512-way fan-out would otherwise close sockets while the parent waits.
+  maxFreeSockets: Number.POSITIVE_INFINITY,
+};
+
 /**
  * `node:http` when a model is first called: a dry run, `agents list` or a replay never load it
  * (~4 ms); `node:https` (TLS, crypto) only for an https:// base URL.
@@ -48,7 +63,7 @@ function http(): typeof import('node:http') {
   return process.getBuiltinModule('node:http');
 }
 
-type ConnectionOptions = { host?: string; port?: number; _agentKey?: string };
+type ConnectionOptions = { host?: string; port?: number; _agentKey?: string; [option: string]: unknown };
 type CreateConnection = (options: ConnectionOptions, callback?: unknown) => Socket;
 
 /** A run's pool: one keep-alive agent per protocol. No socket timeouts: the run's deadline bounds every call. */
@@ -60,18 +75,10 @@ export function createHttpPool(): HttpPool {
     if (closed) throw new Error('the HTTP pool is closed: the run is over');
     let made = agents.get(protocol);
     if (!made) {
-      const options = {
-        keepAlive: true,
-        keepAliveMsecs: KEEP_ALIVE_MS,
-        scheduling: 'lifo' as const,
-        // Every idle connection is kept until the run ends (Node's default keeps 256 and closes
-        // the rest): a 512-way fan-out would otherwise close sockets while the parent waits.
-        maxFreeSockets: Number.POSITIVE_INFINITY,
-      };
       const agent =
         protocol === 'https:'
-          ? new (process.getBuiltinModule('node:https').Agent)(options)
-          : new (http().Agent)(options);
+          ? new (process.getBuiltinModule('node:https').Agent)(AGENT_OPTIONS)
+          : new (http().Agent)(AGENT_OPTIONS);
       made = { agent, spares: new Spares(agent) };
       agents.set(protocol, made);
     }
@@ -94,6 +101,16 @@ export function createHttpPool(): HttpPool {
         entry(target.protocol).spares.fill(target.server, count);
       } catch {
         // Only a head start: a connection that cannot be opened now is opened, or fails, on use.
+      }
+    },
+    preconnect(url) {
+      if (closed) return;
+      try {
+        const target = this.target(url);
+        if (target.protocol !== 'http:' && target.protocol !== 'https:') return;
+        entry(target.protocol).spares.preconnect(target);
+      } catch {
+        // An invalid URL, a connection that cannot be opened: the request says so itself.
       }
     },
     async close() {
@@ -123,13 +140,13 @@ function parseTarget(url: string): RequestTarget {
 /**
  * Connections opened ahead of the requests that will use them. The agent asks for a new
  * connection through `createConnection`; a spare one to that server is handed over instead. A
- * spare is opened with the settings the agent gave the first connection to its server (TLS name,
+ * spare is opened with the settings the agent gave its last connection to that server (TLS name,
  * session, keep-alive), so it is one the agent would have made itself; until handed over it does
  * not keep the process alive, and one the server closes is dropped.
  */
 class Spares {
   readonly #byServer = new Map<string, { socket: Socket; drop: () => void }[]>();
-  /** The agent's settings for each server it has connected to. */
+  /** The agent's settings for each server it has connected to (or is about to). */
   readonly #settings = new Map<string, ConnectionOptions>();
   readonly #open: CreateConnection;
 
@@ -138,9 +155,31 @@ class Spares {
     this.#open = target.createConnection.bind(agent);
     target.createConnection = (options, callback) => {
       const server = `${options.host}:${options.port}`;
-      if (!this.#settings.has(server)) this.#settings.set(server, { ...options });
+      this.#settings.set(server, { ...options });
       return this.#take(server) ?? this.#open(options, callback);
     };
+  }
+
+  /**
+   * One connection to `target`'s server before the agent has made any: with the settings the
+   * agent gives a request's connection (Agent#createSocket: its options, the TLS name, its key
+   * for TLS sessions, keep-alive), until a request replaces them with its own.
+   */
+  preconnect({ hostname, port, server }: RequestTarget): void {
+    if (this.#settings.has(server)) return;
+    const settings: ConnectionOptions = {
+      ...AGENT_OPTIONS,
+      noDelay: true,
+      host: hostname,
+      port,
+      // No SNI for an IP address, as Node leaves it out.
+      servername: process.getBuiltinModule('node:net').isIP(hostname) === 0 ? hostname : '',
+      encoding: null,
+      keepAliveInitialDelay: KEEP_ALIVE_MS,
+    };
+    settings._agentKey = this.agent.getName(settings);
+    this.#settings.set(server, settings);
+    this.fill(server, 1);
   }
 
   /** Opens connections to `server` until `count` are idle (the agent's free ones included). */

@@ -15,6 +15,9 @@ export function liveProviders(options: {
     forAgent(model, spec, agentPath) {
       const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
       const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
+      // The agent calls it once it is set up: the connection opens meanwhile. Not without a key,
+      // whose absence fails the call before anything is sent.
+      if (!settings.apiKeyRequired || settings.apiKey) options.pool.preconnect(settings.baseUrl);
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,

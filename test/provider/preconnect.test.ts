@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { createServer } from 'node:https';
+import type { AddressInfo, Socket } from 'node:net';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startFakeLlm } from '../fake-llm/server.js';
+import type { FakeLlm } from '../fake-llm/types.js';
+import { agentToml } from '../run/agents.js';
+import { REPO_ROOT, runAxe, TempHome } from '../run/cli.js';
+import { PAGED } from '../tools/mcp-servers.js';
+
+/**
+ * An agent's first connection to its provider opens as the agent starts, so DNS, TCP and TLS are
+ * done while it reads its files and starts its MCP servers. Here an MCP server takes 400 ms to
+ * answer: the connection the first request goes out on must be that much older than the request.
+ */
+const START_DELAY_MS = 400;
+let fake: FakeLlm;
+let home: TempHome;
+
+beforeAll(async () => {
+  fake = await startFakeLlm();
+  home = new TempHome();
+  const slowServer = [
+    '[[mcp_servers]]',
+    'name = "slow"',
+    `command = ${JSON.stringify(process.execPath)}`,
+    `args = [${JSON.stringify(PAGED)}]`,
+    `env = { START_DELAY_MS = "${START_DELAY_MS}" }`,
+  ];
+  home.agent('slow', agentToml('slow', { extra: slowServer }));
+});
+
+afterAll(async () => {
+  await fake.close();
+  home.cleanup();
+});
+
+describe('the connection to the provider opens while the agent sets up', () => {
+  it('over http://: the first request goes out on a connection opened before the MCP server answered', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'answered' }));
+    const before = fake.connections;
+    const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
+      env: home.env(fake.url),
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('answered');
+    const [request] = fake.requests;
+    expect(request?.toolNames).toContain('shout');
+    expect(request!.receivedAt - request!.connection.openedAt).toBeGreaterThanOrEqual(START_DELAY_MS - 100);
+    // The one it opened ahead, and no other.
+    expect(fake.connections - before).toBe(1);
+  });
+
+  it('over https://: the same, with the TLS handshake done ahead (its name checked against the certificate)', async () => {
+    const fixtures = path.join(REPO_ROOT, 'test/provider/fixtures');
+    const handshakes: number[] = [];
+    const requests: { at: number; handshakeAt: number }[] = [];
+    const connectedAt = new WeakMap<Socket, number>();
+    const server = createServer(
+      {
+        key: readFileSync(path.join(fixtures, 'localhost-key.pem')),
+        cert: readFileSync(path.join(fixtures, 'localhost-cert.pem')),
+      },
+      (request, response) => {
+        requests.push({ at: Date.now(), handshakeAt: connectedAt.get(request.socket) ?? Number.NaN });
+        request.resume();
+        request.on('end', () =>
+          response.writeHead(200, { 'content-type': 'application/json' }).end(
+            JSON.stringify({
+              id: 'msg_1',
+              type: 'message',
+              role: 'assistant',
+              model: 'claude-test',
+              content: [{ type: 'text', text: 'over TLS' }],
+              stop_reason: 'end_turn',
+              stop_sequence: null,
+              usage: { input_tokens: 3, output_tokens: 2 },
+            }),
+          ),
+        );
+      },
+    );
+    server.on('secureConnection', (socket: Socket) => {
+      handshakes.push(Date.now());
+      connectedAt.set(socket, Date.now());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
+        env: home.env(undefined, {
+          AXE_ANTHROPIC_BASE_URL: `https://localhost:${port}`,
+          ANTHROPIC_API_KEY: 'test-key',
+          NODE_EXTRA_CA_CERTS: path.join(fixtures, 'localhost-cert.pem'),
+        }),
+      });
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toBe('over TLS');
+      expect(handshakes).toHaveLength(1);
+      expect(requests).toHaveLength(1);
+      const [first] = requests;
+      expect(first!.at - first!.handshakeAt).toBeGreaterThanOrEqual(START_DELAY_MS - 100);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('not without a key: the run fails as before, and no connection is opened', async () => {
+    const before = fake.connections;
+    const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
+      env: home.env(undefined, { AXE_ANTHROPIC_BASE_URL: fake.url }),
+    });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(fake.connections).toBe(before);
+  });
+});

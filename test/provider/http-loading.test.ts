@@ -1,12 +1,11 @@
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
 import { agentToml } from '../run/agents.js';
 import { REPO_ROOT, runAxe, TempHome } from '../run/cli.js';
+import { LOCALHOST_CERT, startTlsAnthropic } from './tls-anthropic.js';
 
 /**
  * A model call goes through `node:http`: undici (whose WebAssembly parser costs a compile at
@@ -79,38 +78,11 @@ describe('what the built axe loads to call a model', () => {
   });
 
   it('over https:// the same sender works through node:https (a local TLS server, its own certificate)', async () => {
-    const fixtures = path.join(REPO_ROOT, 'test/provider/fixtures');
-    const server = createServer(
-      {
-        key: readFileSync(path.join(fixtures, 'localhost-key.pem')),
-        cert: readFileSync(path.join(fixtures, 'localhost-cert.pem')),
-      },
-      (request, response) => {
-        request.resume();
-        request.on('end', () =>
-          response.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              model: 'claude-test',
-              content: [{ type: 'text', text: 'over TLS' }],
-              stop_reason: 'end_turn',
-              stop_sequence: null,
-              usage: { input_tokens: 3, output_tokens: 2 },
-            }),
-          ),
-        );
-      },
-    );
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    const { server, url } = await startTlsAnthropic('over TLS');
     try {
-      const { files, https, stdout } = await loadedBy(
-        ['run', 'a', '--agents-dir', home.agentsDir],
-        `https://localhost:${port}`,
-        { NODE_EXTRA_CA_CERTS: path.join(fixtures, 'localhost-cert.pem') },
-      );
+      const { files, https, stdout } = await loadedBy(['run', 'a', '--agents-dir', home.agentsDir], url, {
+        NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
+      });
       expect(stdout).toBe('over TLS');
       expect(files).toEqual([]);
       expect(https).toBe(true);

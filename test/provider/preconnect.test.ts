@@ -1,13 +1,12 @@
-import { readFileSync } from 'node:fs';
-import { createServer } from 'node:https';
-import type { AddressInfo, Socket } from 'node:net';
-import path from 'node:path';
+import type { IncomingMessage } from 'node:http';
+import type { Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
 import { agentToml } from '../run/agents.js';
-import { REPO_ROOT, runAxe, TempHome } from '../run/cli.js';
+import { runAxe, TempHome } from '../run/cli.js';
 import { PAGED } from '../tools/mcp-servers.js';
+import { LOCALHOST_CERT, startTlsAnthropic } from './tls-anthropic.js';
 
 /**
  * An agent's first connection to its provider opens as the agent starts, so DNS, TCP and TLS are
@@ -54,46 +53,23 @@ describe('the connection to the provider opens while the agent sets up', () => {
   });
 
   it('over https://: the same, with the TLS handshake done ahead (its name checked against the certificate)', async () => {
-    const fixtures = path.join(REPO_ROOT, 'test/provider/fixtures');
+    const { server, url } = await startTlsAnthropic('over TLS');
     const handshakes: number[] = [];
     const requests: { at: number; handshakeAt: number }[] = [];
     const connectedAt = new WeakMap<Socket, number>();
-    const server = createServer(
-      {
-        key: readFileSync(path.join(fixtures, 'localhost-key.pem')),
-        cert: readFileSync(path.join(fixtures, 'localhost-cert.pem')),
-      },
-      (request, response) => {
-        requests.push({ at: Date.now(), handshakeAt: connectedAt.get(request.socket) ?? Number.NaN });
-        request.resume();
-        request.on('end', () =>
-          response.writeHead(200, { 'content-type': 'application/json' }).end(
-            JSON.stringify({
-              id: 'msg_1',
-              type: 'message',
-              role: 'assistant',
-              model: 'claude-test',
-              content: [{ type: 'text', text: 'over TLS' }],
-              stop_reason: 'end_turn',
-              stop_sequence: null,
-              usage: { input_tokens: 3, output_tokens: 2 },
-            }),
-          ),
-        );
-      },
-    );
     server.on('secureConnection', (socket: Socket) => {
       handshakes.push(Date.now());
       connectedAt.set(socket, Date.now());
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as AddressInfo;
+    server.on('request', (request: IncomingMessage) => {
+      requests.push({ at: Date.now(), handshakeAt: connectedAt.get(request.socket) ?? Number.NaN });
+    });
     try {
       const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
         env: home.env(undefined, {
-          AXE_ANTHROPIC_BASE_URL: `https://localhost:${port}`,
+          AXE_ANTHROPIC_BASE_URL: url,
           ANTHROPIC_API_KEY: 'test-key',
-          NODE_EXTRA_CA_CERTS: path.join(fixtures, 'localhost-cert.pem'),
+          NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
         }),
       });
       expect(result.stderr).toBe('');

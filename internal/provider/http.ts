@@ -46,6 +46,7 @@ export interface RequestTarget {
 // Idle connections stay open this long for the next turn; a run's turns come well within it.
 const KEEP_ALIVE_MS = 30_000;
 
+/** The options of the run's agents, and so of every connection they open. */
 const AGENT_OPTIONS = {
   keepAlive: true,
   keepAliveMsecs: KEEP_ALIVE_MS,

@@ -1,4 +1,4 @@
-import { getEventListeners } from 'node:events';
+import { getEventListeners, setMaxListeners } from 'node:events';
 import { createServer, get } from 'node:http';
 import { createServer as createTcpServer } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -140,7 +140,9 @@ describe('transport edge cases', () => {
     const ownPool = createHttpPool();
     const base = await listen(server);
     const provider = createProvider(settingsFor('openai', base), { retry: FAST_RETRY, pool: ownPool });
+    // As a run's signal is made (runner/context.ts): every request of a fan-out listens on it.
     const signal = new AbortController().signal;
+    setMaxListeners(0, signal);
     const replies = await Promise.all(
       Array.from({ length: WIDTH }, () => provider.chat(conversation(false), { signal })),
     );

@@ -12,7 +12,7 @@
  *     medians of 11 rounds, each running every width and the bare client in turn;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
- *     run, over 40;
+ *     run, over 40; medians of 11 runs of each, interleaved;
  *   - the run record's cost: the 32-way fan-out's wall time with and without it, interleaved;
  *   - spawn_agents: the same 32 tasks run by copies of the parent, the same ratio (target ≤ 1.15x),
  *     medians of 11 runs;
@@ -34,7 +34,8 @@ const cli = path.join(repo, 'dist/main.js');
 const FAN_OUT = 32;
 const CHILD_DELAY_MS = 500;
 const LOOP_TURNS = 41;
-const REPEATS = 3;
+/** Runs of each length in the per-turn overhead, and of the bare client's round trips: medians of this many. */
+const REPEATS = 11;
 /** Runs of the 32-way fan-out and of spawn_agents: their ratios are medians of this many. */
 const FAN_RUNS = 11;
 /** Rounds of the scale table (every width, then the bare client): its figures are medians of this many. */
@@ -453,7 +454,7 @@ try {
       verdict(peakMb > 0 && peakMb < 150),
     ],
     [
-      `loop: per-turn overhead (${LOOP_TURNS} vs 1 turns)`,
+      `loop: per-turn overhead (${LOOP_TURNS} vs 1 turns, medians of ${REPEATS})`,
       `${perTurn.toFixed(2)} ms`,
       'zero-latency server',
       '',

@@ -1,9 +1,5 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
-
 import { getEventListeners } from 'node:events';
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { descendantsOf, isRunning, toolContext, waitFor } from './helpers.js';
 import { EVERYTHING, PAGED, shWrapped } from './mcp-servers.js';

@@ -16,8 +16,11 @@ export function liveProviders(options: {
       const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
       const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
       // The agent calls it once it is set up: the connection opens meanwhile. Not without a key,
-      // whose absence fails the call before anything is sent.
-      if (!settings.apiKeyRequired || settings.apiKey) options.pool.preconnect(settings.baseUrl);
+      // whose absence fails the call before anything is sent, nor with a Host header of the
+      // provider's own, after which Node names the TLS server.
+      const ownHost = Object.keys(settings.headers).some((name) => name.toLowerCase() === 'host');
+      if ((!settings.apiKeyRequired || settings.apiKey) && !ownHost)
+        options.pool.preconnect(settings.baseUrl);
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,

@@ -1,5 +1,7 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
@@ -81,6 +83,25 @@ describe('the connection to the provider opens while the agent sets up', () => {
     } finally {
       server.close();
     }
+  });
+
+  it('not for a provider with a Host header of its own (Node names the TLS server after it)', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'answered' }));
+    const configDir = path.join(home.root, 'host-config');
+    mkdirSync(path.join(configDir, 'axe'), { recursive: true });
+    writeFileSync(
+      path.join(configDir, 'axe', 'config.toml'),
+      `[providers.anthropic]\nheaders = { Host = "localhost:${new URL(fake.url).port}" }\n`,
+    );
+    const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
+      env: home.env(fake.url, { XDG_CONFIG_HOME: configDir }),
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('answered');
+    const [request] = fake.requests;
+    expect(request?.headers.host).toBe(`localhost:${new URL(fake.url).port}`);
+    expect(request!.receivedAt - request!.connection.openedAt).toBeLessThan(START_DELAY_MS - 100);
   });
 
   it('not without a key: the run fails as before, and no connection is opened', async () => {

@@ -60,6 +60,11 @@ export function createWireProvider(
   };
 }
 
+/** A key the provider requires is not set: a call fails before anything is sent. */
+export function keyMissing(settings: ProviderSettings): boolean {
+  return settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '');
+}
+
 async function chat(
   settings: ProviderSettings,
   wire: Wire,
@@ -67,7 +72,7 @@ async function chat(
   request: ChatRequest,
   { signal: userSignal, onEvent, deadline, warmConnections }: ChatOptions,
 ): Promise<ChatResponse> {
-  if (settings.apiKeyRequired && (settings.apiKey === undefined || settings.apiKey === '')) {
+  if (keyMissing(settings)) {
     throw new MissingKeyError(
       `API key for provider "${settings.name}" is not configured (set ${settings.apiKeyEnv} or add to config.toml)`,
     );

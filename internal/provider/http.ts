@@ -21,11 +21,12 @@ export interface HttpPool {
    */
   warm(url: string, count: number): void;
   /**
-   * Opens a connection to `url`'s server, as a request to it would, when the pool has none yet:
-   * an agent about to call its model gets DNS, TCP and TLS done while it reads its files and
-   * starts its MCP servers. Its first request then goes out at once.
+   * Opens a connection to `url`'s server, as a request with `headers` would, when the pool has none
+   * yet: an agent about to call its model gets DNS, TCP and TLS done while it reads its files and
+   * starts its MCP servers. Its first request then goes out at once. Not when `headers` set Host,
+   * after which Node names the TLS server.
    */
-  preconnect(url: string): void;
+  preconnect(url: string, headers: Record<string, string>): void;
   /**
    * Ends every connection now. Called when the run is over, so a request still in flight is one
    * nobody will read: it fails instead of keeping the process alive.
@@ -104,8 +105,8 @@ export function createHttpPool(): HttpPool {
         // Only a head start: a connection that cannot be opened now is opened, or fails, on use.
       }
     },
-    preconnect(url) {
-      if (closed) return;
+    preconnect(url, headers) {
+      if (closed || Object.keys(headers).some((name) => name.toLowerCase() === 'host')) return;
       try {
         const target = this.target(url);
         if (target.protocol !== 'http:' && target.protocol !== 'https:') return;

@@ -10,6 +10,7 @@ import { responsesWire } from './responses.js';
 import type { Provider, ProviderSettings, RetryPolicy, WireApi } from './types.js';
 import type { Wire } from './wire.js';
 
+export { keyMissing } from './client.js';
 export { createHttpPool, type HttpPool } from './http.js';
 
 /** Every wire format by its `api` name. */

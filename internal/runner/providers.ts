@@ -1,6 +1,6 @@
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
-import { createProvider, type HttpPool } from '../provider/index.js';
+import { createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { CassettePlayer, CassetteRecorder } from './cassette.js';
 import type { ProviderSource } from './context.js';
 
@@ -15,12 +15,8 @@ export function liveProviders(options: {
     forAgent(model, spec, agentPath) {
       const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
       const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
-      // The agent calls it once it is set up: the connection opens meanwhile. Not without a key,
-      // whose absence fails the call before anything is sent, nor with a Host header of the
-      // provider's own, after which Node names the TLS server.
-      const ownHost = Object.keys(settings.headers).some((name) => name.toLowerCase() === 'host');
-      if ((!settings.apiKeyRequired || settings.apiKey) && !ownHost)
-        options.pool.preconnect(settings.baseUrl);
+      // The agent calls it once it is set up: the connection opens meanwhile.
+      if (!keyMissing(settings)) options.pool.preconnect(settings.baseUrl, settings.headers);
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,

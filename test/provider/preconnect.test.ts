@@ -1,4 +1,3 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -88,14 +87,12 @@ describe('the connection to the provider opens while the agent sets up', () => {
   it('not for a provider with a Host header of its own (Node names the TLS server after it)', async () => {
     fake.reset();
     fake.respond(() => ({ text: 'answered' }));
-    const configDir = path.join(home.root, 'host-config');
-    mkdirSync(path.join(configDir, 'axe'), { recursive: true });
-    writeFileSync(
-      path.join(configDir, 'axe', 'config.toml'),
+    const config = home.file(
+      'host-config/axe/config.toml',
       `[providers.anthropic]\nheaders = { Host = "localhost:${new URL(fake.url).port}" }\n`,
     );
     const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
-      env: home.env(fake.url, { XDG_CONFIG_HOME: configDir }),
+      env: home.env(fake.url, { XDG_CONFIG_HOME: path.dirname(path.dirname(config)) }),
     });
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('answered');

@@ -31,7 +31,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
           `${file} stays locked by another process (${lock}); remove the lock if no axe is running`,
         );
       }
-      await process.getBuiltinModule('node:timers/promises').setTimeout(wait + Math.random() * wait);
+      await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
     }
   }
   try {

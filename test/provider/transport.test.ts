@@ -240,6 +240,7 @@ describe('transport edge cases', () => {
       expect(fake.requests).toHaveLength(sent);
     }
   });
+
   it("a response's headers are read as Node reads them: repeats joined, the first kept where Node keeps it", async () => {
     const head = [
       'HTTP/1.1 200 OK',

@@ -1,8 +1,9 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
-import { readAll } from '../internal/fs/read-all.js';
+import { readOwnFileSync } from '../internal/fs/read-own.js';
 import { replaceFileSync } from '../internal/fs/replace-file.js';
+import { fnv1a } from '../internal/hash.js';
 
 /**
  * A code cache file: a header, then what V8's `createCachedData` made. V8 checks a cache's version,
@@ -35,7 +36,7 @@ export interface CacheFile {
 export function readCacheFile(file: string, source: SourceIdentity): CacheFile | undefined {
   let data: Buffer;
   try {
-    data = readOwnFile(file);
+    data = readOwnFileSync(file);
   } catch {
     return undefined;
   }
@@ -52,18 +53,6 @@ export function readCacheFile(file: string, source: SourceIdentity): CacheFile |
   return { payload, bytecode: data.readUInt32LE(8), madeAt: data.readUInt32LE(12) * 1000 };
 }
 
-function readOwnFile(file: string): Buffer {
-  const fd = openSync(file, 'r');
-  try {
-    const stats = fstatSync(fd);
-    const ownedByUs = process.getuid === undefined || stats.uid === process.getuid();
-    if (!stats.isFile() || !ownedByUs || (stats.mode & 0o022) !== 0) throw new Error('not ours');
-    return readAll(fd, stats.size);
-  } finally {
-    closeSync(fd);
-  }
-}
-
 /**
  * The checksum: FNV-1a over the length and every 32nd 32-bit word (one in 128 bytes): hashing all
  * of it in JavaScript costs ~6 ms, and Node 20 has no crc32 without loading zlib (~4 ms). A damaged
@@ -73,13 +62,6 @@ function readOwnFile(file: string): Buffer {
 function checksum(payload: Uint8Array): number {
   const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);
   return fnv1a(words, 32, payload.length);
-}
-
-/** FNV-1a (32 bits) of every `stride`-th value, its offset basis mixed with `seed`. */
-export function fnv1a(values: ArrayLike<number>, stride = 1, seed = 0): number {
-  let hash = (0x811c9dc5 ^ seed) >>> 0;
-  for (let i = 0; i < values.length; i += stride) hash = Math.imul(hash ^ (values[i] ?? 0), 0x01000193) >>> 0;
-  return hash;
 }
 
 /** unlink, whatever it finds: not rmSync, whose first call loads Node's rimraf (~1 ms). */

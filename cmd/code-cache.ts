@@ -6,9 +6,9 @@ import { resolvePaths } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
+import { fnv1a } from '../internal/hash.js';
 import { processAlive } from '../internal/process-alive.js';
 import {
-  fnv1a,
   QUIET_MARK,
   readCacheFile,
   removeFile,

@@ -8,6 +8,7 @@ import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
+import { AgentFileCache } from './file-cache.js';
 import type { AgentFileData } from './file-data.js';
 import { validate } from './generated/agent-validator.js';
 import { goRuleFindings } from './go-rules.js';
@@ -85,9 +86,11 @@ export async function listAgents(
   searchDirs: string[],
   env: NodeJS.ProcessEnv,
 ): Promise<{ agents: AgentSpec[]; problems: { file: string; message: string }[] }> {
+  const cache = AgentFileCache.open(searchDirs, env);
   const reports = await Promise.all(
-    (await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env)),
+    (await agentFiles(searchDirs)).map(({ file }) => inspectAgentFile(file, env, cache)),
   );
+  cache?.save();
   const agents: AgentSpec[] = [];
   const problems: { file: string; message: string }[] = [];
   for (const report of reports) {
@@ -105,16 +108,45 @@ export async function listAgents(
  * read in one go (`readRegularFileSync`: a FIFO or a device is refused before it is opened), a
  * few syscalls instead of six thread-pool round trips: agent files are small, and they are read
  * before their agent starts — `agents list`'s dozens, the one `axe run` names, a parent's
- * sub-agents before its first request.
+ * sub-agents before its first request. With a listing's `cache`, an unchanged file that was found
+ * clean before is not read again (file-cache.ts).
  */
-export async function inspectAgentFile(path: string, env: NodeJS.ProcessEnv): Promise<AgentFileReport> {
+export async function inspectAgentFile(
+  path: string,
+  env: NodeJS.ProcessEnv,
+  cache?: AgentFileCache,
+): Promise<AgentFileReport> {
   const name = basename(path, extname(path));
+  const kept = cache?.data(path);
+  if (kept !== undefined) {
+    const report = await inspectParsed(path, name, env, async () => ({
+      data: kept,
+      warnings: [],
+      writtenAs: {},
+    }));
+    // Anything to say is said as a fresh read says it, with its line and column.
+    if (report.findings.length === 0) {
+      cache?.keep(path, kept);
+      return report;
+    }
+  }
+  const report = await inspectParsed(path, name, env, () => parseAgentFile(path, name));
+  if (report.findings.length === 0 && report.data) cache?.keep(path, report.data as unknown as JsonValue);
+  return report;
+}
+
+async function inspectParsed(
+  path: string,
+  name: string,
+  env: NodeJS.ProcessEnv,
+  parse: () => Promise<ParsedAgentFile>,
+): Promise<AgentFileReport> {
   let parsed: ParsedAgentFile | undefined;
   const locate = (finding: Finding): Finding =>
     parsed && finding.line === undefined ? located(finding, parsed) : finding;
   const report: AgentFileReport = { file: path, name, findings: [], locate };
   try {
-    const file = await parseAgentFile(path, name);
+    const file = await parse();
     parsed = file;
     const warningOf = (warning: FieldNote): Finding =>
       located({ ...warning, severity: 'warning', file: path }, file);

@@ -1,0 +1,21 @@
+import { closeSync, fstatSync, openSync } from 'node:fs';
+import { readAll } from './read-all.js';
+
+/**
+ * A file axe keeps for itself (a code cache, the agent file cache), read only when it is a regular
+ * file of this user's that nobody else may write and no larger than `maxBytes`: what is in it is
+ * trusted as axe's own. Throws otherwise.
+ */
+export function readOwnFileSync(file: string, maxBytes = Number.POSITIVE_INFINITY): Buffer {
+  const fd = openSync(file, 'r');
+  try {
+    const stats = fstatSync(fd);
+    const ownedByUs = process.getuid === undefined || stats.uid === process.getuid();
+    if (!stats.isFile() || !ownedByUs || (stats.mode & 0o022) !== 0 || stats.size > maxBytes) {
+      throw new Error(`${file}: not axe's own file`);
+    }
+    return readAll(fd, stats.size);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,6 @@
+/** FNV-1a (32 bits) of every `stride`-th value, its offset basis mixed with `seed`: a cheap checksum. */
+export function fnv1a(values: ArrayLike<number>, stride = 1, seed = 0): number {
+  let hash = (0x811c9dc5 ^ seed) >>> 0;
+  for (let i = 0; i < values.length; i += stride) hash = Math.imul(hash ^ (values[i] ?? 0), 0x01000193) >>> 0;
+  return hash;
+}

@@ -1,3 +1,7 @@
+import { createRequire } from 'node:module';
+import { dirname } from 'node:path';
+import type { Script } from 'node:vm';
+
 /**
  * The CLI's bundles (scripts/build.mjs): every command in dist/cli.js, and smaller ones for the
  * commands started most often, so that they read and load less of the CLI: `run`, and `agents`
@@ -23,4 +27,14 @@ export function bundleOf(command: string): Bundle {
   if (command === 'run') return 'run';
   if (command === 'agents' || command === 'validate') return 'agent-files';
   return 'all';
+}
+
+/**
+ * Runs the bundle `script` was compiled from (`file`): each is a function expression of CommonJS's
+ * five names (scripts/build.mjs), called here as Node calls a module's wrapper.
+ */
+export function callBundle(script: Script, file: string): void {
+  const module = { exports: {} };
+  const run = script.runInThisContext() as (...args: unknown[]) => void;
+  run(module.exports, createRequire(file), module, file, dirname(file));
 }

@@ -1,8 +1,10 @@
-import { createRequire } from 'node:module';
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
-import { type Bundle, commandOf } from './bundle.js';
+import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
 /**
@@ -207,7 +209,8 @@ function printVersion(): Promise<void> {
  * arguments and runs the command; nothing has been done yet that it would do again.
  */
 async function runFullCli(): Promise<void> {
-  createRequire(import.meta.url)('./cli.js');
+  const file = fileURLToPath(new URL(bundleFile('all'), import.meta.url));
+  callBundle(new Script(readFileSync(file, 'latin1'), { filename: file }), file);
 }
 
 async function dispatch(command: () => Promise<number | undefined>): Promise<void> {

@@ -33,10 +33,10 @@ export interface CacheFile {
  * The cache at `file` when it is usable for `source`: owned by this user and writable by nobody
  * else (a code cache is code), with the right magic number, source and checksum.
  */
-export function readCacheFile(file: string, source: SourceIdentity): CacheFile | undefined {
+export function readCacheFile(file: string, source: SourceIdentity, scratch?: Buffer): CacheFile | undefined {
   let data: Buffer;
   try {
-    data = readOwnFileSync(file);
+    data = readOwnFileSync(file, Number.POSITIVE_INFINITY, scratch);
   } catch {
     return undefined;
   }

@@ -1,5 +1,4 @@
 import { closeSync, fstatSync, openSync, readdirSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
 import { resolvePaths } from '../internal/config/paths.js';
@@ -8,6 +7,7 @@ import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { fnv1a } from '../internal/hash.js';
 import { processAlive } from '../internal/process-alive.js';
+import { callBundle } from './bundle.js';
 import {
   QUIET_MARK,
   readCacheFile,
@@ -47,7 +47,7 @@ const QUIET_RUNS = 3;
  * written is not an error. `AXE_NO_CODE_CACHE=1` turns it off.
  */
 export function runFromCodeCache(file: string, argv: string[], command: string): void {
-  let source: { text: string; identity: SourceIdentity };
+  let source: { text: string; identity: SourceIdentity; bytes: Buffer };
   try {
     source = readSource(file);
   } catch (error) {
@@ -56,10 +56,14 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
   }
   const cacheFile = cachePath(argv, command);
   const use = cacheFile !== undefined ? markUse(cacheFile) : undefined;
-  const cached = use && cacheFile !== undefined ? readCacheFile(cacheFile, source.identity) : undefined;
+  // Into the bundle's bytes, decoded already: no fresh memory to fault in.
+  const cached =
+    use && cacheFile !== undefined ? readCacheFile(cacheFile, source.identity, source.bytes) : undefined;
   let script: Script;
   try {
-    script = new Script(`(function (exports, require, module, __filename, __dirname) {${source.text}\n})`, {
+    // The bundle is a function expression already (scripts/build.mjs): its text is compiled as
+    // read, not copied into a wrapper first.
+    script = new Script(source.text, {
       filename: file,
       cachedData: cached?.payload,
     });
@@ -85,18 +89,19 @@ export function runFromCodeCache(file: string, argv: string[], command: string):
       }
     });
   }
-  const module = { exports: {} };
-  const run = script.runInThisContext() as (...args: unknown[]) => void;
-  run(module.exports, createRequire(file), module, file, dirname(file));
+  callBundle(script, file);
 }
 
-/** The bundle's text and which file it is. esbuild writes ASCII: latin1 skips the UTF-8 decode. */
-function readSource(file: string): { text: string; identity: SourceIdentity } {
+/**
+ * The bundle's text, which file it is, and its bytes (free to reuse once decoded). esbuild writes
+ * ASCII: latin1 skips the UTF-8 decode.
+ */
+function readSource(file: string): { text: string; identity: SourceIdentity; bytes: Buffer } {
   const fd = openSync(file, 'r');
   try {
     const { size, mtimeMs, ino } = fstatSync(fd);
     const data = readAll(fd, size);
-    return { text: data.toString('latin1'), identity: { size: data.length, mtimeMs, ino } };
+    return { text: data.toString('latin1'), identity: { size: data.length, mtimeMs, ino }, bytes: data };
   } finally {
     closeSync(fd);
   }

@@ -45,7 +45,12 @@ try {
       define: { 'import.meta.url': '__bundle_url', AXE_BUNDLE: JSON.stringify(bundle) },
       // A script run from the code cache has no import(): the packages are require()d when needed.
       supported: { 'dynamic-import': false },
-      banner: { js: 'var __bundle_url = require("node:url").pathToFileURL(__filename).href;' },
+      // A function expression of CommonJS's five names, which main.js compiles as it is and calls
+      // (code-cache.ts): not runnable on its own.
+      banner: {
+        js: '(function (exports, require, module, __filename, __dirname) {var __bundle_url = require("node:url").pathToFileURL(__filename).href;',
+      },
+      footer: { js: '\n})' },
     });
     const cli = readFileSync(`${staging}/${name}.js`);
     // main.js reads it as latin1: a byte over 0x7f would be read wrong.

@@ -4,9 +4,9 @@ import { readAll } from './read-all.js';
 /**
  * A file axe keeps for itself (a code cache, the agent file cache), read only when it is a regular
  * file of this user's that nobody else may write and no larger than `maxBytes`: what is in it is
- * trusted as axe's own. Throws otherwise.
+ * trusted as axe's own. Throws otherwise. Read into `scratch` when it is large enough (readAll).
  */
-export function readOwnFileSync(file: string, maxBytes = Number.POSITIVE_INFINITY): Buffer {
+export function readOwnFileSync(file: string, maxBytes = Number.POSITIVE_INFINITY, scratch?: Buffer): Buffer {
   const fd = openSync(file, 'r');
   try {
     const stats = fstatSync(fd);
@@ -14,7 +14,7 @@ export function readOwnFileSync(file: string, maxBytes = Number.POSITIVE_INFINIT
     if (!stats.isFile() || !ownedByUs || (stats.mode & 0o022) !== 0 || stats.size > maxBytes) {
       throw new Error(`${file}: not axe's own file`);
     }
-    return readAll(fd, stats.size);
+    return readAll(fd, stats.size, scratch);
   } finally {
     closeSync(fd);
   }

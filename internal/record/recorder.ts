@@ -12,10 +12,13 @@ import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
 /**
- * Lines wait this long to be appended together: a 512-way fan-out then opens each transcript a
- * few times instead of once per event, and a killed run loses at most this much of its record.
+ * Lines are appended together once the run's events pause this long: a 512-way fan-out then opens
+ * each transcript a few times instead of once per event, and a burst of events (a fan-out starting
+ * its children) is not slowed by writes in its midst.
  */
-const FLUSH_EVERY_MS = 50;
+const FLUSH_QUIET_MS = 50;
+/** Nor later than this after the first of them: a killed run loses at most this much of its record. */
+const FLUSH_WITHIN_MS = 500;
 
 /** The run a run resumed or continued. */
 type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
@@ -25,14 +28,16 @@ export type RecordProblem = (message: string) => void;
 
 /**
  * Writes one run's record as the run goes: a transcript line per event (text deltas aside: the
- * messages hold the text), appended in batches every 50 ms, and `run.json` at the start and at
+ * messages hold the text), appended in batches when the events pause (within 500 ms), and `run.json` at the start and at
  * the end. A record that cannot be written is said once and given up; it never fails the run.
  */
 export class RunRecorder {
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
   private readonly pending = new Map<string, string[]>();
-  private scheduled = false;
+  /** Set while lines wait to be appended, from when the first of them came. */
+  private flushTimer: NodeJS.Timeout | undefined;
+  private firstPendingAt = 0;
   private broken = false;
   private readonly tree = new TreeBuilder();
 
@@ -125,9 +130,11 @@ export class RunRecorder {
     const text = `${maskSecrets(line)}\n`;
     if (lines) lines.push(text);
     else this.pending.set(file, [text]);
-    if (!this.scheduled) {
-      this.scheduled = true;
-      setTimeout(this.flush, FLUSH_EVERY_MS).unref();
+    if (this.flushTimer === undefined) {
+      this.firstPendingAt = Date.now();
+      this.flushTimer = setTimeout(this.flush, FLUSH_QUIET_MS).unref();
+    } else if (Date.now() - this.firstPendingAt < FLUSH_WITHIN_MS - FLUSH_QUIET_MS) {
+      this.flushTimer.refresh();
     }
   };
 
@@ -137,13 +144,14 @@ export class RunRecorder {
    * (said once).
    */
   private readonly flush = (): void => {
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
     if (this.broken) return;
     if (!this.record) {
       // Still making the directory: the lines wait for it.
       void this.ready.then(this.flush);
       return;
     }
-    this.scheduled = false;
     try {
       for (const [file, lines] of this.pending) appendFileSync(join(this.dir, file), lines.join(''));
     } catch (error) {

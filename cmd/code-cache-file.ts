@@ -1,7 +1,8 @@
-import { mkdirSync, readdirSync, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
 import { readOwnFileSync } from '../internal/fs/read-own.js';
+import { removeFile, removeStaleFiles } from '../internal/fs/remove-stale.js';
 import { replaceFileSync } from '../internal/fs/replace-file.js';
 import { fnv1a } from '../internal/hash.js';
 
@@ -64,22 +65,8 @@ function checksum(payload: Uint8Array): number {
   return fnv1a(words, 32, payload.length);
 }
 
-/** unlink, whatever it finds: not rmSync, whose first call loads Node's rimraf (~1 ms). */
-export function removeFile(path: string): void {
-  try {
-    unlinkSync(path);
-  } catch {
-    // Gone already, or not ours to remove: the next run sees it and decides again.
-  }
-}
-
 /** `<cache>.quiet-<n>`: the nth run in a row that found nothing to add to the cache (code-cache.ts). */
 export const QUIET_MARK = '.quiet-';
-
-/** Leftovers of other builds, Node versions or flags go when not rewritten for this long. */
-const FOREIGN_KEPT_MS = 7 * 24 * 3600 * 1000;
-/** A temp file this old is a write that was killed before its rename. */
-const TEMP_KEPT_MS = 3600 * 1000;
 
 /**
  * Writes the cache of `script` for `source` (owner-only), then removes leftovers: the quiet-run
@@ -107,20 +94,15 @@ export function saveCacheFile(
     header.writeDoubleLE(source.mtimeMs, 24);
     header.writeDoubleLE(source.ino, 32);
     replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
-    const now = Date.now();
     const ownMarks = `${basename(file)}${QUIET_MARK}`;
-    for (const name of readdirSync(dir)) {
-      if (name.startsWith(ownMarks)) {
-        removeFile(join(dir, name));
-        continue;
-      }
-      const foreign =
-        (name.endsWith('.bin') || name.includes(`.bin${QUIET_MARK}`)) && !name.startsWith(ownPrefix);
-      const temp = name.endsWith('.tmp');
-      if (!foreign && !temp) continue;
-      const path = join(dir, name);
-      if (now - statSync(path).mtimeMs > (temp ? TEMP_KEPT_MS : FOREIGN_KEPT_MS)) removeFile(path);
-    }
+    const names = readdirSync(dir);
+    for (const name of names) if (name.startsWith(ownMarks)) removeFile(join(dir, name));
+    const foreign = (name: string) =>
+      (name.endsWith('.bin') || name.includes(`.bin${QUIET_MARK}`)) && !name.startsWith(ownPrefix);
+    removeStaleFiles(
+      dir,
+      names.filter((name) => foreign(name) || name.endsWith('.tmp')),
+    );
   } catch {
     // The next run compiles as usual and tries again.
   }

@@ -5,16 +5,11 @@ import { resolvePaths } from '../internal/config/paths.js';
 import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
+import { removeFile } from '../internal/fs/remove-stale.js';
 import { fnv1a } from '../internal/hash.js';
 import { processAlive } from '../internal/process-alive.js';
 import { callBundle } from './bundle.js';
-import {
-  QUIET_MARK,
-  readCacheFile,
-  removeFile,
-  type SourceIdentity,
-  saveCacheFile,
-} from './code-cache-file.js';
+import { QUIET_MARK, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
 import { stderr } from './stdio.js';
 
 /** A hash of the CLI's bundles, set by scripts/build.mjs. */

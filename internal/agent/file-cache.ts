@@ -1,8 +1,9 @@
-import { mkdirSync, readdirSync, type Stats, statSync, unlinkSync } from 'node:fs';
+import { mkdirSync, readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolvePaths } from '../config/paths.js';
 import { readOwnFileSync } from '../fs/read-own.js';
+import { removeStaleFiles } from '../fs/remove-stale.js';
 import { replaceFileSync } from '../fs/replace-file.js';
 import { fnv1a } from '../hash.js';
 import type { JsonValue } from '../provider/types.js';
@@ -14,10 +15,6 @@ import type { JsonValue } from '../provider/types.js';
  */
 const SETTLE_MS = 2000;
 const MAX_BYTES = 16 * 2 ** 20;
-/** Caches of other sets of directories (or builds) go when not rewritten for this long. */
-const KEPT_MS = 7 * 24 * 3600 * 1000;
-/** A temp file this old is a write that was killed before its rename. */
-const TEMP_KEPT_MS = 3600 * 1000;
 
 /** A file's state when its data was kept, then the data. */
 type Entry = [state: string, data: JsonValue];
@@ -95,7 +92,10 @@ export class AgentFileCache {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const text = JSON.stringify({ ...this.header, files: Object.fromEntries(this.#next) });
       replaceFileSync(this.file, text, 0o600);
-      removeStale(dir, basename(this.file));
+      removeStaleFiles(
+        dir,
+        readdirSync(dir).filter((name) => name !== basename(this.file)),
+      );
     } catch {
       // The next listing reads the files again.
     }
@@ -133,18 +133,4 @@ function survivesJson(value: JsonValue): boolean {
   if (typeof value === 'number') return !Object.is(value, -0);
   if (typeof value !== 'object' || value === null) return true;
   return (Array.isArray(value) ? value : Object.values(value)).every(survivesJson);
-}
-
-/** Other caches not rewritten for a week, and temp files of killed writes. */
-function removeStale(dir: string, own: string): void {
-  const now = Date.now();
-  for (const name of readdirSync(dir)) {
-    if (name === own) continue;
-    const path = join(dir, name);
-    try {
-      if (now - statSync(path).mtimeMs > (name.endsWith('.tmp') ? TEMP_KEPT_MS : KEPT_MS)) unlinkSync(path);
-    } catch {
-      // Gone already.
-    }
-  }
 }

@@ -28,8 +28,9 @@ export type RecordProblem = (message: string) => void;
 
 /**
  * Writes one run's record as the run goes: a transcript line per event (text deltas aside: the
- * messages hold the text), appended in batches when the events pause (within 500 ms), and `run.json` at the start and at
- * the end. A record that cannot be written is said once and given up; it never fails the run.
+ * messages hold the text), appended in batches when the events pause (within 500 ms), and
+ * `run.json` at the start and at the end. A record that cannot be written is said once and given
+ * up; it never fails the run.
  */
 export class RunRecorder {
   /** Transcript file of each agent path, in start order. */

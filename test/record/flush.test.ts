@@ -65,12 +65,13 @@ describe('the run record appends its lines', () => {
     send();
     const started = Date.now();
     let written = 0;
-    while (Date.now() - started < 700 && written === 0) {
+    while (Date.now() - started < 1200 && written === 0) {
       await at(20);
       send();
       written = lines();
     }
     expect(written).toBeGreaterThan(0);
-    expect(Date.now() - started).toBeLessThan(650);
+    // 500 ms, and room for a loaded machine's late timers.
+    expect(Date.now() - started).toBeLessThan(900);
   });
 });

@@ -37,7 +37,7 @@ export interface CacheFile {
 export function readCacheFile(file: string, source: SourceIdentity, scratch?: Buffer): CacheFile | undefined {
   let data: Buffer;
   try {
-    data = readOwnFileSync(file, Number.POSITIVE_INFINITY, scratch);
+    data = readOwnFileSync(file, { scratch });
   } catch {
     return undefined;
   }

@@ -109,7 +109,7 @@ function stateOf(stats: Stats): string {
 function readEntries(file: string, header: { build: string; dirs: string[] }): Map<string, Entry> {
   const entries = new Map<string, Entry>();
   try {
-    const read = JSON.parse(readOwnFileSync(file, MAX_BYTES).toString('utf8')) as {
+    const read = JSON.parse(readOwnFileSync(file, { maxBytes: MAX_BYTES }).toString('utf8')) as {
       build?: unknown;
       dirs?: unknown;
       files?: unknown;

@@ -6,7 +6,10 @@ import { readAll } from './read-all.js';
  * file of this user's that nobody else may write and no larger than `maxBytes`: what is in it is
  * trusted as axe's own. Throws otherwise. Read into `scratch` when it is large enough (readAll).
  */
-export function readOwnFileSync(file: string, maxBytes = Number.POSITIVE_INFINITY, scratch?: Buffer): Buffer {
+export function readOwnFileSync(
+  file: string,
+  { maxBytes = Number.POSITIVE_INFINITY, scratch }: { maxBytes?: number; scratch?: Buffer } = {},
+): Buffer {
   const fd = openSync(file, 'r');
   try {
     const stats = fstatSync(fd);

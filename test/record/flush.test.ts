@@ -1,40 +1,22 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest } from '../../internal/record/record.js';
-import { RunRecorder } from '../../internal/record/recorder.js';
-import { tempDirForFile } from '../temp-dir.js';
-
-const request: RecordedRequest = {
-  agent: 'lead',
-  agentFile: '/agents/lead.toml',
-  agentDigest: '0'.repeat(64),
-  input: 'go',
-  inputs: {},
-  cwd: '/repo',
-  agentsDirs: ['/agents'],
-  timeoutSeconds: 300,
-  stream: false,
-};
+import { LEAD, openRecorder } from './trace-fixture.js';
 
 const at = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A recorder, a way to feed it warnings, and the lines its lead's transcript holds now. */
 async function recorder() {
-  const runsDir = join(tempDirForFile('axe-flush-'), 'runs');
-  const opened = await RunRecorder.open(runsDir, request, {}, (message) => {
-    throw new Error(message);
-  });
-  if (!opened) throw new Error('no recorder');
+  const { recorder: opened, runsDir } = await openRecorder();
   const [run] = readdirSync(runsDir);
-  const transcript = join(runsDir, run ?? '', 'agents', '0000-lead.jsonl');
+  const transcript = join(runsDir, run ?? '', 'agents', `0000-${LEAD}.jsonl`);
   let sent = 0;
   return {
     send: () => {
       sent++;
       opened.observe({
-        path: 'lead',
-        agent: 'lead',
+        path: LEAD,
+        agent: LEAD,
         depth: 0,
         time: Date.now(),
         type: 'warning',

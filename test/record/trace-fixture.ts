@@ -155,7 +155,10 @@ function result(path: string, status: AgentStatus, children: AgentRunResult[] = 
   };
 }
 
-async function open(root?: string): Promise<{ recorder: RunRecorder; runsDir: string; t0: number }> {
+/** A real recorder of a run of LEAD under `root` (a new temp dir by default). */
+export async function openRecorder(
+  root?: string,
+): Promise<{ recorder: RunRecorder; runsDir: string; t0: number }> {
   const runsDir = join(root ?? tempDirForFile('axe-trace-'), 'runs');
   const recorder = await RunRecorder.open(runsDir, request, {}, (message) => {
     throw new Error(message);
@@ -169,7 +172,7 @@ async function open(root?: string): Promise<{ recorder: RunRecorder; runsDir: st
  * file meanwhile, then starts a background sub-agent and waits for it with `task_output`.
  */
 export async function recordReviewRun(): Promise<Recorded> {
-  const { recorder, runsDir, t0 } = await open();
+  const { recorder, runsDir, t0 } = await openRecorder();
   const s = new Script(recorder, t0);
   s.start(0, LEAD, 'Review the diff.');
   s.turn(10, LEAD, 1, 'I will have three specialists look at it.', [
@@ -236,7 +239,7 @@ export async function recordReviewRun(): Promise<Recorded> {
 
 /** `n` agents: the lead starts `n - 1` sub-agents with one `spawn_agents` call, each with a tool call. */
 export async function recordWideRun(n: number): Promise<Recorded> {
-  const { recorder, runsDir, t0 } = await open();
+  const { recorder, runsDir, t0 } = await openRecorder();
   const s = new Script(recorder, t0);
   s.start(0, LEAD, 'Audit everything.');
   s.toolStart(20, LEAD, 1, 'spawn', 'spawn_agents', { tasks: n - 1 });
@@ -260,7 +263,7 @@ export async function recordWideRun(n: number): Promise<Recorded> {
 
 /** A run still going: its lead is in a tool call and never ended (no `finish`). */
 export async function recordUnfinishedRun(): Promise<Recorded> {
-  const { recorder, runsDir, t0 } = await open();
+  const { recorder, runsDir, t0 } = await openRecorder();
   const s = new Script(recorder, t0);
   s.start(0, LEAD, 'Review the diff.');
   s.turn(10, LEAD, 1, 'Reading.', [['c1', 'read_file', { path: 'a' }]]);

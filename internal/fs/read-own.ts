@@ -1,16 +1,18 @@
-import { closeSync, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync } from 'node:fs';
 import { readAll } from './read-all.js';
 
 /**
  * A file axe keeps for itself (a code cache, the agent file cache), read only when it is a regular
  * file of this user's that nobody else may write and no larger than `maxBytes`: what is in it is
- * trusted as axe's own. Throws otherwise. Read into `scratch` when it is large enough (readAll).
+ * trusted as axe's own. Throws otherwise (for a FIFO at once). Read into `scratch` when it is
+ * large enough (readAll).
  */
 export function readOwnFileSync(
   file: string,
   { maxBytes = Number.POSITIVE_INFINITY, scratch }: { maxBytes?: number; scratch?: Buffer } = {},
 ): Buffer {
-  const fd = openSync(file, 'r');
+  // O_NONBLOCK: a FIFO in its place is refused below instead of waited on.
+  const fd = openSync(file, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
     const stats = fstatSync(fd);
     const ownedByUs = process.getuid === undefined || stats.uid === process.getuid();

@@ -1,8 +1,10 @@
+import { execFileSync } from 'node:child_process';
 import {
   chmodSync,
   mkdirSync,
   readdirSync,
   readFileSync,
+  rmSync,
   statSync,
   utimesSync,
   writeFileSync,
@@ -81,6 +83,7 @@ beforeAll(async () => {
   });
   agentsDir('distrusted', { 'alpha.toml': toml('alpha') });
   agentsDir('pruning', { 'alpha.toml': toml('alpha') });
+  agentsDir('fifo', { 'alpha.toml': toml('alpha') });
   mkdirSync(join(cli.home, '.config', 'axe', 'agents'), { recursive: true });
   writeFileSync(join(cli.home, '.config', 'axe', 'agents', 'alpha.toml'), toml('alpha'));
   await new Promise((resolve) => setTimeout(resolve, SETTLE_MS + 100));
@@ -167,6 +170,16 @@ describe('the agent file cache of a listing', () => {
     expect((await descriptions(dir)).listed).toEqual({ alpha: 'alpha as written' });
     // Each time made again, as it should be.
     expect(cacheOf(dir).cache.files[file]?.[1].description).toBe('alpha as written');
+  });
+
+  it('does not wait on a FIFO where its cache file is', async () => {
+    const dir = dirs.fifo!;
+    await descriptions(dir);
+    const { path } = cacheOf(dir);
+    rmSync(path);
+    execFileSync('mkfifo', [path]);
+    expect((await descriptions(dir)).listed).toEqual({ alpha: 'alpha as written' });
+    expect(cacheOf(dir).cache.files[join(dir, 'alpha.toml')]?.[1].description).toBe('alpha as written');
   });
 
   it('removes caches not rewritten for a week and temp files of killed writes', async () => {

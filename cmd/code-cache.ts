@@ -6,7 +6,7 @@ import { ExitCode } from '../internal/errors.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { readAll } from '../internal/fs/read-all.js';
 import { removeFile } from '../internal/fs/remove-stale.js';
-import { fnv1a } from '../internal/hash.js';
+import { hashName } from '../internal/hash.js';
 import { processAlive } from '../internal/process-alive.js';
 import { callBundle } from './bundle.js';
 import { QUIET_MARK, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
@@ -119,7 +119,7 @@ function cachePath(argv: string[], command: string): string | undefined {
   const name = command === 'run' && argv.includes('--dry-run') ? 'run-dry' : command;
   // V8 refuses a cache made under other flags: runs with other Node options keep their own.
   const flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ').trim();
-  const ofFlags = flags === '' ? '' : `-${fnv1a(Buffer.from(flags)).toString(16).padStart(8, '0')}`;
+  const ofFlags = flags === '' ? '' : `-${hashName(flags)}`;
   return join(dir, `${CACHE_PREFIX}${name}${ofFlags}.bin`);
 }
 

@@ -5,7 +5,7 @@ import { resolvePaths } from '../config/paths.js';
 import { readOwnFileSync } from '../fs/read-own.js';
 import { removeStaleFiles } from '../fs/remove-stale.js';
 import { replaceFileSync } from '../fs/replace-file.js';
-import { fnv1a } from '../hash.js';
+import { hashName } from '../hash.js';
 import type { JsonValue } from '../provider/types.js';
 
 /**
@@ -43,9 +43,7 @@ export class AgentFileCache {
     let file: string;
     let build: string;
     try {
-      const name = fnv1a(Buffer.from(JSON.stringify(searchDirs)))
-        .toString(16)
-        .padStart(8, '0');
+      const name = hashName(JSON.stringify(searchDirs));
       file = join(resolvePaths(env).cacheDir, 'agent-files', `${name}.json`);
       // This build of axe (its bundle, or this module when run from source): another one may read
       // the same text into other data.

@@ -1,9 +1,8 @@
-import { mkdirSync, readdirSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
-import { readOwnFileSync } from '../internal/fs/read-own.js';
+import { readOwnFileSync, writeOwnFileSync } from '../internal/fs/own-file.js';
 import { removeFile, removeStaleFiles } from '../internal/fs/remove-stale.js';
-import { replaceFileSync } from '../internal/fs/replace-file.js';
 import { fnv1a } from '../internal/hash.js';
 
 /**
@@ -83,7 +82,6 @@ export function saveCacheFile(
 ): void {
   try {
     const dir = dirname(file);
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
     const payload = script.createCachedData();
     const header = Buffer.alloc(HEADER);
     header.writeUInt32LE(MAGIC, 0);
@@ -93,7 +91,7 @@ export function saveCacheFile(
     header.writeDoubleLE(source.size, 16);
     header.writeDoubleLE(source.mtimeMs, 24);
     header.writeDoubleLE(source.ino, 32);
-    replaceFileSync(file, Buffer.concat([header, payload]), 0o600);
+    writeOwnFileSync(file, Buffer.concat([header, payload]));
     const ownMarks = `${basename(file)}${QUIET_MARK}`;
     const names = readdirSync(dir);
     for (const name of names) if (name.startsWith(ownMarks)) removeFile(join(dir, name));

@@ -1,10 +1,9 @@
-import { mkdirSync, readdirSync, type Stats, statSync } from 'node:fs';
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { resolvePaths } from '../config/paths.js';
-import { readOwnFileSync } from '../fs/read-own.js';
+import { readOwnFileSync, writeOwnFileSync } from '../fs/own-file.js';
 import { removeStaleFiles } from '../fs/remove-stale.js';
-import { replaceFileSync } from '../fs/replace-file.js';
 import { hashName } from '../hash.js';
 import type { JsonValue } from '../provider/types.js';
 
@@ -87,9 +86,8 @@ export class AgentFileCache {
     if (this.#next.size === this.kept.size && [...this.#next].every(unchanged)) return;
     const dir = dirname(this.file);
     try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
       const text = JSON.stringify({ ...this.header, files: Object.fromEntries(this.#next) });
-      replaceFileSync(this.file, text, 0o600);
+      writeOwnFileSync(this.file, text);
       removeStaleFiles(
         dir,
         readdirSync(dir).filter((name) => name !== basename(this.file)),

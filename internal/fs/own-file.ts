@@ -1,5 +1,7 @@
-import { closeSync, constants, fstatSync, openSync } from 'node:fs';
+import { closeSync, constants, fstatSync, mkdirSync, openSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { readAll } from './read-all.js';
+import { replaceFileSync } from './replace-file.js';
 
 /**
  * A file axe keeps for itself (a code cache, the agent file cache), read only when it is a regular
@@ -23,4 +25,10 @@ export function readOwnFileSync(
   } finally {
     closeSync(fd);
   }
+}
+
+/** Writes such a file whole (replaceFileSync), owner-only, in an owner-only directory made if needed. */
+export function writeOwnFileSync(file: string, data: string | Uint8Array): void {
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  replaceFileSync(file, data, 0o600);
 }

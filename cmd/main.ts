@@ -2,6 +2,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { bundleFile, bundleOf, commandOf } from './bundle.js';
 import { runFromCodeCache } from './code-cache.js';
+import { exitOnceIdle } from './exit.js';
 import { checkStdoutOpen } from './stdio.js';
 import { versionCommand } from './version.js';
 
@@ -9,6 +10,7 @@ import { versionCommand } from './version.js';
  * The executable (dist/main.js). `axe version` is answered here, without loading the CLI; every
  * other command runs a CLI bundle (cmd/bundle.ts) from V8's code cache.
  */
+exitOnceIdle();
 const argv = process.argv.slice(2);
 if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? '')) {
   checkStdoutOpen();

@@ -1,8 +1,11 @@
+import type { AgentSpec } from '../agent/spec.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { createProvider, type HttpPool, keyMissing } from '../provider/index.js';
+import type { ProviderSettings } from '../provider/types.js';
 import type { CassettePlayer, CassetteRecorder } from './cassette.js';
 import type { ProviderSource } from './context.js';
+import { resolveModel } from './resolve.js';
 
 /** Providers over the run's HTTP pool; every exchange also goes to the recorder when recording. */
 export function liveProviders(options: {
@@ -16,7 +19,7 @@ export function liveProviders(options: {
       const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
       const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
       // The agent calls it once it is set up: the connection opens meanwhile.
-      if (!keyMissing(settings)) options.pool.preconnect(settings.baseUrl, settings.headers);
+      connectAhead(options.pool, settings);
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,
@@ -30,4 +33,29 @@ export function replayProviders(player: CassettePlayer): ProviderSource {
   return {
     forAgent: (model, _spec, agentPath) => ({ provider: player.provider(model.provider, agentPath) }),
   };
+}
+
+/**
+ * Opens the top-level agent's first connection to its provider before the run starts (the CLI
+ * does while it reads stdin); the agent then finds it in `pool`. Whatever is wrong (the model, the
+ * config) is left for the run to report.
+ */
+export async function connectEarly(
+  pool: HttpPool,
+  spec: AgentSpec,
+  modelOverride: string | undefined,
+  globalConfig: () => Promise<GlobalConfig>,
+  env: NodeJS.ProcessEnv,
+): Promise<void> {
+  try {
+    const { provider } = resolveModel(spec, { overrides: { model: modelOverride } });
+    connectAhead(pool, resolveProviderSettings(await globalConfig(), provider, env));
+  } catch {
+    // The run says what is wrong.
+  }
+}
+
+/** The provider's first connection, opened now: not without a key (that run fails unsent). */
+function connectAhead(pool: HttpPool, settings: ProviderSettings): void {
+  if (!keyMissing(settings)) pool.preconnect(settings.baseUrl, settings.headers);
 }

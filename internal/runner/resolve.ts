@@ -120,7 +120,11 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   };
 }
 
-function resolveModel(spec: AgentSpec, options: ResolveOptions): ModelRef {
+/** The model an agent runs on: `--model`, else its file's, else its parent's (`inherit`). */
+export function resolveModel(
+  spec: AgentSpec,
+  options: Pick<ResolveOptions, 'overrides' | 'inheritedModel'>,
+): ModelRef {
   const override = options.overrides?.model;
   const overridden = override !== undefined && override !== '' ? parseFlagModel(override) : undefined;
   const model = overridden ?? spec.model ?? options.inheritedModel;

@@ -98,7 +98,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
     scope.dispose();
     // Anything still in flight (a hung tool's request) is ended, not waited for.
     if (!controller.signal.aborted) controller.abort(new Error('run finished'));
-    await opened?.pool?.close();
+    await (opened?.pool ?? request.pool)?.close();
   }
   if (artifacts.dir !== undefined) outcome.artifacts = artifacts.list();
   return opened?.recorder ? publishRecording(opened.recorder, request, outcome) : outcome;
@@ -142,7 +142,7 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
   const recorder = request.record !== undefined ? await CassetteRecorder.open(request.record) : undefined;
   const globalConfig = await request.globalConfig();
   for (const message of globalConfig.warnings ?? []) warn(request, message);
-  const pool = createHttpPool();
+  const pool = request.pool ?? createHttpPool();
   const providers = liveProviders({
     globalConfig,
     env: request.env,

@@ -1,6 +1,7 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { GlobalConfig } from '../config/global.js';
+import type { HttpPool } from '../provider/http.js';
 import type { JsonValue, Usage } from '../provider/types.js';
 import type { AskPerson } from './ask-parent.js';
 import type { PriorConversation } from './context.js';
@@ -21,6 +22,11 @@ export interface RunRequest {
   configDir: string;
   /** config.toml of `configDir`, loaded when first asked for (a caller that also reads it shares one load). */
   globalConfig: () => Promise<GlobalConfig>;
+  /**
+   * The run's connection pool when the caller made it ahead (the CLI opens the first connection
+   * while it reads stdin); closed with the run, like one the run makes itself.
+   */
+  pool?: HttpPool;
   /** `--model provider/model` (top-level agent only). */
   modelOverride?: string;
   /** `--skill` (top-level agent only). */

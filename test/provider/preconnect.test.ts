@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
 import { agentToml } from '../run/agents.js';
-import { runAxe, TempHome } from '../run/cli.js';
+import { runAxe, startAxe, TempHome, waitFor } from '../run/cli.js';
 import { PAGED } from '../tools/mcp-servers.js';
 import { LOCALHOST_CERT, startTlsAnthropic } from './tls-anthropic.js';
 
@@ -29,6 +29,7 @@ beforeAll(async () => {
     `env = { START_DELAY_MS = "${START_DELAY_MS}" }`,
   ];
   home.agent('slow', agentToml('slow', { extra: slowServer }));
+  home.agent('plain', agentToml('plain'));
 });
 
 afterAll(async () => {
@@ -108,6 +109,53 @@ describe('the connection to the provider opens while the agent sets up', () => {
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');
+    expect(fake.connections).toBe(before);
+  });
+});
+
+describe('a live run opens its first connection while it reads stdin', () => {
+  it('the connection is open before stdin ends, and the request goes out on it', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'reviewed' }));
+    const before = fake.connections;
+    const run = startAxe(['run', 'plain', '--agents-dir', home.agentsDir], {
+      env: home.env(fake.url),
+      holdStdin: true,
+    });
+    // stdin is still open: axe cannot have started the run yet.
+    await waitFor(() => fake.connections > before);
+    expect(fake.requests).toHaveLength(0);
+    run.endStdin('the diff');
+    const result = await run.done;
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('reviewed');
+    expect(fake.requests[0]?.lastUserText).toBe('the diff');
+    expect(fake.connections - before).toBe(1);
+  });
+
+  it('not for --dry-run or --replay, which call no model', async () => {
+    fake.reset();
+    fake.respond(() => ({ text: 'recorded' }));
+    const cassette = path.join(home.root, 'plain.jsonl');
+    const recorded = await runAxe(
+      ['run', 'plain', '--agents-dir', home.agentsDir, '-p', 'hi', '--record', cassette],
+      {
+        env: home.env(fake.url),
+      },
+    );
+    expect(recorded.stdout).toBe('recorded');
+    const before = fake.connections;
+    for (const flag of [['--dry-run'], ['--replay', cassette]]) {
+      const run = startAxe(['run', 'plain', '--agents-dir', home.agentsDir, ...flag], {
+        env: home.env(fake.url),
+        holdStdin: true,
+      });
+      // Long enough for a connection opened at start to reach the server.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      run.endStdin('hi');
+      const result = await run.done;
+      expect(result.code, result.stderr).toBe(0);
+    }
     expect(fake.connections).toBe(before);
   });
 });

@@ -28,6 +28,8 @@ export interface RunningAxe {
   stdoutSoFar(): string;
   /** Date.now() when the first stdout bytes arrived. */
   firstStdoutAt(): number | undefined;
+  /** With `holdStdin`: writes `text` to stdin and closes it. */
+  endStdin(text: string): void;
 }
 
 /** A temp XDG home and an agents dir, removed by `cleanup()`. */
@@ -89,6 +91,8 @@ export interface SpawnOptions {
   cwd?: string;
   /** Piped to stdin then closed; undefined = stdin is /dev/null. */
   stdin?: string;
+  /** stdin is a pipe left open until `endStdin` (instead of `stdin`). */
+  holdStdin?: boolean;
 }
 
 export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
@@ -96,7 +100,7 @@ export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
   const child = spawn(process.execPath, [AXE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env,
-    stdio: [options.stdin === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    stdio: [options.stdin === undefined && !options.holdStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],
   });
   let stdout = '';
   let stderr = '';
@@ -119,6 +123,7 @@ export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
     stderrSoFar: () => stderr,
     stdoutSoFar: () => stdout,
     firstStdoutAt: () => firstStdoutAt,
+    endStdin: (text) => child.stdin?.end(text),
   };
 }
 

@@ -18,7 +18,6 @@ import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
 import type { RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
-import type { HttpPool } from '../internal/provider/http.js';
 import type { JsonValue } from '../internal/provider/types.js';
 // `--dry-run` needs only these two of the runner; the rest (and the renderers, the run record) is
 // evaluated by a run that calls a model, not by every start of `run`.
@@ -92,7 +91,12 @@ export async function runCommand(
   const pool =
     options.dryRun === true || replay !== undefined
       ? undefined
-      : await poolConnectingNow(spec, overrides.modelOverride, globalConfig, env);
+      : (await import('../internal/runner/providers.js')).poolConnectingEarly(
+          spec,
+          overrides.modelOverride,
+          globalConfig,
+          env,
+        );
 
   const controller = new AbortController();
   let running: () => string[] = () => [];
@@ -216,27 +220,6 @@ export async function runCommand(
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.remove();
   }
-}
-
-/**
- * A live run's HTTP pool, its first connection to the model's provider opening at once: DNS, TCP
- * and TLS happen while stdin is read and the run is set up (--dry-run and --replay open none).
- * The run closes the pool; a run that never starts leaves only that connection, which does not
- * keep the process alive.
- */
-async function poolConnectingNow(
-  spec: AgentSpec,
-  modelOverride: string | undefined,
-  globalConfig: () => Promise<GlobalConfig>,
-  env: NodeJS.ProcessEnv,
-): Promise<HttpPool> {
-  const [{ createHttpPool }, { connectEarly }] = await Promise.all([
-    import('../internal/provider/http.js'),
-    import('../internal/runner/providers.js'),
-  ]);
-  const pool = createHttpPool();
-  void connectEarly(pool, spec, modelOverride, globalConfig, env);
-  return pool;
 }
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */

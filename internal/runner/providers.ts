@@ -1,7 +1,7 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
-import { createProvider, type HttpPool, keyMissing } from '../provider/index.js';
+import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { ProviderSettings } from '../provider/types.js';
 import type { CassettePlayer, CassetteRecorder } from './cassette.js';
 import type { ProviderSource } from './context.js';
@@ -36,23 +36,27 @@ export function replayProviders(player: CassettePlayer): ProviderSource {
 }
 
 /**
- * Opens the top-level agent's first connection to its provider before the run starts (the CLI
- * does while it reads stdin); the agent then finds it in `pool`. Whatever is wrong (the model, the
- * config) is left for the run to report.
+ * The run's HTTP pool, made before the run starts (the CLI does while it reads stdin), the
+ * top-level agent's first connection to its provider already opening: the run takes it
+ * (`RunRequest.pool`) and closes it. Whatever is wrong (the model, the config) is left for the run
+ * to report; a run that never starts leaves only that connection, which does not keep the process
+ * alive.
  */
-export async function connectEarly(
-  pool: HttpPool,
+export function poolConnectingEarly(
   spec: AgentSpec,
   modelOverride: string | undefined,
   globalConfig: () => Promise<GlobalConfig>,
   env: NodeJS.ProcessEnv,
-): Promise<void> {
-  try {
+): HttpPool {
+  const pool = createHttpPool();
+  const connect = async (): Promise<void> => {
     const { provider } = resolveModel(spec, { overrides: { model: modelOverride } });
     connectAhead(pool, resolveProviderSettings(await globalConfig(), provider, env));
-  } catch {
+  };
+  connect().catch(() => {
     // The run says what is wrong.
-  }
+  });
+  return pool;
 }
 
 /** The provider's first connection, opened now: not without a key (that run fails unsent). */

@@ -2,12 +2,14 @@
 //
 //  1. translate + parse alone (toWire → JSON text → fromWire), no network;
 //  2. a whole non-streamed turn through `provider.chat` against the fake server at zero latency,
-//     compared with a bare `fetch` POST of the same bytes whose body is only read as text, and with
-//     a bare `node:http` request on the same pool (the transport we use: the difference is our cost);
+//     compared with a bare `fetch` POST of the same bytes whose body is only read as text, with a
+//     bare `node:http` request (keep-alive agent; the difference is our cost), and with the same
+//     bytes through axe's own HTTP client (`HttpPool.post`, the body read as text);
 //     Bedrock, whose requests are signed per call, is left out;
 //  3. the time from the server writing the first streamed text byte to our first text event.
 import http, { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
+import { readText } from '../internal/provider/http.js';
 import { createHttpPool, createProvider, WIRES } from '../internal/provider/index.js';
 import type { ChatRequest, ProviderSettings, RetryPolicy, WireApi } from '../internal/provider/types.js';
 import { startFakeLlm } from '../test/fake-llm/server.js';
@@ -62,9 +64,9 @@ async function main(): Promise<void> {
   const pool = createHttpPool();
   const lines: string[] = [];
   lines.push(
-    '| wire | translate+parse | chat() per turn | bare fetch | bare node:http request | layer overhead |',
+    '| wire | translate+parse | chat() per turn | bare fetch | bare node:http request | axe HTTP client request | layer overhead |',
   );
-  lines.push('|---|---|---|---|---|---|');
+  lines.push('|---|---|---|---|---|---|---|');
   for (const api of Object.keys(WIRES) as WireApi[]) {
     const wire = WIRES[api];
     if (wire.sign) continue;
@@ -93,7 +95,7 @@ async function main(): Promise<void> {
       pure.push(performance.now() - t);
     }
 
-    const agent = await pool.agent('http:');
+    const agent = new http.Agent({ keepAlive: true });
     const bareRequest = () =>
       new Promise<string>((resolve, reject) => {
         const sent = http.request(url, { method: 'POST', headers, agent }, (response) => {
@@ -105,13 +107,20 @@ async function main(): Promise<void> {
         });
         sent.on('error', reject).end(body);
       });
+    const payload = Buffer.from(body);
+    const clientRequest = async () =>
+      readText(
+        (await pool.post(url, { ...headers, 'content-length': payload.byteLength }, payload, signal)).body,
+      );
     const ours: number[] = [];
     const bareFetch: number[] = [];
     const bare: number[] = [];
+    const client: number[] = [];
     for (let i = 0; i < 50; i++) {
       await provider.chat(request, { signal });
       await (await fetch(url, { method: 'POST', headers, body })).text();
       await bareRequest();
+      await clientRequest();
     }
     // Interleaved so all three see the same machine state.
     for (let i = 0; i < TURNS; i++) {
@@ -124,11 +133,15 @@ async function main(): Promise<void> {
       t = performance.now();
       await bareRequest();
       bare.push(performance.now() - t);
+      t = performance.now();
+      await clientRequest();
+      client.push(performance.now() - t);
     }
-    const [p, o, f, b] = [median(pure), median(ours), median(bareFetch), median(bare)];
+    agent.destroy();
+    const [p, o, f, b, c] = [median(pure), median(ours), median(bareFetch), median(bare), median(client)];
     // Median of the per-turn differences: steadier than the difference of two medians.
     const overhead = median(ours.map((t, i) => t - (bare[i] ?? t)));
-    lines.push(`| ${api} | ${fmt(p)} | ${fmt(o)} | ${fmt(f)} | ${fmt(b)} | ${fmt(overhead)} |`);
+    lines.push(`| ${api} | ${fmt(p)} | ${fmt(o)} | ${fmt(f)} | ${fmt(b)} | ${fmt(c)} | ${fmt(overhead)} |`);
   }
   await fake.close();
   process.stdout.write(

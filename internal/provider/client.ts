@@ -1,10 +1,12 @@
 import { withTimeout } from '../abort.js';
 import { ConfigError, MissingKeyError } from '../errors.js';
+import type { HttpResponse } from '../http/connection.js';
+import type { HttpPool } from '../http/pool.js';
 import { redactUrl } from '../redact.js';
 import { addSecret } from '../secrets.js';
 import { oneLine } from '../text.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
-import { boundedChunks, type HttpPool, type HttpResponse, postJson, readText } from './http.js';
+import { boundedChunks, postJson, readText } from './http.js';
 import { isObject, parseJson } from './json.js';
 import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
 import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';

@@ -1,8 +1,8 @@
+import type { HttpPool } from '../http/pool.js';
 import { anthropicWire } from './anthropic.js';
 import { bedrockWire } from './bedrock.js';
 import { createWireProvider } from './client.js';
 import { googleWire } from './google.js';
-import type { HttpPool } from './http.js';
 import { ollamaWire } from './ollama.js';
 import { openaiWire } from './openai.js';
 import { openCodeRoute } from './opencode-route.js';
@@ -10,8 +10,8 @@ import { responsesWire } from './responses.js';
 import type { Provider, ProviderSettings, RetryPolicy, WireApi } from './types.js';
 import type { Wire } from './wire.js';
 
+export { createHttpPool, type HttpPool } from '../http/pool.js';
 export { keyMissing } from './client.js';
-export { createHttpPool, type HttpPool } from './http.js';
 
 /** Every wire format by its `api` name. */
 export const WIRES: Record<WireApi, Wire> = {

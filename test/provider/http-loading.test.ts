@@ -8,11 +8,11 @@ import { REPO_ROOT, runAxe, TempHome } from '../run/cli.js';
 import { LOCALHOST_CERT, startTlsAnthropic } from './tls-anthropic.js';
 
 /**
- * A model call goes through `node:http`: undici (whose WebAssembly parser costs a compile at
- * start-up and a wait at exit) is left to the tools that need it, and `node:https` (TLS, crypto)
- * is loaded only for an https:// base URL, `node:crypto` only for a cassette or a Bedrock
- * signature. A preload script lists, at exit, the undici files in the CommonJS cache and whether
- * `node:https` and `node:crypto` were loaded.
+ * A model call goes through axe's own HTTP/1.1 client on `node:net`: undici (whose WebAssembly
+ * parser costs a compile at start-up and a wait at exit) is left to the tools that need it,
+ * `node:http` is never loaded, `node:tls` only for an https:// base URL, `node:crypto` only for a
+ * cassette or a Bedrock signature. A preload script lists, at exit, the undici files in the
+ * CommonJS cache and which of those built-in modules were loaded.
  */
 let fake: FakeLlm;
 let home: TempHome;
@@ -28,12 +28,14 @@ beforeAll(async () => {
     `const Module = require('node:module');
 process.on('exit', () => {
   const files = Object.keys(Module._cache).filter((f) => f.includes('/node_modules/undici/'));
+  const http = process.moduleLoadList.includes('NativeModule http');
   const https = process.moduleLoadList.includes('NativeModule https');
+  const tls = process.moduleLoadList.includes('NativeModule tls');
   const crypto = process.moduleLoadList.includes('NativeModule crypto');
   // V8's linear-time regexp engine, a flag grep_files sets.
   let linear = true;
   try { new RegExp('a', 'l'); } catch { linear = false; }
-  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, https, crypto, linear }));
+  require('node:fs').writeFileSync(process.env.UNDICI_LOG, JSON.stringify({ files, http, https, tls, crypto, linear }));
 });
 `,
   );
@@ -44,48 +46,59 @@ afterAll(async () => {
   home.cleanup();
 });
 
+interface Loaded {
+  files: string[];
+  http: boolean;
+  https: boolean;
+  tls: boolean;
+  crypto: boolean;
+  linear: boolean;
+}
+
 async function loadedBy(
   args: string[],
   fakeUrl?: string,
   extraEnv: Record<string, string> = {},
-): Promise<{ files: string[]; https: boolean; crypto: boolean; linear: boolean; stdout: string }> {
+): Promise<Loaded & { stdout: string }> {
   const log = path.join(home.root, `undici-${args.length}-${Object.keys(extraEnv).length}.json`);
   writeFileSync(log, '{}');
   const env = home.env(fakeUrl, { NODE_OPTIONS: `--require ${preload}`, UNDICI_LOG: log, ...extraEnv });
   const result = await runAxe(args, { env, stdin: 'hello' });
   expect(result.stderr).toBe('');
   expect(result.code).toBe(0);
-  const loaded = JSON.parse(readFileSync(log, 'utf8')) as {
-    files: string[];
-    https: boolean;
-    crypto: boolean;
-    linear: boolean;
-  };
+  const loaded = JSON.parse(readFileSync(log, 'utf8')) as Loaded;
   return { ...loaded, stdout: result.stdout };
 }
 
 describe('what the built axe loads to call a model', () => {
-  it('a provider call over http:// (recorded, as every run) loads neither undici, node:https nor node:crypto', async () => {
+  it('a provider call over http:// (recorded, as every run) loads neither undici, node:http(s), node:tls nor node:crypto', async () => {
     fake.respond(() => ({ text: 'answer from the fake' }));
-    const { files, https, crypto, stdout } = await loadedBy(
+    const { files, http, https, tls, crypto, stdout } = await loadedBy(
       ['run', 'a', '--agents-dir', home.agentsDir],
       fake.url,
     );
     expect(stdout).toBe('answer from the fake');
     expect(files).toEqual([]);
+    expect(http).toBe(false);
     expect(https).toBe(false);
+    expect(tls).toBe(false);
     expect(crypto).toBe(false);
   });
 
-  it('over https:// the same sender works through node:https (a local TLS server, its own certificate)', async () => {
+  it('over https:// the same client works through node:tls (a local TLS server, its own certificate)', async () => {
     const { server, url } = await startTlsAnthropic('over TLS');
     try {
-      const { files, https, stdout } = await loadedBy(['run', 'a', '--agents-dir', home.agentsDir], url, {
-        NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
-      });
+      const { files, http, https, tls, stdout } = await loadedBy(
+        ['run', 'a', '--agents-dir', home.agentsDir],
+        url,
+        {
+          NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
+        },
+      );
       expect(stdout).toBe('over TLS');
       expect(files).toEqual([]);
-      expect(https).toBe(true);
+      expect(tls).toBe(true);
+      expect(http || https).toBe(false);
     } finally {
       server.close();
     }

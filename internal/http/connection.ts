@@ -1,0 +1,222 @@
+import type { Socket } from 'node:net';
+import { Readable } from 'node:stream';
+import { headersOf } from './response-headers.js';
+import { type ResponseHead, ResponseParser, type ResponseSink } from './response-parser.js';
+
+export interface HttpResponse {
+  status: number;
+  /** Lower-cased names; repeated headers joined with ", ". */
+  headers: Record<string, string>;
+  body: ResponseBody;
+}
+
+/** What a connection tells the pool it belongs to. */
+export interface ConnectionOwner {
+  /** The exchange is over and the connection may carry another. */
+  release(connection: Connection): void;
+  /** The connection is closed or closing: never hand it out again. */
+  forget(connection: Connection): void;
+}
+
+/** Node's errors for a connection that ends early, with the same messages and codes. */
+function hangUp(): Error {
+  return Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' });
+}
+export function cutShort(): Error {
+  return Object.assign(new Error('aborted'), { code: 'ECONNRESET' });
+}
+
+/**
+ * One keep-alive connection: one request at a time, its response parsed as it arrives. The
+ * response's head resolves `send`; its body flows through a Readable with backpressure (the
+ * socket pauses while the reader lags). Once the body is read whole the connection goes back to
+ * its pool, unless the server asked to close it or sent more than the response. An abort, a
+ * malformed response, an early end or a body its reader destroys closes the connection.
+ */
+export class Connection implements ResponseSink {
+  readonly #parser = new ResponseParser();
+  #active = false;
+  #ended = false;
+  #written = false;
+  #resolve: ((response: HttpResponse) => void) | undefined;
+  #reject: ((error: Error) => void) | undefined;
+  #body: ResponseBody | undefined;
+  #signal: AbortSignal | undefined;
+  /** When an idle connection is too old to trust: a second before the server said it closes it. */
+  #staleAt = Number.POSITIVE_INFINITY;
+  readonly #onAbort = () => this.#fail(new Error('request aborted'));
+
+  constructor(
+    readonly socket: Socket,
+    /** The pool's name for the server and settings this connection was opened with. */
+    readonly key: string,
+    private readonly owner: ConnectionOwner,
+  ) {
+    socket.on('data', (data: Buffer) => this.#onData(data));
+    socket.on('end', () => this.#onClose());
+    socket.on('close', () => this.#onClose());
+    socket.on('error', (error: Error) => this.#fail(error));
+  }
+
+  /** Whether the connection can still carry a request. */
+  get usable(): boolean {
+    return (
+      !this.#active && !this.socket.destroyed && this.socket.writable && performance.now() < this.#staleAt
+    );
+  }
+
+  /** Sends a request; resolves with its response's head once it arrives. `onWritten` once the request is out. */
+  send(head: string, payload: Buffer, signal: AbortSignal, onWritten?: () => void): Promise<HttpResponse> {
+    this.#active = true;
+    this.#ended = false;
+    this.#written = false;
+    this.#body = undefined;
+    this.#parser.expect(this);
+    this.socket.ref();
+    return new Promise((resolve, reject) => {
+      this.#resolve = resolve;
+      this.#reject = reject;
+      this.#signal = signal;
+      signal.addEventListener('abort', this.#onAbort, { once: true });
+      const socket = this.socket;
+      if (socket.destroyed) {
+        this.#fail(hangUp());
+        return;
+      }
+      socket.cork();
+      socket.write(head, 'latin1');
+      socket.write(payload, (error) => {
+        if (error) return;
+        this.#written = true;
+        onWritten?.();
+      });
+      socket.uncork();
+    });
+  }
+
+  onHead(head: ResponseHead): void {
+    const body = new ResponseBody(this);
+    this.#body = body;
+    const resolve = this.#resolve;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    const headers = headersOf(head.rawHeaders);
+    this.#staleAt = staleAt(headers['keep-alive']);
+    resolve?.({ status: head.status, headers, body });
+  }
+
+  onBody(chunk: Buffer): void {
+    if (!this.#body?.push(chunk)) this.socket.pause();
+  }
+
+  onEnd(): void {
+    this.#ended = true;
+    this.#body?.push(null);
+  }
+
+  /** The body's reader wants more. */
+  resumeFor(body: ResponseBody): void {
+    if (body === this.#body && this.#active) this.socket.resume();
+  }
+
+  /** The body's reader destroyed it: unless the response was already read whole, the connection closes. */
+  abandonedBy(body: ResponseBody, error: Error | null): void {
+    if (body === this.#body && this.#active) this.#fail(error ?? cutShort());
+  }
+
+  /** Ends the connection; an exchange in flight fails as Node's does when its socket is destroyed. */
+  destroy(): void {
+    this.socket.destroy();
+  }
+
+  #onData(data: Buffer): void {
+    if (!this.#active) {
+      // A server has nothing to say on an idle connection: whatever it is, the connection is done.
+      this.#close();
+      return;
+    }
+    try {
+      this.#parser.push(data);
+    } catch (error) {
+      this.#fail(error as Error);
+      return;
+    }
+    if (this.#ended) this.#complete();
+  }
+
+  #onClose(): void {
+    if (!this.#active) {
+      this.#close();
+      return;
+    }
+    if (this.#parser.finish()) this.#complete();
+    else this.#fail(this.#body === undefined ? hangUp() : cutShort());
+  }
+
+  #complete(): void {
+    const reusable = this.#parser.reusable && this.#written && performance.now() < this.#staleAt;
+    this.#finishExchange();
+    if (!reusable) {
+      this.#close();
+      return;
+    }
+    this.socket.resume();
+    this.socket.unref();
+    this.owner.release(this);
+  }
+
+  #fail(error: Error): void {
+    if (this.#active) {
+      const reject = this.#reject;
+      const body = this.#body;
+      this.#finishExchange();
+      if (reject) reject(error);
+      else body?.destroy(error);
+    }
+    this.#close();
+  }
+
+  #finishExchange(): void {
+    this.#active = false;
+    this.#resolve = undefined;
+    this.#reject = undefined;
+    this.#signal?.removeEventListener('abort', this.#onAbort);
+    this.#signal = undefined;
+  }
+
+  #close(): void {
+    this.owner.forget(this);
+    this.socket.destroy();
+  }
+}
+
+/**
+ * When a connection kept after a response with `keep-alive` (`timeout=N`) stops being reused: a
+ * second before the server's N seconds run out, as Node's agent reads the hint, so a request does
+ * not go out on a connection the server is closing.
+ */
+function staleAt(keepAlive: string | undefined): number {
+  const seconds = keepAlive === undefined ? undefined : /^timeout=(\d+)/.exec(keepAlive)?.[1];
+  return seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + Number(seconds) * 1000 - 1000;
+}
+
+/**
+ * A response's body as a stream; what its reader does to it reaches the connection. A body can
+ * fail before its reader has it (a malformed chunk in the same packet as the head): as Node's
+ * `IncomingMessage` does, it then emits no 'error' nobody listens to; the reader finds the error
+ * in `errored`.
+ */
+export class ResponseBody extends Readable {
+  constructor(private readonly connection: Connection) {
+    super();
+  }
+
+  override _read(): void {
+    this.connection.resumeFor(this);
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.connection.abandonedBy(this, error);
+    callback(this.listenerCount('error') > 0 ? error : null);
+  }
+}

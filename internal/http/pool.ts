@@ -1,0 +1,211 @@
+import type { Socket } from 'node:net';
+import type { TLSSocket, ConnectionOptions as TlsOptions } from 'node:tls';
+import { Connection, type ConnectionOwner, type HttpResponse } from './connection.js';
+import { parseTarget, type RequestTarget, requestHead, serverName } from './request-head.js';
+
+/**
+ * The one HTTP client every provider uses: HTTP/1.1 over `node:net` and `node:tls` sockets, a
+ * keep-alive pool per run, every request tied to an AbortSignal (an abort closes its connection),
+ * redirects never followed, no socket timeouts (the run's deadline bounds every call). It does
+ * what a model call needs and no more, for less than half the CPU per request of `node:http`'s
+ * client, which a wide fan-out pays once per child. `node:tls` is loaded only for https://.
+ */
+export interface HttpPool {
+  /**
+   * POSTs `payload` to `url` with `headers` (sent as given, then Host and Connection as Node adds
+   * them); resolves with the response's head, its body to be read. `onWritten` runs once the
+   * request is out.
+   */
+  post(
+    url: string,
+    headers: Record<string, string | number>,
+    payload: Buffer,
+    signal: AbortSignal,
+    onWritten?: () => void,
+  ): Promise<HttpResponse>;
+  /**
+   * Opens connections to `url`'s server until `count` stand idle (kept, or opening), for requests
+   * about to come: a fan-out's children find them ready. Only a server this pool has already
+   * connected to (its connection settings are those of that first connection); never more than
+   * `count` idle whatever the number of callers.
+   */
+  warm(url: string, count: number): void;
+  /**
+   * Opens a connection to `url`'s server, as a request with `headers` would, when the pool has none
+   * yet: an agent about to call its model gets DNS, TCP and TLS done while it reads its files and
+   * starts its MCP servers. Its first request then goes out at once. Not when `headers` set Host,
+   * which names the TLS server.
+   */
+  preconnect(url: string, headers: Record<string, string>): void;
+  /**
+   * Ends every connection now. Called when the run is over, so a request still in flight is one
+   * nobody will read: it fails instead of keeping the process alive.
+   */
+  close(): Promise<void>;
+}
+
+// TCP keep-alive probes start after this long idle, as Node's agent sets them (`keepAliveMsecs`).
+const KEEP_ALIVE_MS = 30_000;
+// TLS sessions kept for resumption, as Node's https agent keeps them (`maxCachedSessions`).
+const MAX_TLS_SESSIONS = 100;
+
+/** How to open a connection to one server: the pool's key for it and its socket's settings. */
+interface Route {
+  key: string;
+  target: RequestTarget;
+  servername: string;
+}
+
+export function createHttpPool(): HttpPool {
+  return new Pool();
+}
+
+class Pool implements HttpPool, ConnectionOwner {
+  readonly #targets = new Map<string, RequestTarget>();
+  /** Idle connections by route key, the most recently used last (each one opening or open). */
+  readonly #idle = new Map<string, Connection[]>();
+  readonly #all = new Set<Connection>();
+  /** The route last used for each server (`hostname:port`), for `warm`. */
+  readonly #routes = new Map<string, Route>();
+  readonly #sessions = new Map<string, Buffer>();
+  #closed = false;
+
+  post(
+    url: string,
+    headers: Record<string, string | number>,
+    payload: Buffer,
+    signal: AbortSignal,
+    onWritten?: () => void,
+  ): Promise<HttpResponse> {
+    try {
+      if (this.#closed) throw new Error('the HTTP pool is closed: the run is over');
+      const target = this.#target(url);
+      signal.throwIfAborted();
+      const head = requestHead(target, headers);
+      const route = this.#route(target, target.protocol === 'https:' ? serverName(target, headers) : '');
+      return this.#take(route).send(head, payload, signal, onWritten);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  warm(url: string, count: number): void {
+    if (this.#closed) return;
+    const route = this.#routes.get(this.#target(url).server);
+    if (route) this.#fill(route, count);
+  }
+
+  preconnect(url: string, headers: Record<string, string>): void {
+    if (this.#closed || Object.keys(headers).some((name) => name.toLowerCase() === 'host')) return;
+    try {
+      const target = this.#target(url);
+      if (this.#routes.has(target.server)) return;
+      this.#fill(this.#route(target, serverName(target, headers)), 1);
+    } catch {
+      // An invalid URL, a connection that cannot be opened: the request says so itself.
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    for (const connection of this.#all) connection.destroy();
+    this.#all.clear();
+    this.#idle.clear();
+  }
+
+  release(connection: Connection): void {
+    if (this.#closed) {
+      connection.destroy();
+      return;
+    }
+    const idle = this.#idle.get(connection.key);
+    if (idle) idle.push(connection);
+    else this.#idle.set(connection.key, [connection]);
+  }
+
+  forget(connection: Connection): void {
+    if (!this.#all.delete(connection)) return;
+    const idle = this.#idle.get(connection.key);
+    const at = idle?.indexOf(connection) ?? -1;
+    if (at >= 0) idle?.splice(at, 1);
+  }
+
+  #target(url: string): RequestTarget {
+    let target = this.#targets.get(url);
+    if (!target) {
+      target = parseTarget(url);
+      this.#targets.set(url, target);
+    }
+    return target;
+  }
+
+  #route(target: RequestTarget, servername: string): Route {
+    const key = `${target.protocol}//${target.server}/${servername}`;
+    let route = this.#routes.get(target.server);
+    if (route?.key !== key) {
+      route = { key, target, servername };
+      this.#routes.set(target.server, route);
+    }
+    return route;
+  }
+
+  /** An idle connection for `route` (the last used of those open, else one still opening), or a new one. */
+  #take(route: Route): Connection {
+    const idle = this.#idle.get(route.key) ?? [];
+    while (idle.length > 0) {
+      let at = idle.length - 1;
+      for (let i = at; i >= 0; i--) {
+        if (!(idle[i] as Connection).socket.connecting) {
+          at = i;
+          break;
+        }
+      }
+      const connection = idle.splice(at, 1)[0] as Connection;
+      if (connection.usable) return connection;
+      connection.destroy();
+    }
+    return this.#open(route);
+  }
+
+  /** Opens connections for `route` until `count` are idle. */
+  #fill(route: Route, count: number): void {
+    const idle = this.#idle.get(route.key) ?? [];
+    this.#idle.set(route.key, idle);
+    while (idle.length < count) {
+      const connection = this.#open(route);
+      connection.socket.unref();
+      idle.push(connection);
+    }
+  }
+
+  #open(route: Route): Connection {
+    const { target, servername, key } = route;
+    let socket: Socket;
+    if (target.protocol === 'https:') {
+      const options: TlsOptions = { host: target.hostname, port: target.port };
+      if (servername !== '') options.servername = servername;
+      const session = this.#sessions.get(key);
+      if (session) options.session = session;
+      const tls: TLSSocket = process.getBuiltinModule('node:tls').connect(options);
+      tls.on('session', (next: Buffer) => this.#keepSession(key, next));
+      tls.once('error', () => this.#sessions.delete(key));
+      socket = tls;
+    } else {
+      socket = process.getBuiltinModule('node:net').connect({ host: target.hostname, port: target.port });
+    }
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true, KEEP_ALIVE_MS);
+    const connection = new Connection(socket, key, this);
+    this.#all.add(connection);
+    return connection;
+  }
+
+  #keepSession(key: string, session: Buffer): void {
+    this.#sessions.delete(key);
+    if (this.#sessions.size >= MAX_TLS_SESSIONS) {
+      const [oldest] = this.#sessions.keys();
+      if (oldest !== undefined) this.#sessions.delete(oldest);
+    }
+    this.#sessions.set(key, session);
+  }
+}

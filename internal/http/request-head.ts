@@ -1,0 +1,81 @@
+/** Where a request goes, parsed once per URL per run. */
+export interface RequestTarget {
+  protocol: 'http:' | 'https:';
+  hostname: string;
+  port: number;
+  /** Path and query, as the request line carries them. */
+  path: string;
+  /** `hostname:port`: the server whose connections `HttpPool.warm` opens. */
+  server: string;
+  /** The Host header Node sends for this target: the port only when it is not the protocol's default. */
+  host: string;
+}
+
+export function parseTarget(url: string): RequestTarget {
+  const parsed = new URL(url);
+  const { protocol } = parsed;
+  if (protocol !== 'http:' && protocol !== 'https:') {
+    throw new TypeError(`Protocol "${protocol}" not supported. Expected "http:" or "https:"`);
+  }
+  // `[::1]` is a host in a URL, `::1` one to connect to.
+  const hostname = parsed.hostname.startsWith('[') ? parsed.hostname.slice(1, -1) : parsed.hostname;
+  const defaultPort = protocol === 'https:' ? 443 : 80;
+  const port = parsed.port === '' ? defaultPort : Number(parsed.port);
+  const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
+  return {
+    protocol,
+    hostname,
+    port,
+    path: `${parsed.pathname}${parsed.search}`,
+    server: `${hostname}:${port}`,
+    host: port === defaultPort ? bracketed : `${bracketed}:${port}`,
+  };
+}
+
+const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
+const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
+
+function headerError(code: string, message: string): TypeError {
+  return Object.assign(new TypeError(message), { code });
+}
+
+/**
+ * A POST request's head, byte for byte what `node:http` writes for the same headers: each header
+ * in the order first given (a later name differing only in case replaces its value and spelling),
+ * then `Host` unless given, then `Connection: keep-alive` unless a Connection header was given.
+ * Names must be tokens and values free of CR, LF and NUL (Node's own errors and codes).
+ */
+export function requestHead(target: RequestTarget, headers: Record<string, string | number>): string {
+  const fields = new Map<string, [string, string]>();
+  for (const [name, raw] of Object.entries(headers)) {
+    if (!TOKEN.test(name)) {
+      throw headerError('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
+    }
+    const value = String(raw);
+    if (INVALID_VALUE.test(value)) {
+      throw headerError('ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
+    }
+    fields.set(name.toLowerCase(), [name, value]);
+  }
+  if (!fields.has('host')) fields.set('host', ['Host', target.host]);
+  let head = `POST ${target.path} HTTP/1.1\r\n`;
+  for (const [name, value] of fields.values()) head += `${name}: ${value}\r\n`;
+  if (!fields.has('connection')) head += 'Connection: keep-alive\r\n';
+  return `${head}\r\n`;
+}
+
+/**
+ * The TLS server name for a request, as Node's agent derives it: the Host header's name when one
+ * is given, else the target's host; never an IP address.
+ */
+export function serverName(target: RequestTarget, headers: Record<string, string | number>): string {
+  let name = target.hostname;
+  for (const [field, value] of Object.entries(headers)) {
+    if (field.toLowerCase() !== 'host') continue;
+    const host = String(value);
+    const close = host.indexOf(']');
+    if (!host.startsWith('[')) name = host.split(':', 1)[0] ?? '';
+    else name = close === -1 ? host : host.slice(1, close);
+  }
+  return process.getBuiltinModule('node:net').isIP(name) === 0 ? name : '';
+}

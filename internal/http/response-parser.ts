@@ -1,0 +1,357 @@
+/**
+ * An incremental HTTP/1.1 response parser (RFC 9112) for one connection: bytes go in as the socket
+ * delivers them, split anywhere, and the response's head, its body's pieces and its end come out.
+ * It is as strict as Node's own (llhttp) where a lax reading would let a response be framed two
+ * ways: Transfer-Encoding beside Content-Length, differing Content-Lengths, a malformed chunk size
+ * are errors; so is a head over 16 KiB.
+ */
+
+/** Node's default `maxHeaderSize`: a head (status line and headers) or trailer section at most this long. */
+export const MAX_HEAD_BYTES = 16 * 1024;
+
+/** A response the parser cannot frame; `code` names the fault as llhttp's codes do (`HPE_…`). */
+export class HttpParseError extends Error {
+  readonly code: string;
+  constructor(code: string, reason: string) {
+    super(`Parse Error: ${reason}`);
+    this.name = 'HttpParseError';
+    this.code = code;
+  }
+}
+
+export interface ResponseHead {
+  status: number;
+  /** Header names and values in order, as received (`IncomingMessage.rawHeaders`). */
+  rawHeaders: string[];
+  /** Whether the connection may carry another request once this response is read. */
+  keepAlive: boolean;
+}
+
+/** What the parser reports to: one connection's current exchange. */
+export interface ResponseSink {
+  onHead(head: ResponseHead): void;
+  onBody(chunk: Buffer): void;
+  onEnd(): void;
+}
+
+enum State {
+  Head,
+  Length,
+  ChunkSize,
+  ChunkData,
+  ChunkDataEnd,
+  Trailers,
+  UntilClose,
+  Done,
+}
+
+const LF = 0x0a;
+const HTTP = Buffer.from('HTTP/', 'latin1');
+const CR = 0x0d;
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
+// A field value's octets: visible characters, SP, HTAB and obs-text; no CR, LF or NUL.
+const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r]*)?$/;
+/** A chunk-size line, extensions included, at most this long. */
+const MAX_CHUNK_LINE = 4096;
+
+export class ResponseParser {
+  #state = State.Head;
+  /** Bytes of a head, chunk-size line or trailer section not yet complete. */
+  #pending: Buffer | undefined;
+  /** Bytes of the current body part still to come (Length, ChunkData). */
+  #remaining = 0;
+  #keepAlive = false;
+  #sink: ResponseSink | undefined;
+  /** Bytes arrived after the response was complete: the connection cannot be reused. */
+  #extra = false;
+
+  /** Starts reading the response to the request just sent, reporting to `sink`. */
+  expect(sink: ResponseSink): void {
+    this.#sink = sink;
+    this.#state = State.Head;
+    this.#pending = undefined;
+    this.#extra = false;
+  }
+
+  /** The response is read whole and nothing followed it: its connection may carry the next request. */
+  get reusable(): boolean {
+    return this.#state === State.Done && this.#keepAlive && !this.#extra;
+  }
+
+  /** Reads `data`; throws HttpParseError on a malformed response. */
+  push(data: Buffer): void {
+    let at = 0;
+    while (at < data.length) {
+      switch (this.#state) {
+        case State.Head:
+          at = this.#readHead(data, at);
+          break;
+        case State.Length:
+        case State.ChunkData:
+        case State.UntilClose:
+          at = this.#readBody(data, at);
+          break;
+        case State.ChunkSize:
+          at = this.#readChunkSize(data, at);
+          break;
+        case State.ChunkDataEnd:
+          at = this.#readChunkDataEnd(data, at);
+          break;
+        case State.Trailers:
+          at = this.#readTrailers(data, at);
+          break;
+        case State.Done:
+          this.#extra = true;
+          return;
+      }
+    }
+  }
+
+  /**
+   * The connection ended. True when that ends the response (a body read until close); false when
+   * the response was cut short or never came.
+   */
+  finish(): boolean {
+    if (this.#state === State.UntilClose) {
+      this.#end();
+      return true;
+    }
+    return this.#state === State.Done;
+  }
+
+  /** A line-ended section (head, trailers) up to its empty line, or -1 when not yet complete. */
+  #sectionEnd(buffer: Buffer, from: number): number {
+    for (let lf = buffer.indexOf(LF, from); lf !== -1; lf = buffer.indexOf(LF, lf + 1)) {
+      if (buffer[lf + 1] === LF) return lf + 2;
+      if (buffer[lf + 1] === CR && buffer[lf + 2] === LF) return lf + 3;
+    }
+    return -1;
+  }
+
+  /** Gathers a section into #pending until `end(buffer)` finds its end; the bytes it took from `data`. */
+  #gather(
+    data: Buffer,
+    at: number,
+    limit: number,
+    overflow: () => HttpParseError,
+  ): [Buffer, number] | number {
+    const before = this.#pending?.length ?? 0;
+    const buffer =
+      before === 0 ? data.subarray(at) : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
+    // Search from a little before the new bytes: the end may straddle the split.
+    const end = this.#sectionEnd(buffer, Math.max(0, before - 2));
+    if (end === -1) {
+      if (buffer.length > limit) throw overflow();
+      // Kept as a copy: the socket's buffer may be reused.
+      this.#pending = Buffer.from(buffer);
+      return data.length;
+    }
+    if (end > limit) throw overflow();
+    this.#pending = undefined;
+    return [buffer.subarray(0, end), at + end - before];
+  }
+
+  #readHead(data: Buffer, at: number): number {
+    // Not an HTTP response at all (an SSH banner, a TLS alert): said at once, not when a head ends.
+    const before = this.#pending?.length ?? 0;
+    if (before < HTTP.length) {
+      const start = before === 0 ? data : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
+      const from = before === 0 ? at : 0;
+      for (let i = 0; i < HTTP.length && from + i < start.length; i++) {
+        if (start[from + i] !== HTTP[i]) throw new HttpParseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
+      }
+    }
+    const gathered = this.#gather(
+      data,
+      at,
+      MAX_HEAD_BYTES,
+      () => new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow'),
+    );
+    if (typeof gathered === 'number') return gathered;
+    const [bytes, next] = gathered;
+    const lines = splitLines(bytes.toString('latin1'));
+    const status = STATUS_LINE.exec(lines[0] ?? '');
+    if (!status) throw new HttpParseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
+    const minor = status[1];
+    const code = Number(status[2]);
+    const rawHeaders = parseFields(lines.slice(1));
+    if (code < 100) throw new HttpParseError('HPE_INVALID_STATUS', 'Invalid status code');
+    if (code < 200) {
+      // 1xx: an interim response (100 Continue, 103 Early Hints); the final one follows.
+      if (code === 101) throw new HttpParseError('HPE_INVALID_STATUS', 'Unexpected protocol switch');
+      return next;
+    }
+    this.#frame(code, minor === '1', rawHeaders);
+    return next;
+  }
+
+  /** How the body is delimited (RFC 9112 §6.3), and whether the connection outlives it. */
+  #frame(status: number, http11: boolean, rawHeaders: string[]): void {
+    let connection = '';
+    let transferEncoding: string | undefined;
+    let contentLength: string | undefined;
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const name = (rawHeaders[i] as string).toLowerCase();
+      const value = rawHeaders[i + 1] as string;
+      if (name === 'connection') connection += `,${value.toLowerCase()}`;
+      else if (name === 'transfer-encoding') transferEncoding = join(transferEncoding, value);
+      else if (name === 'content-length') contentLength = join(contentLength, value);
+    }
+    const tokens = connection.split(',').map((token) => token.trim());
+    this.#keepAlive = http11 ? !tokens.includes('close') : tokens.includes('keep-alive');
+    let state: State;
+    if (status === 204 || status === 304) {
+      state = State.Done;
+    } else if (transferEncoding !== undefined) {
+      if (contentLength !== undefined) {
+        throw new HttpParseError(
+          'HPE_UNEXPECTED_CONTENT_LENGTH',
+          "Content-Length can't be present with Transfer-Encoding",
+        );
+      }
+      const codings = transferEncoding.split(',').map((coding) => coding.trim().toLowerCase());
+      state = codings.at(-1) === 'chunked' ? State.ChunkSize : State.UntilClose;
+    } else if (contentLength !== undefined) {
+      const lengths = new Set(contentLength.split(',').map((length) => length.trim()));
+      const [length] = lengths;
+      if (lengths.size !== 1 || !/^\d{1,15}$/.test(length as string)) {
+        throw new HttpParseError('HPE_INVALID_CONTENT_LENGTH', 'Invalid Content-Length');
+      }
+      this.#remaining = Number(length);
+      state = this.#remaining === 0 ? State.Done : State.Length;
+    } else {
+      state = State.UntilClose;
+    }
+    // A body read until the connection closes leaves no connection to reuse; nor does an HTTP/1.0
+    // response with Transfer-Encoding (RFC 9112 §6.1).
+    if (state === State.UntilClose || (!http11 && transferEncoding !== undefined)) this.#keepAlive = false;
+    (this.#sink as ResponseSink).onHead({ status, rawHeaders, keepAlive: this.#keepAlive });
+    if (state === State.Done) this.#end();
+    else this.#state = state;
+  }
+
+  #readBody(data: Buffer, at: number): number {
+    if (this.#state === State.UntilClose) {
+      (this.#sink as ResponseSink).onBody(at === 0 ? data : data.subarray(at));
+      return data.length;
+    }
+    const take = Math.min(this.#remaining, data.length - at);
+    this.#remaining -= take;
+    (this.#sink as ResponseSink).onBody(take === data.length ? data : data.subarray(at, at + take));
+    if (this.#remaining === 0) {
+      if (this.#state === State.Length) this.#end();
+      else this.#state = State.ChunkDataEnd;
+    }
+    return at + take;
+  }
+
+  #readChunkSize(data: Buffer, at: number): number {
+    const lf = data.indexOf(LF, at);
+    const piece = data.subarray(at, lf === -1 ? data.length : lf);
+    const line = this.#pending === undefined ? piece : Buffer.concat([this.#pending, piece]);
+    if (line.length > MAX_CHUNK_LINE)
+      throw new HttpParseError('HPE_INVALID_CHUNK_SIZE', 'Chunk size line too long');
+    if (lf === -1) {
+      this.#pending = Buffer.from(line);
+      return data.length;
+    }
+    this.#pending = undefined;
+    const text = line.toString('latin1');
+    const size = CHUNK_SIZE.exec(text.endsWith('\r') ? text.slice(0, -1) : text);
+    if (!size) throw new HttpParseError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size');
+    this.#remaining = Number.parseInt(size[1] as string, 16);
+    if (this.#remaining === 0) {
+      this.#state = State.Trailers;
+    } else {
+      this.#state = State.ChunkData;
+    }
+    return lf + 1;
+  }
+
+  /** The CRLF (or bare LF) that closes a chunk's data. */
+  #readChunkDataEnd(data: Buffer, at: number): number {
+    const byte = data[at];
+    if (byte === CR && this.#pending === undefined) {
+      this.#pending = EMPTY;
+      return at + 1;
+    }
+    if (byte !== LF) throw new HttpParseError('HPE_STRICT', 'Expected LF after chunk data');
+    this.#pending = undefined;
+    this.#state = State.ChunkSize;
+    return at + 1;
+  }
+
+  /** Trailer fields after the last chunk, read and dropped, up to the empty line. */
+  #readTrailers(data: Buffer, at: number): number {
+    // With no trailers the section is only its empty line: `\r\n` or `\n`.
+    const before = this.#pending?.length ?? 0;
+    const buffer =
+      before === 0 ? data.subarray(at) : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
+    let end = -1;
+    if (buffer[0] === LF) end = 1;
+    else if (buffer[0] === CR && buffer[1] === LF) end = 2;
+    else if (buffer.length >= 2 || buffer[0] !== CR) end = this.#sectionEnd(buffer, Math.max(0, before - 2));
+    if (end === -1) {
+      if (buffer.length > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+      this.#pending = Buffer.from(buffer);
+      return data.length;
+    }
+    if (end > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+    if (end > 2) parseFields(splitLines(buffer.subarray(0, end).toString('latin1')));
+    this.#pending = undefined;
+    this.#end();
+    return at + end - before;
+  }
+
+  #end(): void {
+    this.#state = State.Done;
+    (this.#sink as ResponseSink).onEnd();
+  }
+}
+
+const EMPTY = Buffer.alloc(0);
+
+function join(seen: string | undefined, value: string): string {
+  return seen === undefined ? value : `${seen}, ${value}`;
+}
+
+/** A section's lines without their endings and without the empty line that closes it. */
+function splitLines(section: string): string[] {
+  const lines = section.split('\n');
+  lines.length -= 2;
+  return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
+}
+
+/** Field lines as name, value pairs; an obsolete folded line continues the value before it. */
+function parseFields(lines: string[]): string[] {
+  const raw: string[] = [];
+  for (const line of lines) {
+    if (line.startsWith(' ') || line.startsWith('\t')) {
+      if (raw.length === 0) throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header field char');
+      const folded = trimOws(line);
+      if (!FIELD_VALUE.test(folded))
+        throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
+      // RFC 9112 §5.2: a recipient replaces obs-fold with SP.
+      raw[raw.length - 1] = trimOws(`${raw[raw.length - 1]} ${folded}`);
+      continue;
+    }
+    const colon = line.indexOf(':');
+    const name = colon === -1 ? '' : line.slice(0, colon);
+    if (!TOKEN.test(name)) throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
+    const value = trimOws(line.slice(colon + 1));
+    if (!FIELD_VALUE.test(value))
+      throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
+    raw.push(name, value);
+  }
+  return raw;
+}
+
+function trimOws(text: string): string {
+  let start = 0;
+  let end = text.length;
+  while (start < end && (text[start] === ' ' || text[start] === '\t')) start++;
+  while (end > start && (text[end - 1] === ' ' || text[end - 1] === '\t')) end--;
+  return text.slice(start, end);
+}

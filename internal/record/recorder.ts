@@ -12,9 +12,10 @@ import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
 /**
- * Lines are appended together once the run's events pause this long: a 512-way fan-out then opens
- * each transcript a few times instead of once per event, and a burst of events (a fan-out starting
- * its children) is not slowed by writes in its midst.
+ * Lines are made and appended together once the run's events pause this long: a 512-way fan-out
+ * then opens each transcript a few times instead of once per event, and a burst of events (a
+ * fan-out starting its children, their answers coming back) is slowed neither by writes nor by
+ * JSON in its midst.
  */
 const FLUSH_QUIET_MS = 50;
 /** Nor later than this after the first of them: a killed run loses at most this much of its record. */
@@ -28,14 +29,15 @@ export type RecordProblem = (message: string) => void;
 
 /**
  * Writes one run's record as the run goes: a transcript line per event (text deltas aside: the
- * messages hold the text), appended in batches when the events pause (within 500 ms), and
- * `run.json` at the start and at the end. A record that cannot be written is said once and given
- * up; it never fails the run.
+ * messages hold the text), made and appended in batches when the events pause (within 500 ms;
+ * an event is never changed once emitted), and `run.json` at the start and at the end. A record
+ * that cannot be written is said once and given up; it never fails the run.
  */
 export class RunRecorder {
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
-  private readonly pending = new Map<string, string[]>();
+  /** Events observed and not yet written, in order: turned into lines when they are appended. */
+  private queue: RunEvent[] = [];
   /** Set while lines wait to be appended, from when the first of them came. */
   private flushTimer: NodeJS.Timeout | undefined;
   private firstPendingAt = 0;
@@ -117,20 +119,7 @@ export class RunRecorder {
   /** Feed every event of the run here. */
   readonly observe = (event: RunEvent): void => {
     if (this.broken || event.type === 'text.delta') return;
-    let file = this.files.get(event.path);
-    if (file === undefined) {
-      file = join('agents', `${String(this.files.size).padStart(4, '0')}-${safeName(event.agent)}.jsonl`);
-      this.files.set(event.path, file);
-    }
-    const { parent } = splitPath(event.path);
-    this.tree.observe(event, file);
-    // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
-    const json = JSON.stringify(event);
-    const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
-    const lines = this.pending.get(file);
-    const text = `${maskSecrets(line)}\n`;
-    if (lines) lines.push(text);
-    else this.pending.set(file, [text]);
+    this.queue.push(event);
     if (this.flushTimer === undefined) {
       this.firstPendingAt = Date.now();
       this.flushTimer = setTimeout(this.flush, FLUSH_QUIET_MS).unref();
@@ -153,13 +142,36 @@ export class RunRecorder {
       void this.ready.then(this.flush);
       return;
     }
+    const pending = new Map<string, string[]>();
+    for (const event of this.queue) {
+      const file = this.fileOf(event);
+      this.tree.observe(event, file);
+      const { parent } = splitPath(event.path);
+      // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
+      const json = JSON.stringify(event);
+      const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
+      const text = `${maskSecrets(line)}\n`;
+      const lines = pending.get(file);
+      if (lines) lines.push(text);
+      else pending.set(file, [text]);
+    }
+    this.queue = [];
     try {
-      for (const [file, lines] of this.pending) appendFileSync(join(this.dir, file), lines.join(''));
+      for (const [file, lines] of pending) appendFileSync(join(this.dir, file), lines.join(''));
     } catch (error) {
       this.giveUp(error);
     }
-    this.pending.clear();
   };
+
+  /** The transcript of the event's agent, named in the order agents first appear. */
+  private fileOf(event: RunEvent): string {
+    let file = this.files.get(event.path);
+    if (file === undefined) {
+      file = join('agents', `${String(this.files.size).padStart(4, '0')}-${safeName(event.agent)}.jsonl`);
+      this.files.set(event.path, file);
+    }
+    return file;
+  }
 
   /** Resolves once every line observed so far is appended (or the record given up). */
   async written(): Promise<void> {

@@ -5,7 +5,8 @@ import type { JsonValue, Message, Usage } from '../provider/types.js';
  * all renderers of it; nothing formats output inside the loop.
  *
  * `path` names the agent in the tree, e.g. `reviewer` or `reviewer/call_agent#2:tester`;
- * `depth` is 0 for the top-level agent.
+ * `depth` is 0 for the top-level agent. An event and what it holds (messages, tool input, usage)
+ * are never changed once emitted: the run record turns events into lines later, when they pause.
  */
 export type RunEvent = { path: string; agent: string; depth: number; time: number } & RunEventBody;
 

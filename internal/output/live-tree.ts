@@ -145,12 +145,32 @@ function render(row: Row, options: FrameOptions): string {
   let room = Math.max(1, options.width - 1);
   let line = '';
   for (const [text, style] of segments) {
-    const chars = Array.from(text);
-    let shown = chars.length <= room ? text : `${chars.slice(0, Math.max(0, room - 1)).join('')}…`;
-    if (room <= 0) shown = '';
-    room -= Array.from(shown).length;
+    const length = codePoints(text);
+    let shown = text;
+    let shownLength = length;
+    if (room <= 0) {
+      shown = '';
+      shownLength = 0;
+    } else if (length > room) {
+      shown = `${firstCodePoints(text, room - 1)}…`;
+      shownLength = room;
+    }
+    room -= shownLength;
     line += options.color && style !== '' && shown !== '' ? `\x1b[${style}m${shown}\x1b[0m` : shown;
-    if (chars.length > Array.from(shown).length) break;
+    if (length > shownLength) break;
   }
   return line;
+}
+
+// A frame is drawn every 100 ms, row by row: splitting every text into code points was most of it.
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** How many characters (code points) `text` has. */
+function codePoints(text: string): number {
+  return SURROGATE.test(text) ? Array.from(text).length : text.length;
+}
+
+/** The first `count` characters (code points) of `text`. */
+function firstCodePoints(text: string, count: number): string {
+  return SURROGATE.test(text) ? Array.from(text).slice(0, count).join('') : text.slice(0, count);
 }

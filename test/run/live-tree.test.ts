@@ -173,6 +173,13 @@ describe('live tree frame', () => {
     const colored = frame(tree(fanOut()).roots, { ...plain, width: 20, color: true });
     expect(colored[0]?.replace(STYLE, '')).toBe(lines[0]);
   });
+
+  it('counts and cuts characters, not UTF-16 units: a name of emoji is never split inside one', () => {
+    const [line] = frame(tree([start('😀😀😀😀😀😀😀😀😀😀')]).roots, { ...plain, width: 8 });
+    expect(line).toBe('⠴ 😀😀😀😀…');
+    const [whole] = frame(tree([start('😀😀')]).roots, { ...plain, width: 11 });
+    expect(whole).toBe('⠴ 😀😀  2.5s');
+  });
 });
 
 describe('live tree driver', () => {

@@ -70,8 +70,11 @@ export function readText(body: HttpResponse['body'], limit = MAX_BODY_BYTES): Pr
     body.once('end', () => resolve(utf8.decode(chunks.length === 1 ? chunks[0] : Buffer.concat(chunks))));
     body.once('error', fail);
     // Closed without its end: failed, maybe before this reader came (then with no 'error' to see).
-    body.once('close', () => reject(body.errored ?? cutShort()));
-    if (body.destroyed) reject(body.errored ?? cutShort());
+    const closedEarly = (): void => {
+      if (!body.readableEnded) reject(body.errored ?? cutShort());
+    };
+    body.once('close', closedEarly);
+    if (body.destroyed) closedEarly();
   });
 }
 

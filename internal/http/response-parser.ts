@@ -49,9 +49,14 @@ const LF = 0x0a;
 const HTTP = Buffer.from('HTTP/', 'latin1');
 const CR = 0x0d;
 const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const STATUS_LINE = /^HTTP\/1\.([01]) (\d{3})(?: [^\r\n]*)?$/;
-// A field value's octets: visible characters, SP, HTAB and obs-text; no CR, LF or NUL.
-const FIELD_VALUE = /^[\t\x20-\x7e\x80-\xff]*$/;
+const STATUS_LINE = /HTTP\/1\.([01]) (\d{3})(?: [\t\x20-\x7e\x80-\xff]*)?\r?\n/y;
+// One field line, read where the last one ended: a token, a colon, and the value after its leading
+// SP/HTAB (a value starts with a visible character: no two parts of the pattern can take the same
+// byte, so a bad line fails in one pass, however long). Trailing SP/HTAB stays in the value.
+const FIELD_LINE =
+  /([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*((?:[\x21-\x7e\x80-\xff][\t\x20-\x7e\x80-\xff]*)?)\r?\n/y;
+// An obsolete folded line (RFC 9112 §5.2): more of the value before it.
+const FOLDED_LINE = /[\t ]+((?:[\x21-\x7e\x80-\xff][\t\x20-\x7e\x80-\xff]*)?)\r?\n/y;
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r]*)?$/;
 /** A chunk-size line, extensions included, at most this long. */
 const MAX_CHUNK_LINE = 4096;
@@ -171,12 +176,13 @@ export class ResponseParser {
     );
     if (typeof gathered === 'number') return gathered;
     const [bytes, next] = gathered;
-    const lines = splitLines(bytes.toString('latin1'));
-    const status = STATUS_LINE.exec(lines[0] ?? '');
+    const head = bytes.toString('latin1');
+    STATUS_LINE.lastIndex = 0;
+    const status = STATUS_LINE.exec(head);
     if (!status) throw new HttpParseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
     const minor = status[1];
     const code = Number(status[2]);
-    const rawHeaders = parseFields(lines.slice(1));
+    const rawHeaders = parseFields(head, STATUS_LINE.lastIndex);
     if (code < 100) throw new HttpParseError('HPE_INVALID_STATUS', 'Invalid status code');
     if (code < 200) {
       // 1xx: an interim response (100 Continue, 103 Early Hints); the final one follows.
@@ -299,7 +305,7 @@ export class ResponseParser {
       return data.length;
     }
     if (end > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
-    if (end > 2) parseFields(splitLines(buffer.subarray(0, end).toString('latin1')));
+    if (end > 2) parseFields(buffer.subarray(0, end).toString('latin1'), 0);
     this.#pending = undefined;
     this.#end();
     return at + end - before;
@@ -317,35 +323,41 @@ function join(seen: string | undefined, value: string): string {
   return seen === undefined ? value : `${seen}, ${value}`;
 }
 
-/** A section's lines without their endings and without the empty line that closes it. */
-function splitLines(section: string): string[] {
-  const lines = section.split('\n');
-  lines.length -= 2;
-  return lines.map((line) => (line.endsWith('\r') ? line.slice(0, -1) : line));
-}
-
-/** Field lines as name, value pairs; an obsolete folded line continues the value before it. */
-function parseFields(lines: string[]): string[] {
+/**
+ * The field lines of a section (a head after its status line, or trailers), from `at` up to the
+ * empty line that ends it, as name, value pairs: values without their surrounding SP/HTAB, an
+ * obsolete folded line joined to the value before it with one SP.
+ */
+function parseFields(section: string, at: number): string[] {
   const raw: string[] = [];
-  for (const line of lines) {
-    if (line.startsWith(' ') || line.startsWith('\t')) {
-      if (raw.length === 0) throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header field char');
-      const folded = trimOws(line);
-      if (!FIELD_VALUE.test(folded))
-        throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
-      // RFC 9112 §5.2: a recipient replaces obs-fold with SP.
-      raw[raw.length - 1] = trimOws(`${raw[raw.length - 1]} ${folded}`);
+  // The empty line: `\n` or `\r\n`, the section's last bytes.
+  const end = section.length - (section.charCodeAt(section.length - 2) === CR ? 2 : 1);
+  while (at < end) {
+    FIELD_LINE.lastIndex = at;
+    const field = FIELD_LINE.exec(section);
+    if (field) {
+      raw.push(field[1] as string, trimOws(field[2] as string));
+      at = FIELD_LINE.lastIndex;
       continue;
     }
-    const colon = line.indexOf(':');
-    const name = colon === -1 ? '' : line.slice(0, colon);
-    if (!TOKEN.test(name)) throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
-    const value = trimOws(line.slice(colon + 1));
-    if (!FIELD_VALUE.test(value))
-      throw new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
-    raw.push(name, value);
+    FOLDED_LINE.lastIndex = at;
+    const folded = raw.length > 0 ? FOLDED_LINE.exec(section) : null;
+    if (!folded) throw fieldError(section.slice(at, section.indexOf('\n', at)), raw.length === 0);
+    raw[raw.length - 1] = trimOws(`${raw[raw.length - 1]} ${folded[1]}`);
+    at = FOLDED_LINE.lastIndex;
   }
   return raw;
+}
+
+/** What is wrong with a field line the patterns refused. */
+function fieldError(line: string, first: boolean): HttpParseError {
+  const folded = line.startsWith(' ') || line.startsWith('\t');
+  if (folded && first) return new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header field char');
+  const colon = line.indexOf(':');
+  if (!folded && !TOKEN.test(colon === -1 ? '' : line.slice(0, colon))) {
+    return new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header token');
+  }
+  return new HttpParseError('HPE_INVALID_HEADER_TOKEN', 'Invalid header value char');
 }
 
 function trimOws(text: string): string {

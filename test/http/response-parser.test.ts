@@ -622,7 +622,11 @@ describe('ResponseParser: malformed responses', () => {
     ['a trailer with a NUL', `${chunked}0\r\nX: a\x00\r\n\r\n`, 'HPE_INVALID_HEADER_TOKEN'],
     ['HTTP/2', 'HTTP/2 200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['a status under 100', 'HTTP/1.1 099 Odd\r\nContent-Length: 0\r\n\r\n', 'HPE_INVALID_STATUS'],
-    ['a NUL in the reason phrase', 'HTTP/1.1 200 O\x00K\r\nContent-Length: 0\r\n\r\n', 'HPE_INVALID_CONSTANT'],
+    [
+      'a NUL in the reason phrase',
+      'HTTP/1.1 200 O\x00K\r\nContent-Length: 0\r\n\r\n',
+      'HPE_INVALID_CONSTANT',
+    ],
     ['HTTP/1.2', 'HTTP/1.2 200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['a lower-case protocol', 'http/1.1 200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['another protocol', 'ICY 200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],

@@ -82,8 +82,7 @@ class Pool implements HttpPool, ConnectionOwner {
       const target = this.#target(url);
       signal.throwIfAborted();
       const head = requestHead(target, headers);
-      const route = this.#route(target, target.protocol === 'https:' ? serverName(target, headers) : '');
-      return this.#take(route).send(head, payload, signal, onWritten);
+      return this.#take(this.#route(target, headers)).send(head, payload, signal, onWritten);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -100,7 +99,7 @@ class Pool implements HttpPool, ConnectionOwner {
     try {
       const target = this.#target(url);
       if (this.#routes.has(target.server)) return;
-      this.#fill(this.#route(target, serverName(target, headers)), 1);
+      this.#fill(this.#route(target, headers), 1);
     } catch {
       // An invalid URL, a connection that cannot be opened: the request says so itself.
     }
@@ -139,7 +138,9 @@ class Pool implements HttpPool, ConnectionOwner {
     return target;
   }
 
-  #route(target: RequestTarget, servername: string): Route {
+  /** How a request to `target` with `headers` connects: by TLS, to the server its Host names. */
+  #route(target: RequestTarget, headers: Record<string, string | number>): Route {
+    const servername = target.protocol === 'https:' ? serverName(target, headers) : '';
     const key = `${target.protocol}//${target.server}/${servername}`;
     let route = this.#routes.get(target.server);
     if (route?.key !== key) {

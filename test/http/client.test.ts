@@ -659,6 +659,17 @@ describe('connection reuse', () => {
     },
   );
 
+  it('a connection opened ahead to a server named by host name carries the first post (no second connection)', async () => {
+    const server = await byPath();
+    const pool = newPool();
+    const url = server.url('/ok').replace('127.0.0.1', 'localhost');
+    pool.preconnect(url, {});
+    await server.connected(1);
+    expect(await exchange(pool, url)).toEqual({ status: 200, text: 'ok' });
+    expect(server.sockets).toHaveLength(1);
+    expect(server.requests.map((r) => r.connection)).toEqual([0]);
+  });
+
   it('an HTTP/1.0 response with Connection: keep-alive keeps its connection', async () => {
     const server = await byPath();
     const pool = newPool();

@@ -7,8 +7,8 @@ import { parseTarget, type RequestTarget, requestHead, serverName } from './requ
  * The one HTTP client every provider uses: HTTP/1.1 over `node:net` and `node:tls` sockets, a
  * keep-alive pool per run, every request tied to an AbortSignal (an abort closes its connection),
  * redirects never followed, no socket timeouts (the run's deadline bounds every call). It does
- * what a model call needs and no more, for less than half the CPU per request of `node:http`'s
- * client, which a wide fan-out pays once per child. `node:tls` is loaded only for https://.
+ * what a model call needs and no more: `node:http` is never loaded, and a wide fan-out, which pays
+ * the client once per child, ends sooner. `node:tls` is loaded only for https://.
  */
 export interface HttpPool {
   /**

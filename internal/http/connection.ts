@@ -42,6 +42,8 @@ export class Connection implements ResponseSink {
   #reject: ((error: Error) => void) | undefined;
   #body: ResponseBody | undefined;
   #signal: AbortSignal | undefined;
+  /** The server's `Keep-Alive: timeout=N` for this connection, in seconds. */
+  #keepAliveSeconds: number | undefined;
   /** When an idle connection is too old to trust: a second before the server said it closes it. */
   #staleAt = Number.POSITIVE_INFINITY;
   readonly #onAbort = () => this.#fail(new Error('request aborted'));
@@ -53,7 +55,7 @@ export class Connection implements ResponseSink {
     private readonly owner: ConnectionOwner,
   ) {
     socket.on('data', (data: Buffer) => this.#onData(data));
-    socket.on('end', () => this.#onClose());
+    socket.on('end', () => this.#onEnd());
     socket.on('close', () => this.#onClose());
     socket.on('error', (error: Error) => this.#fail(error));
   }
@@ -101,7 +103,7 @@ export class Connection implements ResponseSink {
     this.#resolve = undefined;
     this.#reject = undefined;
     const headers = headersOf(head.rawHeaders);
-    this.#staleAt = staleAt(headers['keep-alive']);
+    this.#keepAliveSeconds = keepAliveSeconds(headers['keep-alive']);
     resolve?.({ status: head.status, headers, body });
   }
 
@@ -141,20 +143,27 @@ export class Connection implements ResponseSink {
       this.#fail(error as Error);
       return;
     }
-    if (this.#ended) this.#complete();
+    // A reader that gave up on the body inside this push has failed the exchange already.
+    if (this.#ended && this.#active) this.#complete();
+  }
+
+  /** The server ended the connection: the end of a body read until then, else a failure. */
+  #onEnd(): void {
+    if (this.#active && this.#parser.finish()) this.#complete();
+    else this.#onClose();
   }
 
   #onClose(): void {
-    if (!this.#active) {
-      this.#close();
-      return;
-    }
-    if (this.#parser.finish()) this.#complete();
-    else this.#fail(this.#body === undefined ? hangUp() : cutShort());
+    if (this.#active) this.#fail(this.#body === undefined ? hangUp() : cutShort());
+    else this.#close();
   }
 
   #complete(): void {
-    const reusable = this.#parser.reusable && this.#written && performance.now() < this.#staleAt;
+    // The server's Keep-Alive timeout runs from now, the connection's first idle moment.
+    const seconds = this.#keepAliveSeconds;
+    this.#staleAt =
+      seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + seconds * 1000 - 1000;
+    const reusable = this.#parser.reusable && this.#written && (seconds === undefined || seconds > 1);
     this.#finishExchange();
     if (!reusable) {
       this.#close();
@@ -191,13 +200,13 @@ export class Connection implements ResponseSink {
 }
 
 /**
- * When a connection kept after a response with `keep-alive` (`timeout=N`) stops being reused: a
- * second before the server's N seconds run out, as Node's agent reads the hint, so a request does
- * not go out on a connection the server is closing.
+ * The `timeout=N` of a `Keep-Alive` header: a connection idle that long is closed by its server.
+ * It is reused until a second before (as Node's agent reads the hint), so a request does not go
+ * out on a connection the server is closing; not at all when N is 1 or less.
  */
-function staleAt(keepAlive: string | undefined): number {
+function keepAliveSeconds(keepAlive: string | undefined): number | undefined {
   const seconds = keepAlive === undefined ? undefined : /^timeout=(\d+)/.exec(keepAlive)?.[1];
-  return seconds === undefined ? Number.POSITIVE_INFINITY : performance.now() + Number(seconds) * 1000 - 1000;
+  return seconds === undefined ? undefined : Number(seconds);
 }
 
 /**

@@ -90,8 +90,12 @@ class Pool implements HttpPool, ConnectionOwner {
 
   warm(url: string, count: number): void {
     if (this.#closed) return;
-    const route = this.#routes.get(this.#target(url).server);
-    if (route) this.#fill(route, count);
+    try {
+      const route = this.#routes.get(this.#target(url).server);
+      if (route) this.#fill(route, count);
+    } catch {
+      // Only a head start (and run from a socket's callback): a request connects, or fails, itself.
+    }
   }
 
   preconnect(url: string, headers: Record<string, string>): void {

@@ -1,3 +1,5 @@
+import { NOT_FIELD_CHAR, TOKEN } from './syntax.js';
+
 /** Where a request goes, parsed once per URL per run. */
 export interface RequestTarget {
   protocol: 'http:' | 'https:';
@@ -32,9 +34,6 @@ export function parseTarget(url: string): RequestTarget {
   };
 }
 
-const TOKEN = /^[\^_`a-zA-Z\-0-9!#$%&'*+.|~]+$/;
-const INVALID_VALUE = /[^\t\x20-\x7e\x80-\xff]/;
-
 function headerError(code: string, message: string): TypeError {
   return Object.assign(new TypeError(message), { code });
 }
@@ -52,7 +51,7 @@ export function requestHead(target: RequestTarget, headers: Record<string, strin
       throw headerError('ERR_INVALID_HTTP_TOKEN', `Header name must be a valid HTTP token ["${name}"]`);
     }
     const value = String(raw);
-    if (INVALID_VALUE.test(value)) {
+    if (NOT_FIELD_CHAR.test(value)) {
       throw headerError('ERR_INVALID_CHAR', `Invalid character in header content ["${name}"]`);
     }
     fields.set(name.toLowerCase(), [name, value]);

@@ -1,3 +1,5 @@
+import { FIELD_CHARS, TCHARS, TOKEN, VISIBLE_CHARS } from './syntax.js';
+
 /**
  * An incremental HTTP/1.1 response parser (RFC 9112) for one connection: bytes go in as the socket
  * delivers them, split anywhere, and the response's head, its body's pieces and its end come out.
@@ -23,8 +25,6 @@ export interface ResponseHead {
   status: number;
   /** Header names and values in order, as received (`IncomingMessage.rawHeaders`). */
   rawHeaders: string[];
-  /** Whether the connection may carry another request once this response is read. */
-  keepAlive: boolean;
 }
 
 /** What the parser reports to: one connection's current exchange. */
@@ -48,15 +48,14 @@ enum State {
 const LF = 0x0a;
 const HTTP = Buffer.from('HTTP/', 'latin1');
 const CR = 0x0d;
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const STATUS_LINE = /HTTP\/1\.([01]) (\d{3})(?: [\t\x20-\x7e\x80-\xff]*)?\r?\n/y;
-// One field line, read where the last one ended: a token, a colon, and the value after its leading
-// SP/HTAB (a value starts with a visible character: no two parts of the pattern can take the same
-// byte, so a bad line fails in one pass, however long). Trailing SP/HTAB stays in the value.
-const FIELD_LINE =
-  /([!#$%&'*+\-.^_`|~0-9A-Za-z]+):[\t ]*((?:[\x21-\x7e\x80-\xff][\t\x20-\x7e\x80-\xff]*)?)\r?\n/y;
+const STATUS_LINE = new RegExp(`HTTP/1\\.([01]) (\\d{3})(?: [${FIELD_CHARS}]*)?\\r?\\n`, 'y');
+// A field value: from its first visible character on (its trailing SP/HTAB included).
+const VALUE = `((?:[${VISIBLE_CHARS}][${FIELD_CHARS}]*)?)\\r?\\n`;
+// One field line, read where the last one ended: a token, a colon, SP/HTAB, the value. No two
+// parts of the pattern can take the same byte, so a bad line fails in one pass, however long.
+const FIELD_LINE = new RegExp(`([${TCHARS}]+):[\\t ]*${VALUE}`, 'y');
 // An obsolete folded line (RFC 9112 §5.2): more of the value before it.
-const FOLDED_LINE = /[\t ]+((?:[\x21-\x7e\x80-\xff][\t\x20-\x7e\x80-\xff]*)?)\r?\n/y;
+const FOLDED_LINE = new RegExp(`[\\t ]+${VALUE}`, 'y');
 const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r]*)?$/;
 /** A chunk-size line, extensions included, at most this long. */
 const MAX_CHUNK_LINE = 4096;
@@ -71,6 +70,8 @@ export class ResponseParser {
   #sink: ResponseSink | undefined;
   /** Bytes arrived after the response was complete: the connection cannot be reused. */
   #extra = false;
+  /** The CR of the CRLF after a chunk's data has come (ChunkDataEnd). */
+  #sawCr = false;
 
   /** Starts reading the response to the request just sent, reporting to `sink`. */
   expect(sink: ResponseSink): void {
@@ -78,6 +79,7 @@ export class ResponseParser {
     this.#state = State.Head;
     this.#pending = undefined;
     this.#extra = false;
+    this.#sawCr = false;
   }
 
   /** The response is read whole and nothing followed it: its connection may carry the next request. */
@@ -149,7 +151,7 @@ export class ResponseParser {
     const end = this.#sectionEnd(buffer, Math.max(0, before - 2));
     if (end === -1) {
       if (buffer.length > limit) throw overflow();
-      // Kept as a copy: the socket's buffer may be reused.
+      // A copy of its own: the pending bytes outlive this push, however its caller reuses `data`.
       this.#pending = Buffer.from(buffer);
       return data.length;
     }
@@ -159,6 +161,11 @@ export class ResponseParser {
   }
 
   #readHead(data: Buffer, at: number): number {
+    // Empty lines before a status line are skipped, as llhttp skips them.
+    if (this.#pending === undefined) {
+      while (at < data.length && (data[at] === CR || data[at] === LF)) at++;
+      if (at === data.length) return at;
+    }
     // Not an HTTP response at all (an SSH banner, a TLS alert): said at once, not when a head ends.
     const before = this.#pending?.length ?? 0;
     if (before < HTTP.length) {
@@ -233,7 +240,7 @@ export class ResponseParser {
     // A body read until the connection closes leaves no connection to reuse; nor does an HTTP/1.0
     // response with Transfer-Encoding (RFC 9112 §6.1).
     if (state === State.UntilClose || (!http11 && transferEncoding !== undefined)) this.#keepAlive = false;
-    (this.#sink as ResponseSink).onHead({ status, rawHeaders, keepAlive: this.#keepAlive });
+    (this.#sink as ResponseSink).onHead({ status, rawHeaders });
     if (state === State.Done) this.#end();
     else this.#state = state;
   }
@@ -279,12 +286,12 @@ export class ResponseParser {
   /** The CRLF (or bare LF) that closes a chunk's data. */
   #readChunkDataEnd(data: Buffer, at: number): number {
     const byte = data[at];
-    if (byte === CR && this.#pending === undefined) {
-      this.#pending = EMPTY;
+    if (byte === CR && !this.#sawCr) {
+      this.#sawCr = true;
       return at + 1;
     }
     if (byte !== LF) throw new HttpParseError('HPE_STRICT', 'Expected LF after chunk data');
-    this.#pending = undefined;
+    this.#sawCr = false;
     this.#state = State.ChunkSize;
     return at + 1;
   }
@@ -316,8 +323,6 @@ export class ResponseParser {
     (this.#sink as ResponseSink).onEnd();
   }
 }
-
-const EMPTY = Buffer.alloc(0);
 
 function join(seen: string | undefined, value: string): string {
   return seen === undefined ? value : `${seen}, ${value}`;

@@ -136,27 +136,31 @@ export class RunRecorder {
   private readonly flush = (): void => {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
-    if (this.broken) return;
+    if (this.broken) {
+      this.queue = [];
+      return;
+    }
     if (!this.record) {
       // Still making the directory: the lines wait for it.
       void this.ready.then(this.flush);
       return;
     }
-    const pending = new Map<string, string[]>();
-    for (const event of this.queue) {
-      const file = this.fileOf(event);
-      this.tree.observe(event, file);
-      const { parent } = splitPath(event.path);
-      // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
-      const json = JSON.stringify(event);
-      const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
-      const text = `${maskSecrets(line)}\n`;
-      const lines = pending.get(file);
-      if (lines) lines.push(text);
-      else pending.set(file, [text]);
-    }
+    const events = this.queue;
     this.queue = [];
     try {
+      const pending = new Map<string, string[]>();
+      for (const event of events) {
+        const file = this.fileOf(event);
+        this.tree.observe(event, file);
+        const { parent } = splitPath(event.path);
+        // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
+        const json = JSON.stringify(event);
+        const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
+        const text = `${maskSecrets(line)}\n`;
+        const lines = pending.get(file);
+        if (lines) lines.push(text);
+        else pending.set(file, [text]);
+      }
       for (const [file, lines] of pending) appendFileSync(join(this.dir, file), lines.join(''));
     } catch (error) {
       this.giveUp(error);

@@ -691,6 +691,34 @@ describe('connection reuse', () => {
     expect(server.requests.map((r) => r.connection)).toEqual(connections);
   });
 
+  it('the Keep-Alive timeout runs from when the connection goes idle, not from the head', async () => {
+    let answered = 0;
+    const server = await rawServer((req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\nKeep-Alive: timeout=2\r\nContent-Length: 2\r\n\r\n');
+      // The first body comes more than a second after its head: a long answer, streamed.
+      setTimeout(() => req.socket.write('ok'), answered++ === 0 ? 1100 : 0);
+    });
+    const pool = newPool();
+    await exchange(pool, server.url());
+    await exchange(pool, server.url());
+    expect(server.requests.map((r) => r.connection)).toEqual([0, 0]);
+  }, 10_000);
+
+  it('a body its reader gave up on in the read that ended it leaves no dead connection in the pool', async () => {
+    const server = await rawServer((req) => {
+      req.socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2048\r\n\r\n');
+      // The whole body in one later read, once the reader is there.
+      setTimeout(() => req.socket.write('x'.repeat(2048)), 50);
+    });
+    const pool = newPool();
+    const response = await pool.post(server.url(), HEADERS, PAYLOAD, new AbortController().signal);
+    await expect(readText(response.body, 1024)).rejects.toBeInstanceOf(BodyTooLargeError);
+    await closed(server.sockets[0]!);
+    // A dead connection counted as idle would stop `warm` from opening this one.
+    pool.warm(server.url(), 1);
+    await server.connected(2);
+  });
+
   it.each(['ends', 'resets'])(
     'a server that %s an idle connection: the next post opens a new one and succeeds',
     async (how) => {
@@ -863,6 +891,17 @@ describe('abort and close', () => {
       code: 'ECONNREFUSED',
     });
     expect(listeners(signal)).toBe(0);
+  });
+
+  it('closing the pool fails a body read until the connection ends: it was cut, not ended', async () => {
+    const server = await rawServer((req) => req.socket.write('HTTP/1.1 200 OK\r\n\r\npartial'));
+    const pool = newPool();
+    const response = await pool.post(server.url(), HEADERS, PAYLOAD, new AbortController().signal);
+    const text = readText(response.body).catch((error: NodeJS.ErrnoException) => error.code);
+    await firstChunk(response);
+    response.body.resume();
+    await pool.close();
+    expect(await text).toBe('ECONNRESET');
   });
 
   it('closing the pool fails a post in flight and a body being read, as node:http does when its socket is destroyed', async () => {

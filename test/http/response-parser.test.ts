@@ -188,6 +188,8 @@ interface Built {
   body: Buffer;
   /** The body runs to the connection's end: onEnd comes from finish(). */
   untilClose: boolean;
+  /** The connection may carry the next request once this response is read. */
+  keepAlive: boolean;
 }
 
 /** A field value with its surrounding whitespace dropped, as the parser must report it. */
@@ -256,7 +258,8 @@ function build(spec: ResponseSpec): Built {
   const rawHeaders = fields.flatMap(([name, value]) => [name, trimmed(value)]);
   return {
     bytes: Buffer.concat([latin1(text), body]),
-    head: { status: spec.status, rawHeaders, keepAlive },
+    head: { status: spec.status, rawHeaders },
+    keepAlive,
     body: payload,
     untilClose,
   };
@@ -285,7 +288,7 @@ describe('ResponseParser: split invariance', () => {
         expect(whole.endsBeforeFinish).toBe(built.untilClose ? 0 : 1);
         expect(whole.ends).toBe(1);
         expect(whole.finished).toBe(true);
-        expect(whole.reusable).toBe(built.head.keepAlive);
+        expect(whole.reusable).toBe(built.keepAlive);
         expect(feed(built.bytes, cutsFor(built.bytes, cuts))).toEqual(whole);
       }),
       { seed: 9112, numRuns: 400 },
@@ -413,7 +416,7 @@ describe('ResponseParser: decoded content', () => {
       'HTTP/1.1 100 Continue\r\n\r\nHTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n' +
         'HTTP/1.1 201 Created\r\nContent-Length: 2\r\n\r\nok',
     );
-    expect(out.heads).toEqual([{ status: 201, rawHeaders: ['Content-Length', '2'], keepAlive: true }]);
+    expect(out.heads).toEqual([{ status: 201, rawHeaders: ['Content-Length', '2'] }]);
     expect(out.body.toString()).toBe('ok');
   });
 });
@@ -449,9 +452,17 @@ describe('ResponseParser: reusable and finish()', () => {
   it.each(cases)('%s: reusable once read whole is %s', (_, text, reusable) => {
     const out = parse(text);
     expect(out.endsBeforeFinish).toBe(1);
-    expect(out.heads[0]?.keepAlive).toBe(reusable);
     expect(out.reusable).toBe(reusable);
     expect(out.finished).toBe(true);
+  });
+
+  it('empty lines before a status line are skipped (as llhttp skips them), whole or split', () => {
+    const text = '\r\n\n\r\nHTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi';
+    for (const out of [parse(text), feed(latin1(text), everyByte(latin1(text)))]) {
+      expect(out.heads).toEqual([{ status: 200, rawHeaders: ['Content-Length', '2'] }]);
+      expect(out.body.toString()).toBe('hi');
+      expect(out.reusable).toBe(true);
+    }
   });
 
   it('reusable only once the end has come', () => {
@@ -475,7 +486,6 @@ describe('ResponseParser: reusable and finish()', () => {
       const parser = new ResponseParser();
       parser.expect(sink);
       parser.push(latin1(text));
-      expect(sink.heads[0]?.keepAlive).toBe(false);
       expect(sink.body.toString()).toBe('until close');
       expect(sink.ends).toBe(0);
       expect(parser.reusable).toBe(false);
@@ -635,7 +645,7 @@ describe('ResponseParser: malformed responses', () => {
     ['no space after the status', 'HTTP/1.1 200OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['two spaces before the status', 'HTTP/1.1  200 OK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['a bare CR in the reason', 'HTTP/1.1 200 O\rK\r\n\r\n', 'HPE_INVALID_CONSTANT'],
-    ['an empty line for a status line', '\r\n\r\n', 'HPE_INVALID_CONSTANT'],
+    ['empty lines, then no status line', '\r\n\nX-A: 1\r\n\r\n', 'HPE_INVALID_CONSTANT'],
     ['an HTML page', '<html><body>Bad gateway</body></html>\n\n', 'HPE_INVALID_CONSTANT'],
     [
       'a second response after 100 that is not HTTP',
@@ -812,7 +822,7 @@ describe('ResponseParser: obs-fold', () => {
       'HTTP/1.1 200 OK\r\nConnection: keep-alive,\r\n close\r\nContent-Length:\r\n 2\r\n\r\nhi',
     );
     expect(out.heads[0]?.rawHeaders).toEqual(['Connection', 'keep-alive, close', 'Content-Length', '2']);
-    expect(out.heads[0]?.keepAlive).toBe(false);
+    expect(out.reusable).toBe(false);
     expect(out.body.toString()).toBe('hi');
   });
 

@@ -46,8 +46,8 @@ enum State {
 }
 
 const LF = 0x0a;
-const HTTP = Buffer.from('HTTP/', 'latin1');
 const CR = 0x0d;
+const HTTP = Buffer.from('HTTP/', 'latin1');
 const STATUS_LINE = new RegExp(`HTTP/1\\.([01]) (\\d{3})(?: [${FIELD_CHARS}]*)?\\r?\\n`, 'y');
 // A field value: from its first visible character on (its trailing SP/HTAB included).
 const VALUE = `((?:[${VISIBLE_CHARS}][${FIELD_CHARS}]*)?)\\r?\\n`;
@@ -128,8 +128,11 @@ export class ResponseParser {
     return this.#state === State.Done;
   }
 
-  /** A line-ended section (head, trailers) up to its empty line, or -1 when not yet complete. */
+  /** Where a line-ended section (head, trailers) ends, after its empty line; -1 when not yet. */
   #sectionEnd(buffer: Buffer, from: number): number {
+    // A section that is its empty line alone: trailers, when there are none.
+    if (from === 0 && buffer[0] === LF) return 1;
+    if (from === 0 && buffer[0] === CR && buffer[1] === LF) return 2;
     for (let lf = buffer.indexOf(LF, from); lf !== -1; lf = buffer.indexOf(LF, lf + 1)) {
       if (buffer[lf + 1] === LF) return lf + 2;
       if (buffer[lf + 1] === CR && buffer[lf + 2] === LF) return lf + 3;
@@ -137,25 +140,23 @@ export class ResponseParser {
     return -1;
   }
 
-  /** Gathers a section into #pending until `end(buffer)` finds its end; the bytes it took from `data`. */
-  #gather(
-    data: Buffer,
-    at: number,
-    limit: number,
-    overflow: () => HttpParseError,
-  ): [Buffer, number] | number {
+  /**
+   * A whole section, gathered across pushes in #pending: its bytes and where `data` goes on after
+   * it, or, while it is not complete, where `data` ends. At most MAX_HEAD_BYTES.
+   */
+  #gather(data: Buffer, at: number): [Buffer, number] | number {
     const before = this.#pending?.length ?? 0;
     const buffer =
       before === 0 ? data.subarray(at) : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
     // Search from a little before the new bytes: the end may straddle the split.
     const end = this.#sectionEnd(buffer, Math.max(0, before - 2));
     if (end === -1) {
-      if (buffer.length > limit) throw overflow();
+      if (buffer.length > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
       // A copy of its own: the pending bytes outlive this push, however its caller reuses `data`.
       this.#pending = Buffer.from(buffer);
       return data.length;
     }
-    if (end > limit) throw overflow();
+    if (end > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
     this.#pending = undefined;
     return [buffer.subarray(0, end), at + end - before];
   }
@@ -175,12 +176,7 @@ export class ResponseParser {
         if (start[from + i] !== HTTP[i]) throw new HttpParseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
       }
     }
-    const gathered = this.#gather(
-      data,
-      at,
-      MAX_HEAD_BYTES,
-      () => new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow'),
-    );
+    const gathered = this.#gather(data, at);
     if (typeof gathered === 'number') return gathered;
     const [bytes, next] = gathered;
     const head = bytes.toString('latin1');
@@ -296,26 +292,14 @@ export class ResponseParser {
     return at + 1;
   }
 
-  /** Trailer fields after the last chunk, read and dropped, up to the empty line. */
+  /** Trailer fields after the last chunk, up to the empty line: checked, and dropped. */
   #readTrailers(data: Buffer, at: number): number {
-    // With no trailers the section is only its empty line: `\r\n` or `\n`.
-    const before = this.#pending?.length ?? 0;
-    const buffer =
-      before === 0 ? data.subarray(at) : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
-    let end = -1;
-    if (buffer[0] === LF) end = 1;
-    else if (buffer[0] === CR && buffer[1] === LF) end = 2;
-    else if (buffer.length >= 2 || buffer[0] !== CR) end = this.#sectionEnd(buffer, Math.max(0, before - 2));
-    if (end === -1) {
-      if (buffer.length > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
-      this.#pending = Buffer.from(buffer);
-      return data.length;
-    }
-    if (end > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
-    if (end > 2) parseFields(buffer.subarray(0, end).toString('latin1'), 0);
-    this.#pending = undefined;
+    const gathered = this.#gather(data, at);
+    if (typeof gathered === 'number') return gathered;
+    const [bytes, next] = gathered;
+    if (bytes.length > 2) parseFields(bytes.toString('latin1'), 0);
     this.#end();
-    return at + end - before;
+    return next;
   }
 
   #end(): void {

@@ -75,7 +75,7 @@ const scriptArb = fc
     ),
     truncateAt: fc.option(fc.nat(), { nil: undefined }),
     // Often none: a head and a bad body in one read is the case readers must not miss.
-    cuts: fc.oneof(fc.constant([]), fc.array(fc.nat(), { minLength: 1, maxLength: 6 })),
+    cuts: fc.oneof(fc.constant<number[]>([]), fc.array(fc.nat(), { minLength: 1, maxLength: 6 })),
     ending: fc.constantFrom('end' as const, 'reset' as const),
   })
   .map(({ template, edits, truncateAt, cuts, ending }) => {

@@ -36,7 +36,6 @@ export function cutShort(): Error {
 export class Connection implements ResponseSink {
   readonly #parser = new ResponseParser();
   #active = false;
-  #ended = false;
   #written = false;
   #resolve: ((response: HttpResponse) => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
@@ -70,7 +69,6 @@ export class Connection implements ResponseSink {
   /** Sends a request; resolves with its response's head once it arrives. `onWritten` once the request is out. */
   send(head: string, payload: Buffer, signal: AbortSignal, onWritten?: () => void): Promise<HttpResponse> {
     this.#active = true;
-    this.#ended = false;
     this.#written = false;
     this.#body = undefined;
     this.#parser.expect(this);
@@ -112,7 +110,6 @@ export class Connection implements ResponseSink {
   }
 
   onEnd(): void {
-    this.#ended = true;
     this.#body?.push(null);
   }
 
@@ -144,7 +141,7 @@ export class Connection implements ResponseSink {
       return;
     }
     // A reader that gave up on the body inside this push has failed the exchange already.
-    if (this.#ended && this.#active) this.#complete();
+    if (this.#parser.complete && this.#active) this.#complete();
   }
 
   /** The server ended the connection: the end of a body read until then, else a failure. */

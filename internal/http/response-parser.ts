@@ -82,9 +82,14 @@ export class ResponseParser {
     this.#sawCr = false;
   }
 
+  /** The response is read whole. */
+  get complete(): boolean {
+    return this.#state === State.Done;
+  }
+
   /** The response is read whole and nothing followed it: its connection may carry the next request. */
   get reusable(): boolean {
-    return this.#state === State.Done && this.#keepAlive && !this.#extra;
+    return this.complete && this.#keepAlive && !this.#extra;
   }
 
   /** Reads `data`; throws HttpParseError on a malformed response. */
@@ -125,7 +130,7 @@ export class ResponseParser {
       this.#end();
       return true;
     }
-    return this.#state === State.Done;
+    return this.complete;
   }
 
   /** Where a line-ended section (head, trailers) ends, after its empty line; -1 when not yet. */

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createHttpPool } from '../../internal/http/pool.js';
 import { readText } from '../../internal/provider/http.js';
-import { type RawServer, startRawServer } from './raw-server.js';
+import { NO_ANSWER, type RawServer, startRawServer, within } from './raw-server.js';
 
 /**
  * Whatever a server sends, in whatever pieces, before it closes the connection or resets it: the
@@ -95,15 +95,6 @@ const scriptArb = fc
     };
   });
 
-const NO_ANSWER = 'no answer within 2 s';
-function within<T>(promise: Promise<T>): Promise<T | typeof NO_ANSWER> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof NO_ANSWER>((resolve) => {
-    timer = setTimeout(() => resolve(NO_ANSWER), 2000);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
-
 it('every exchange settles, whatever the server sends and however it ends', async () => {
   const uncaught: unknown[] = [];
   const onUncaught = (error: unknown) => uncaught.push(error);
@@ -126,6 +117,7 @@ it('every exchange settles, whatever the server sends and however it ends', asyn
             );
             return `${response.status} ${await readText(response.body)}`;
           })().catch((error: NodeJS.ErrnoException) => `failed ${error.code ?? error.message}`),
+          2000,
         );
         await pool.close();
         expect(outcome).not.toBe(NO_ANSWER);

@@ -17,7 +17,7 @@ import { parseTarget, requestHead } from '../../internal/http/request-head.js';
 import { BodyTooLargeError, boundedChunks, postJson, readText } from '../../internal/provider/http.js';
 import { listen, shut } from '../provider/local-server.js';
 import { LOCALHOST_CERT } from '../provider/tls-anthropic.js';
-import { closed, type RawRequest, type RawServer, startRawServer } from './raw-server.js';
+import { closed, type RawRequest, type RawServer, startRawServer, within } from './raw-server.js';
 
 /**
  * The HTTP/1.1 client of internal/http end to end, over real loopback sockets: what it writes and
@@ -47,16 +47,6 @@ async function rawServer(respond?: (request: RawRequest) => void): Promise<RawSe
 const HEADERS = { 'content-type': 'application/json', 'content-length': 2 };
 const PAYLOAD = Buffer.from('{}');
 const OK = 'HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok';
-
-const NO_ANSWER = Symbol('no answer');
-/** `promise`, or NO_ANSWER if it has not settled after `ms`: only to turn a hang into a failure. */
-function within<T>(promise: Promise<T>, ms = 500): Promise<T | typeof NO_ANSWER> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<typeof NO_ANSWER>((resolve) => {
-    timer = setTimeout(() => resolve(NO_ANSWER), ms);
-  });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
-}
 
 /** One POST through `pool`, its body read as text. */
 async function exchange(pool: HttpPool, url: string, signal = new AbortController().signal) {

@@ -101,3 +101,14 @@ export function closed(socket: Socket): Promise<void> {
   if (socket.closed) return Promise.resolve();
   return new Promise((resolve) => socket.once('close', () => resolve()));
 }
+
+export const NO_ANSWER = Symbol('no answer');
+
+/** `promise`, or NO_ANSWER if it has not settled after `ms`: only to turn a hang into a failure. */
+export function within<T>(promise: Promise<T>, ms = 500): Promise<T | typeof NO_ANSWER> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<typeof NO_ANSWER>((resolve) => {
+    timer = setTimeout(() => resolve(NO_ANSWER), ms);
+  });
+  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+}

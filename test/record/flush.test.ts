@@ -1,13 +1,14 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { failedBeforeStart } from '../../internal/runner/result.js';
 import { LEAD, openRecorder } from './trace-fixture.js';
 
 const at = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** A recorder, a way to feed it warnings, and the lines its lead's transcript holds now. */
-async function recorder() {
-  const { recorder: opened, runsDir } = await openRecorder();
+async function recorder(problem?: (message: string) => void) {
+  const { recorder: opened, runsDir } = await openRecorder(undefined, problem);
   const [run] = readdirSync(runsDir);
   const transcript = join(runsDir, run ?? '', 'agents', `0000-${LEAD}.jsonl`);
   let sent = 0;
@@ -24,6 +25,13 @@ async function recorder() {
       });
     },
     lines: () => (existsSync(transcript) ? readFileSync(transcript, 'utf8').trim().split('\n').length : 0),
+    messages: () =>
+      readFileSync(transcript, 'utf8')
+        .trim()
+        .split('\n')
+        .map((line) => (JSON.parse(line) as { message: string }).message),
+    transcript,
+    recorder: opened,
   };
 }
 
@@ -55,5 +63,41 @@ describe('the run record appends its lines', () => {
     expect(written).toBeGreaterThan(0);
     // 500 ms, and room for a loaded machine's late timers.
     expect(Date.now() - started).toBeLessThan(900);
+  });
+});
+
+// The appends leave the event loop free (a 512-way fan-out's transcripts are written off its thread).
+describe('the run record appends off the event loop', () => {
+  it('keeps each transcript in event order with hundreds of its appends in flight at once', async () => {
+    const { send, messages, recorder: opened } = await recorder();
+    for (let i = 0; i < 400; i++) {
+      send();
+      // Each line is flushed on its own (written() flushes after a tick) and not waited for.
+      void opened.written();
+      for (let tick = 0; tick < 4; tick++) await null;
+    }
+    await opened.written();
+    expect(messages()).toEqual(Array.from({ length: 400 }, (_, i) => `w${i + 1}`));
+  });
+
+  it('an append that fails is said once, the record is given up, and the run is not reported recorded', async () => {
+    const problems: string[] = [];
+    const { send, transcript, recorder: opened } = await recorder((message) => problems.push(message));
+    // The lead's transcript cannot be a file: a directory holds its name.
+    mkdirSync(transcript);
+    send();
+    await opened.written();
+    send();
+    await opened.written();
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toMatch(
+      /^run record: cannot write \S+ \(.+\): the record of this run is incomplete$/,
+    );
+    const outcome = {
+      result: failedBeforeStart({ agent: LEAD, path: LEAD, depth: 0 }, 'completed', '', 10),
+      budget: { used: 0 },
+    };
+    expect(await opened.finish(outcome, 0)).toBe(false);
+    expect(problems).toHaveLength(1);
   });
 });

@@ -155,14 +155,15 @@ function result(path: string, status: AgentStatus, children: AgentRunResult[] = 
   };
 }
 
-/** A real recorder of a run of LEAD under `root` (a new temp dir by default). */
+/** A real recorder of a run of LEAD under `root` (a new temp dir by default); `problem` hears its warnings (default: throws). */
 export async function openRecorder(
   root?: string,
+  problem: (message: string) => void = (message) => {
+    throw new Error(message);
+  },
 ): Promise<{ recorder: RunRecorder; runsDir: string; t0: number }> {
   const runsDir = join(root ?? tempDirForFile('axe-trace-'), 'runs');
-  const recorder = await RunRecorder.open(runsDir, request, {}, (message) => {
-    throw new Error(message);
-  });
+  const recorder = await RunRecorder.open(runsDir, request, {}, problem);
   if (!recorder) throw new Error('no recorder');
   return { recorder, runsDir, t0: Date.now() };
 }

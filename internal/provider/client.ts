@@ -72,7 +72,7 @@ async function chat(
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   request: ChatRequest,
-  { signal: userSignal, onEvent, deadline, warmConnections }: ChatOptions,
+  { signal: userSignal, onEvent, deadline, warmConnections, connectionsFor }: ChatOptions,
 ): Promise<ChatResponse> {
   if (keyMissing(settings)) {
     throw new MissingKeyError(
@@ -100,7 +100,7 @@ async function chat(
   checkBaseUrl(settings);
   const timed = deadline === undefined ? undefined : withTimeout(userSignal, deadline - Date.now());
   try {
-    return await attempts(wire, { retry, pool }, request, {
+    const response = await attempts(wire, { retry, pool }, request, {
       context,
       url,
       headers,
@@ -111,6 +111,9 @@ async function chat(
       deadline,
       warmConnections,
     });
+    const wanted = connectionsFor?.(response.toolCalls) ?? 0;
+    if (wanted > 0) pool.warm(url, wanted);
+    return response;
   } finally {
     timed?.dispose();
   }

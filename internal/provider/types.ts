@@ -136,6 +136,11 @@ export interface ChatOptions {
    * answer may start (an agent's sub-agents): they find a connection ready.
    */
   warmConnections?: number;
+  /**
+   * How many of the answer's tool calls will call this provider at once (the children they
+   * start): as many idle connections are opened as soon as the answer is read.
+   */
+  connectionsFor?: (calls: readonly ToolCall[]) => number;
 }
 
 export interface Provider {

@@ -14,6 +14,7 @@ import {
   type Usage,
 } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
+import type { ChildConnections } from './child-connections.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
 import { LimitReachedError } from './limits.js';
@@ -61,8 +62,8 @@ export interface LoopSetup {
   submits?: boolean;
   /** Work the agent started and has not collected (background children): one reminder turn. */
   uncollected?: () => string | undefined;
-  /** Connections to open while its model answers, for the children it may start. */
-  warmConnections?: number;
+  /** Connections to its provider opened for the children it may start. */
+  connections?: ChildConnections;
 }
 
 /** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
@@ -245,7 +246,9 @@ async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): P
           signal: ctx.signal,
           deadline: ctx.deadline,
           onEvent,
-          ...(setup.warmConnections ? { warmConnections: setup.warmConnections } : {}),
+          ...(setup.connections
+            ? { warmConnections: setup.connections.ahead, connectionsFor: setup.connections.forCalls }
+            : {}),
         }),
       ctx.signal,
     );

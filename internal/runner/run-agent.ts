@@ -27,6 +27,7 @@ import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from './ask-parent
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
 import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
+import { type ChildConnections, childConnections } from './child-connections.js';
 import {
   effectiveAllowedHosts,
   emitEvent,
@@ -120,9 +121,7 @@ export async function runAgentSettled(
       mutating: tools.mutating,
       submits: spec.output !== undefined,
       ...(background ? { uncollected: () => background?.reminder() } : {}),
-      ...(tools.childrenShareProvider
-        ? { warmConnections: Math.min(ctx.limiter.size, WARM_CONNECTIONS) }
-        : {}),
+      ...(tools.connections ? { connections: tools.connections } : {}),
     };
     await runLoop(setup, state);
     await collectBackground(background, spec, ctx, state);
@@ -168,13 +167,6 @@ export async function runAgentSettled(
     }
   }
 }
-
-/**
- * Most connections opened ahead for an agent's children: a wider fan-out opens the rest as it
- * starts. Enough for Go axe's habit of starting a turn's every call at once, few enough that an
- * agent calling one sub-agent costs no more than some idle sockets until the run ends.
- */
-const WARM_CONNECTIONS = 32;
 
 /**
  * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
@@ -258,8 +250,8 @@ async function buildTools(
   handlers: Map<string, ToolHandler>;
   mutating: Set<string>;
   toolset?: Toolset;
-  /** Whether a child it may start could call the agent's provider (connections opened to it would serve). */
-  childrenShareProvider: boolean;
+  /** Connections to open for its children, when a child it may start would call its provider. */
+  connections?: ChildConnections;
 }> {
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
@@ -337,17 +329,17 @@ async function buildTools(
       `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
-  // Workers run on the agent's own model; a named sub-agent on its own, the caller's (`inherit`),
-  // or whatever AXE_SUBAGENT_MODEL or a call's `model` (`overrides = true`) says.
-  const { provider } = resolved.model;
-  const childrenShareProvider =
-    handlers.has(SPAWN_AGENTS_TOOL_NAME) ||
-    handlers.has(DELEGATE_TASK_TOOL_NAME) ||
-    (handlers.has(CALL_AGENT_TOOL_NAME) &&
-      (spec.subAgentsConfig.overrides ||
-        Boolean(ctx.env.AXE_SUBAGENT_MODEL) ||
-        callable.some((child) => child.model === undefined || child.model.provider === provider)));
-  return { specs, handlers, mutating, childrenShareProvider, ...(toolset ? { toolset } : {}) };
+  const connections = childConnections(spec, resolved.model.provider, new Set(handlers.keys()), callable, {
+    maxParallel: ctx.limiter.size,
+    subagentModel: Boolean(ctx.env.AXE_SUBAGENT_MODEL),
+  });
+  return {
+    specs,
+    handlers,
+    mutating,
+    ...(connections ? { connections } : {}),
+    ...(toolset ? { toolset } : {}),
+  };
 }
 
 function readyEvent(

@@ -1,0 +1,73 @@
+import type { AgentSpec } from '../agent/spec.js';
+import type { ToolCall } from '../provider/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+
+/**
+ * Connections an agent that delegates opens to its own provider for its children, so that their
+ * requests go out at once instead of connecting first.
+ */
+export interface ChildConnections {
+  /** Opened while each of its requests is in flight, for the children its answer may start. */
+  ahead: number;
+  /**
+   * How many of an answer's calls start a child on the provider at once: that many are opened as
+   * soon as the answer is read, while the children are being set up (a turn wider than `ahead`).
+   */
+  forCalls: (calls: readonly ToolCall[]) => number;
+}
+
+/**
+ * Most connections opened ahead: enough for Go axe's habit of starting a turn's every call at
+ * once, few enough that an agent calling one sub-agent costs no more than some idle sockets until
+ * the run ends. A wider turn opens the rest once its answer is read (`forCalls`).
+ */
+const AHEAD = 32;
+
+/**
+ * The connections of an agent whose delegation tools are `tools` (offered ones) on `provider`;
+ * undefined when no child it may start would call that provider. `callable`: its sub-agents'
+ * files; `maxParallel`: the run-wide limit of children at once.
+ */
+export function childConnections(
+  spec: AgentSpec,
+  provider: string,
+  tools: ReadonlySet<string>,
+  callable: readonly AgentSpec[],
+  { maxParallel, subagentModel }: { maxParallel: number; subagentModel: boolean },
+): ChildConnections | undefined {
+  // Workers run on the agent's own model; a named sub-agent on its own, the caller's (`inherit`),
+  // or whatever AXE_SUBAGENT_MODEL or a call's `model` (`overrides = true`) says.
+  const anyModel = spec.subAgentsConfig.overrides || subagentModel;
+  const sharing = new Set(
+    callable
+      .filter((child) => anyModel || child.model === undefined || child.model.provider === provider)
+      .map((child) => child.name),
+  );
+  const calls = tools.has(CALL_AGENT_TOOL_NAME) && sharing.size > 0;
+  if (!calls && !tools.has(SPAWN_AGENTS_TOOL_NAME) && !tools.has(DELEGATE_TASK_TOOL_NAME)) return undefined;
+  const started = (call: ToolCall): number => {
+    const args = call.arguments;
+    if (call.name === CALL_AGENT_TOOL_NAME) return calls && sharing.has(String(args.agent)) ? 1 : 0;
+    if (call.name === SPAWN_AGENTS_TOOL_NAME) return Array.isArray(args.tasks) ? args.tasks.length : 0;
+    if (call.name === DELEGATE_TASK_TOOL_NAME && Array.isArray(args.subtasks)) {
+      // The sub-tasks that wait for none start at once.
+      return args.subtasks.filter((task) => !hasPrerequisites(task)).length;
+    }
+    return 0;
+  };
+  return {
+    ahead: Math.min(maxParallel, AHEAD),
+    forCalls: (turnCalls) => {
+      if (turnCalls.length === 0) return 0;
+      let count = 0;
+      for (const call of turnCalls) if (tools.has(call.name)) count += started(call);
+      return Math.min(maxParallel, count);
+    },
+  };
+}
+
+function hasPrerequisites(task: unknown): boolean {
+  if (typeof task !== 'object' || task === null) return false;
+  const dependsOn = (task as { depends_on?: unknown }).depends_on;
+  return Array.isArray(dependsOn) && dependsOn.length > 0;
+}

@@ -47,14 +47,60 @@ export function followParent(
           },
           Math.min(Math.max(timeout.ms, 0), MAX_TIMER_MS),
         );
+  let unfollow = (): void => {};
   if (parent.aborted) follow();
-  else parent.addEventListener('abort', follow, { once: true });
+  else unfollow = onAbort(parent, follow);
   return {
     controller,
     timedOut: () => timedOut,
     dispose: () => {
       clearTimeout(timer);
-      parent.removeEventListener('abort', follow);
+      unfollow();
     },
+  };
+}
+
+/** What `onAbort` keeps for a signal: the listeners waiting, and the one 'abort' listener that runs them. */
+interface Waiting {
+  listeners: Set<() => void>;
+  dispatch: () => void;
+}
+
+const waitingOn = new WeakMap<AbortSignal, Waiting>();
+
+/**
+ * Runs `listener` when `signal` aborts (not if it already has); returns what removes it. For a
+ * signal many listen to — an agent's, which its children, their model calls and its queued calls
+ * follow: the signal gets one 'abort' listener while any are waiting, the rest wait in a set.
+ * EventTarget walks its whole list on every add (it refuses duplicates), so a 512-way fan-out
+ * following one signal cost O(n²) there.
+ */
+export function onAbort(signal: AbortSignal, listener: () => void): () => void {
+  let waiting = waitingOn.get(signal);
+  if (waiting === undefined) {
+    const listeners = new Set<() => void>();
+    const dispatch = (): void => {
+      waitingOn.delete(signal);
+      for (const each of listeners) {
+        try {
+          each();
+        } catch (error) {
+          // As EventTarget does: the others still run, and the error is not lost.
+          process.nextTick(() => {
+            throw error;
+          });
+        }
+      }
+    };
+    waiting = { listeners, dispatch };
+    waitingOn.set(signal, waiting);
+    signal.addEventListener('abort', dispatch, { once: true });
+  }
+  const own = waiting;
+  own.listeners.add(listener);
+  return () => {
+    if (!own.listeners.delete(listener) || own.listeners.size > 0 || waitingOn.get(signal) !== own) return;
+    waitingOn.delete(signal);
+    signal.removeEventListener('abort', own.dispatch);
   };
 }

@@ -1,3 +1,4 @@
+import { onAbort } from '../abort.js';
 import { BudgetError } from '../errors.js';
 import type { ChatRequest, Usage } from '../provider/types.js';
 
@@ -78,15 +79,14 @@ export class Budget {
     return new Promise<void>((resolve, reject) => {
       const wake = (): void => {
         this.waiters.delete(wake);
-        signal.removeEventListener('abort', onAbort);
+        leave();
         resolve();
       };
-      const onAbort = (): void => {
+      const leave = onAbort(signal, () => {
         this.waiters.delete(wake);
         reject(signal.reason);
-      };
+      });
       this.waiters.add(wake);
-      signal.addEventListener('abort', onAbort, { once: true });
     });
   }
 }

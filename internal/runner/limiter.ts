@@ -1,3 +1,4 @@
+import { onAbort } from '../abort.js';
 import { type AgentSpec, DEFAULT_MAX_PARALLEL } from '../agent/spec.js';
 import { ConfigError } from '../errors.js';
 
@@ -31,16 +32,17 @@ export function createLimiter(max: number): Limiter {
   const slot = (signal: AbortSignal | undefined): Promise<void> =>
     new Promise<void>((resolve, reject) => {
       signal?.throwIfAborted();
-      const onAbort = (): void => {
-        waiting.splice(waiting.indexOf(granted), 1);
-        reject(signal?.reason);
-      };
+      const leave = signal
+        ? onAbort(signal, () => {
+            waiting.splice(waiting.indexOf(granted), 1);
+            reject(signal.reason);
+          })
+        : undefined;
       const granted = (): void => {
-        signal?.removeEventListener('abort', onAbort);
+        leave?.();
         resolve();
       };
       waiting.push(granted);
-      signal?.addEventListener('abort', onAbort, { once: true });
     });
 
   return {

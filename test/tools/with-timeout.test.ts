@@ -2,7 +2,7 @@ import { getEventListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { withTimeout } from '../../internal/abort.js';
+import { onAbort, withTimeout } from '../../internal/abort.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -36,9 +36,55 @@ describe('withTimeout', () => {
     // As an agent's signal is: many calls listen to it at once.
     setMaxListeners(0, parent.signal);
     const calls = Array.from({ length: 50 }, () => withTimeout(parent.signal, 60_000));
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(50);
+    // One listener on the parent however many follow it (see onAbort).
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
     for (const timed of calls) timed.dispose();
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     expect(calls.every((timed) => !timed.signal.aborted && !timed.timedOut())).toBe(true);
+  });
+});
+
+describe('onAbort', () => {
+  it('2000 listeners on one signal: one abort listener on it; an abort runs the rest in order, once', () => {
+    const controller = new AbortController();
+    const ran: number[] = [];
+    const removers = Array.from({ length: 2000 }, (_, i) => onAbort(controller.signal, () => ran.push(i)));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    removers[7]?.();
+    controller.abort();
+    controller.abort();
+    expect(ran).toEqual(Array.from({ length: 2000 }, (_, i) => i).filter((i) => i !== 7));
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('the last one removed takes the abort listener off; a later one puts it back', () => {
+    const controller = new AbortController();
+    const first = onAbort(controller.signal, () => {});
+    const second = onAbort(controller.signal, () => {});
+    first();
+    first();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    second();
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
+    let ran = false;
+    onAbort(controller.signal, () => {
+      ran = true;
+    });
+    controller.abort();
+    expect(ran).toBe(true);
+  });
+
+  it('a listener removed while the abort runs (a follower disposing another) is skipped', () => {
+    const controller = new AbortController();
+    const ran: string[] = [];
+    let removeB = () => {};
+    onAbort(controller.signal, () => {
+      ran.push('a');
+      removeB();
+    });
+    removeB = onAbort(controller.signal, () => ran.push('b'));
+    onAbort(controller.signal, () => ran.push('c'));
+    controller.abort();
+    expect(ran).toEqual(['a', 'c']);
   });
 });

@@ -107,7 +107,10 @@ export function appendText(
 
 /** Each call's first result, in call order; shorter than `calls` when one has none. */
 function answers(calls: readonly ToolCall[], results: readonly ToolResult[]): ToolResult[] {
-  return calls.flatMap((call) => results.find((result) => result.callId === call.id) ?? []);
+  // By id: a fan-out's turn has hundreds of calls, and each of its forks resolves the history.
+  const first = new Map<string, ToolResult>();
+  for (const result of results) if (!first.has(result.callId)) first.set(result.callId, result);
+  return calls.flatMap((call) => first.get(call.id) ?? []);
 }
 
 function describeCall(call: ToolCall): string {

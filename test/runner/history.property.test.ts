@@ -72,6 +72,27 @@ describe('conversation history', () => {
     );
   });
 
+  it("resolvedHistory of a 2000-call turn: each call's first result, in call order", () => {
+    const calls = Array.from({ length: 2000 }, (_, i) => ({
+      id: `c${i}`,
+      name: 'call_agent',
+      arguments: {},
+    }));
+    const results = calls
+      .map((c) => ({ callId: c.id, name: c.name, content: `first ${c.id}`, isError: false }))
+      .reverse();
+    results.push({ callId: 'c5', name: 'call_agent', content: 'second c5', isError: false });
+    const resolved = resolvedHistory([
+      { role: 'user', content: 'go' },
+      { role: 'assistant', content: '', toolCalls: calls },
+      { role: 'tool', results },
+    ]);
+    const last = resolved[2];
+    expect(last?.role === 'tool' ? last.results.map((r) => r.content) : []).toEqual(
+      calls.map((c) => `first ${c.id}`),
+    );
+  });
+
   it('withoutToolBlocks has no tool blocks and no two turns of one role in a row', () => {
     fc.assert(
       fc.property(history, (messages) => {

@@ -8,7 +8,8 @@
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
  *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
- *     requests (first turn, the children at once, second turn) against its own critical path;
+ *     requests (first turn, the children at once, second turn) against its own critical path; and
+ *     the CPU axe and the fake server (this process) spent, which share the machine's cores;
  *     medians of 11 rounds, each running every width and the bare client in turn;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
@@ -76,6 +77,8 @@ interface Measured {
   durationMs: number;
   wallMs: number;
   peakRssKb: number;
+  /** axe's CPU (user + system) as /proc last showed it, up to 10 ms before it exited. */
+  cpuMs: number;
   budgetUsed?: number;
 }
 
@@ -106,8 +109,10 @@ async function runCli(agentName: string, prompt: string, extra: string[] = []): 
     stdout += chunk;
   });
   let peakRssKb = 0;
+  let cpuMs = 0;
   const poll = setInterval(() => {
     peakRssKb = Math.max(peakRssKb, vmHwmKb(child.pid));
+    cpuMs = Math.max(cpuMs, cpuMsOf(child.pid));
   }, 10);
   const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
   clearInterval(poll);
@@ -118,6 +123,7 @@ async function runCli(agentName: string, prompt: string, extra: string[] = []): 
     durationMs: envelope.duration_ms,
     wallMs,
     peakRssKb,
+    cpuMs,
     budgetUsed: envelope.budget_used_tokens,
   };
 }
@@ -202,12 +208,26 @@ interface ScaleRun {
   bareMs: number;
   bareCriticalMs: number;
   peakRssKb: number;
+  cpuMs: number;
+  /** This process's CPU during axe's run: the fake server's (and the bench's polling). */
+  serverCpuMs: number;
 }
 
 function vmHwmKb(pid: number | undefined): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     return Number(/VmHWM:\s+(\d+) kB/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0; // exited between polls
+  }
+}
+
+/** CPU ms (user + system) of a running process, from /proc/<pid>/stat (clock ticks of 10 ms). */
+function cpuMsOf(pid: number | undefined): number {
+  try {
+    // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+    return (Number(fields[11]) + Number(fields[12])) * 10;
   } catch {
     return 0; // exited between polls
   }
@@ -299,7 +319,9 @@ try {
     for (const width of SCALES) {
       fake.reset();
       fake.respond(responder);
+      const serverCpu = process.cpuUsage();
       const measured = await runCli(`fan${width}`, `scale ${round}`);
+      const { user, system } = process.cpuUsage(serverCpu);
       if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
       const criticalMs = criticalPathMs(`fan${width}`);
       // The same requests from a bare client: the parent's first turn, the children at once, its
@@ -315,6 +337,8 @@ try {
         bareMs,
         bareCriticalMs: criticalPathMs(`fan${width}`),
         peakRssKb: measured.peakRssKb,
+        cpuMs: measured.cpuMs,
+        serverCpuMs: (user + system) / 1000,
       });
     }
   }
@@ -327,11 +351,13 @@ try {
       criticalMs: of('criticalMs'),
       bareRatio: of('bareMs') / of('bareCriticalMs'),
       peakRssKb: of('peakRssKb'),
+      cpuMs: of('cpuMs'),
+      serverCpuMs: of('serverCpuMs'),
     };
   };
   const baseRssKb = scaleMedians(baseWidth).peakRssKb;
   const scaleRows = SCALES.map((width) => {
-    const { durationMs, criticalMs, bareRatio, peakRssKb } = scaleMedians(width);
+    const { durationMs, criticalMs, bareRatio, peakRssKb, cpuMs, serverCpuMs } = scaleMedians(width);
     return [
       String(width),
       `${durationMs} ms`,
@@ -340,6 +366,8 @@ try {
       `${bareRatio.toFixed(3)}x`,
       `${(peakRssKb / 1024).toFixed(1)} MB`,
       width === baseWidth ? '' : `${((peakRssKb - baseRssKb) / (width - baseWidth)).toFixed(0)} KB`,
+      `${cpuMs.toFixed(0)} ms`,
+      `${serverCpuMs.toFixed(0)} ms`,
     ];
   });
 
@@ -511,6 +539,8 @@ try {
       'bare node:http client, same requests: ratio',
       'peak RSS (512: ≤ 300 MB)',
       'RSS per extra child',
+      'CPU of axe',
+      'CPU of the fake server (2 cores in all)',
     ],
     scaleRows,
   );

@@ -43,11 +43,12 @@ export function childConnections(
       .filter((child) => anyModel || child.model === undefined || child.model.provider === provider)
       .map((child) => child.name),
   );
-  const calls = tools.has(CALL_AGENT_TOOL_NAME) && sharing.size > 0;
-  if (!calls && !tools.has(SPAWN_AGENTS_TOOL_NAME) && !tools.has(DELEGATE_TASK_TOOL_NAME)) return undefined;
+  const callsShare = tools.has(CALL_AGENT_TOOL_NAME) && sharing.size > 0;
+  if (!callsShare && !tools.has(SPAWN_AGENTS_TOOL_NAME) && !tools.has(DELEGATE_TASK_TOOL_NAME))
+    return undefined;
   const started = (call: ToolCall): number => {
     const args = call.arguments;
-    if (call.name === CALL_AGENT_TOOL_NAME) return calls && sharing.has(String(args.agent)) ? 1 : 0;
+    if (call.name === CALL_AGENT_TOOL_NAME) return sharing.has(String(args.agent)) ? 1 : 0;
     if (call.name === SPAWN_AGENTS_TOOL_NAME) return Array.isArray(args.tasks) ? args.tasks.length : 0;
     if (call.name === DELEGATE_TASK_TOOL_NAME && Array.isArray(args.subtasks)) {
       // The sub-tasks that wait for none start at once.

@@ -54,8 +54,10 @@ function layout(nodes: readonly RecordedAgent[], depth: number, level: number, n
   const rows: Row[] = [];
   const finished = level >= 2 ? nodes.filter(done) : [];
   if (finished.length > 0) rows.push(groupRow(finished, depth));
+  // A set: a 512-way fan-out's frame would compare every child with every finished one.
+  const grouped = new Set(finished);
   for (const node of nodes) {
-    if (finished.includes(node)) continue;
+    if (grouped.has(node)) continue;
     const row = agentRow(node, depth, now);
     if (level >= 1 && node.children.length > 0 && done(node)) {
       const below = descendants(node);

@@ -1,4 +1,5 @@
 import type { JsonValue } from '../provider/types.js';
+import { isoTime } from '../time.js';
 import { FileProblem } from './file-problem.js';
 
 /** No agent or config field nests this deep; a hostile file must not exhaust the stack. */
@@ -63,7 +64,7 @@ function converted(value: unknown, file: string, at: (string | number)[]): JsonV
 
 function describeDate(date: Date): string {
   const text = String(date);
-  return Number.isNaN(date.getTime()) ? 'an invalid date' : text.length > 40 ? date.toISOString() : text;
+  return Number.isNaN(date.getTime()) ? 'an invalid date' : text.length > 40 ? isoTime(date) : text;
 }
 
 function fieldError(file: string, at: (string | number)[], message: string): FileProblem {

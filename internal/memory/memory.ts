@@ -6,6 +6,7 @@ import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
+import { isoTime } from '../time.js';
 import { withFileLock } from './file-lock.js';
 
 /**
@@ -59,7 +60,7 @@ export function countEntries(log: string): number {
 
 /** Pure: one entry, byte for byte as Go axe writes it. */
 export function formatEntry(time: Date, task: string, result: string): Buffer {
-  const stamp = time.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  const stamp = isoTime(time).replace(/\.\d{3}Z$/, 'Z');
   const shownTask = task === '' ? '(none)' : task.replaceAll('\n', ' ');
   const bytes = Buffer.from(result, 'utf8');
   const shownResult =

@@ -3,6 +3,7 @@ import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.
 import { type LoadedRun, shownStatus } from '../record/store.js';
 import { splitPath } from '../runner/agent-path.js';
 import { maskSecrets } from '../secrets.js';
+import { isoTime } from '../time.js';
 import { statusGlyph, toolsInFlight } from './agent-marks.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
@@ -105,7 +106,7 @@ function agentLine(node: RecordedAgent, interrupted: boolean): string {
 export function renderTranscript(lines: readonly TranscriptLine[]): string {
   const out: string[] = [];
   for (const line of lines) {
-    const at = new Date(line.time).toISOString().slice(11, 23);
+    const at = isoTime(new Date(line.time)).slice(11, 23);
     switch (line.type) {
       case 'agent.start':
         out.push(`${at} ── ${line.path} started (${line.model})`);

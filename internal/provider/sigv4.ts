@@ -1,3 +1,5 @@
+import { isoTime } from '../time.js';
+
 /** AWS credentials, from the environment or a shared credentials file. */
 export interface AwsCredentials {
   accessKeyId: string;
@@ -30,8 +32,7 @@ export interface SigV4Request {
  */
 export function signV4(request: SigV4Request): Record<string, string> {
   const url = new URL(request.url);
-  const amzDate = request.date
-    .toISOString()
+  const amzDate = isoTime(request.date)
     .replace(/[-:]/g, '')
     .replace(/\.\d{3}/, '');
   const day = amzDate.slice(0, 8);

@@ -7,6 +7,7 @@ import type { RunEvent } from '../runner/events.js';
 import { treeCost, treeUsage } from '../runner/result.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
+import { isoTime } from '../time.js';
 import { type RecordedRequest, RUN_RECORD_VERSION, type RunRecord } from './record.js';
 import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
@@ -103,7 +104,7 @@ export class RunRecorder {
         id,
         pid: process.pid,
         request: asked.request,
-        startedAt: startedAt.toISOString(),
+        startedAt: isoTime(startedAt),
         status: 'running',
         ...asked.links,
       };
@@ -195,7 +196,7 @@ export class RunRecorder {
     const usage = treeUsage(outcome.result);
     const cost = treeCost(outcome.result);
     Object.assign(record, {
-      endedAt: endedAt.toISOString(),
+      endedAt: isoTime(endedAt),
       durationMs: endedAt.getTime() - Date.parse(record.startedAt),
       status: outcome.result.status,
       exitCode,

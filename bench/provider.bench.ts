@@ -122,7 +122,7 @@ async function main(): Promise<void> {
       await bareRequest();
       await clientRequest();
     }
-    // Interleaved so all three see the same machine state.
+    // Interleaved so all four see the same machine state.
     for (let i = 0; i < TURNS; i++) {
       let t = performance.now();
       await provider.chat(request, { signal });

@@ -72,7 +72,7 @@ async function chat(
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   request: ChatRequest,
-  { signal: userSignal, onEvent, deadline, warmConnections, connectionsFor }: ChatOptions,
+  { signal: userSignal, onEvent, deadline, connections }: ChatOptions,
 ): Promise<ChatResponse> {
   if (keyMissing(settings)) {
     throw new MissingKeyError(
@@ -109,9 +109,9 @@ async function chat(
       userSignal,
       onEvent,
       deadline,
-      warmConnections,
+      warmConnections: connections?.ahead,
     });
-    const wanted = connectionsFor?.(response.toolCalls) ?? 0;
+    const wanted = connections?.forCalls(response.toolCalls) ?? 0;
     if (wanted > 0) pool.warm(url, wanted);
     return response;
   } finally {

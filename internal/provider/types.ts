@@ -131,16 +131,22 @@ export interface ChatOptions {
   onEvent?: (event: StreamEvent) => void;
   /** Epoch ms after which the run is over: a retry whose wait would pass it is not attempted. */
   deadline?: number;
+  /** Connections to this provider opened for the calls its answer may start (an agent's sub-agents). */
+  connections?: ChildConnections;
+}
+
+/**
+ * Idle connections opened for an agent's children, so that their requests go out at once instead
+ * of connecting first.
+ */
+export interface ChildConnections {
+  /** Opened while each request is in flight, for the children its answer may start. */
+  ahead: number;
   /**
-   * Idle connections to this provider to open while the request is in flight, for the calls its
-   * answer may start (an agent's sub-agents): they find a connection ready.
+   * How many of an answer's tool calls start a child on the same provider at once: that many are
+   * opened as soon as the answer is read, while the children are being set up.
    */
-  warmConnections?: number;
-  /**
-   * How many of the answer's tool calls will call this provider at once (the children they
-   * start): as many idle connections are opened as soon as the answer is read.
-   */
-  connectionsFor?: (calls: readonly ToolCall[]) => number;
+  forCalls: (calls: readonly ToolCall[]) => number;
 }
 
 export interface Provider {

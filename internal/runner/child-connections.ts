@@ -1,20 +1,6 @@
 import type { AgentSpec } from '../agent/spec.js';
-import type { ToolCall } from '../provider/types.js';
+import type { ChildConnections, ToolCall } from '../provider/types.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-
-/**
- * Connections an agent that delegates opens to its own provider for its children, so that their
- * requests go out at once instead of connecting first.
- */
-export interface ChildConnections {
-  /** Opened while each of its requests is in flight, for the children its answer may start. */
-  ahead: number;
-  /**
-   * How many of an answer's calls start a child on the provider at once: that many are opened as
-   * soon as the answer is read, while the children are being set up (a turn wider than `ahead`).
-   */
-  forCalls: (calls: readonly ToolCall[]) => number;
-}
 
 /**
  * Most connections opened ahead: enough for Go axe's habit of starting a turn's every call at

@@ -4,6 +4,7 @@ import {
   addUsage,
   type ChatRequest,
   type ChatResponse,
+  type ChildConnections,
   emptyUsage,
   type JsonValue,
   type Message,
@@ -14,7 +15,6 @@ import {
   type Usage,
 } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
-import type { ChildConnections } from './child-connections.js';
 import { emitEvent, type RunContext } from './context.js';
 import { fanOut } from './fanout.js';
 import { LimitReachedError } from './limits.js';
@@ -246,9 +246,7 @@ async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): P
           signal: ctx.signal,
           deadline: ctx.deadline,
           onEvent,
-          ...(setup.connections
-            ? { warmConnections: setup.connections.ahead, connectionsFor: setup.connections.forCalls }
-            : {}),
+          ...(setup.connections ? { connections: setup.connections } : {}),
         }),
       ctx.signal,
     );

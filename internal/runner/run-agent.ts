@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
-import type { Message, ToolSpec } from '../provider/types.js';
+import type { ChildConnections, Message, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import {
   ASK_PARENT_TOOL_NAME,
@@ -27,7 +27,7 @@ import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from './ask-parent
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
 import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
-import { type ChildConnections, childConnections } from './child-connections.js';
+import { childConnections } from './child-connections.js';
 import {
   effectiveAllowedHosts,
   emitEvent,

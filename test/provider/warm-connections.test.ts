@@ -6,7 +6,7 @@ import { conversation, FAST_RETRY, settingsFor } from './helpers.js';
 import { listen, okReply as reply, shut } from './local-server.js';
 
 /**
- * Connections opened ahead (`warmConnections`): while an agent that delegates waits for its
+ * Connections opened ahead (`connections.ahead`): while an agent that delegates waits for its
  * model, the pool opens idle connections to the same server, and its children's requests go out
  * on them instead of connecting first.
  */
@@ -69,8 +69,11 @@ function setUp(watched: Watched) {
   const signal = new AbortController().signal;
   return {
     pool,
-    chat: (warmConnections?: number) =>
-      provider.chat(conversation(false), { signal, ...(warmConnections ? { warmConnections } : {}) }),
+    chat: (ahead?: number) =>
+      provider.chat(conversation(false), {
+        signal,
+        ...(ahead ? { connections: { ahead, forCalls: () => 0 } } : {}),
+      }),
   };
 }
 

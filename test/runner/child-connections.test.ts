@@ -16,15 +16,18 @@ const call = (name: string, args: ToolCall['arguments']): ToolCall => ({
 });
 const load = (name: string) => loadAgent(name, { searchDirs: [t.home.agentsDir], env: t.home.env });
 const all = new Set(['call_agent', 'spawn_agents', 'delegate_task']);
+/** A sub-agent on another provider than the lead's. */
+const writeFar = () =>
+  fs.writeFileSync(
+    path.join(t.home.agentsDir, 'far.toml'),
+    'name = "far"\nmodel = "openai/gpt-test"\nsystem_prompt = "agent:far"\n',
+  );
 
 describe('connections opened for the children an answer starts', () => {
   it('counts the calls that start a child on the same provider: call_agent to one, every spawned task, the sub-tasks that wait for none', async () => {
     t.home.agent('lead', 'sub_agents = ["near", "far"]');
     t.home.agent('near');
-    fs.writeFileSync(
-      path.join(t.home.agentsDir, 'far.toml'),
-      'name = "far"\nmodel = "openai/gpt-test"\nsystem_prompt = "agent:far"\n',
-    );
+    writeFar();
     const callable = [await load('near'), await load('far')];
     const connections = childConnections(await load('lead'), 'anthropic', all, callable, {
       maxParallel: 64,
@@ -71,10 +74,7 @@ describe('connections opened for the children an answer starts', () => {
 
   it('none when no child it may start calls its provider, unless a call may choose the model', async () => {
     t.home.agent('lead', 'sub_agents = ["far"]');
-    fs.writeFileSync(
-      path.join(t.home.agentsDir, 'far.toml'),
-      'name = "far"\nmodel = "openai/gpt-test"\nsystem_prompt = "agent:far"\n',
-    );
+    writeFar();
     const lead = await load('lead');
     const far = [await load('far')];
     const options = { maxParallel: 64, subagentModel: false };

@@ -36,6 +36,7 @@ export function followParent(
   const controller = new AbortController();
   let timedOut = false;
   const follow = (): void => controller.abort(parent.reason);
+  if (timeout !== undefined) timerDeadlines.set(controller.signal, Date.now() + Math.max(timeout.ms, 0));
   const timer =
     timeout === undefined
       ? undefined
@@ -55,9 +56,22 @@ export function followParent(
     timedOut: () => timedOut,
     dispose: () => {
       clearTimeout(timer);
+      timerDeadlines.delete(controller.signal);
       unfollow();
     },
   };
+}
+
+/** When the timer of a signal made by `followParent` (or `withTimeout`) fires, until it is disposed. */
+const timerDeadlines = new WeakMap<AbortSignal, number>();
+
+/**
+ * Whether `signal` aborts by `deadline` (epoch ms) on its own: its timer, still set, fires by
+ * then. A call given both needs no timer of its own.
+ */
+export function abortsBy(signal: AbortSignal, deadline: number): boolean {
+  const own = timerDeadlines.get(signal);
+  return own !== undefined && own <= deadline;
 }
 
 /** What `onAbort` keeps for a signal: the listeners waiting, and the one 'abort' listener that runs them. */

@@ -1,4 +1,4 @@
-import { withTimeout } from '../abort.js';
+import { abortsBy, withTimeout } from '../abort.js';
 import { ConfigError, MissingKeyError } from '../errors.js';
 import type { HttpResponse } from '../http/connection.js';
 import type { HttpPool } from '../http/pool.js';
@@ -56,9 +56,42 @@ export function createWireProvider(
 ): Provider {
   addSecret(settings.apiKey);
   for (const value of Object.values(settings.headers)) addSecret(value);
+  const shared = sharedParts(settings, wire);
   return {
     name: settings.name,
-    chat: (request, chatOptions) => chat(settings, wire, options, request, chatOptions),
+    chat: (request, chatOptions) => chat(settings, wire, options, shared, request, chatOptions),
+  };
+}
+
+/** What every call of one provider sends alike, made once (a fan-out's children share a provider). */
+interface SharedParts {
+  /** Only shown in messages: credentials in the URL's user info or query are masked. */
+  shownBaseUrl: string;
+  /** The headers before signing, for a streamed request and for a whole one; made at the first call (the key is checked first). */
+  headers(stream: boolean): Readonly<Record<string, string>>;
+  /** Whether the base URL passed `checkBaseUrl` once (it is the same for every call). */
+  baseUrlChecked: boolean;
+}
+
+function sharedParts(settings: ProviderSettings, wire: Wire): SharedParts {
+  const made = new Map<boolean, Record<string, string>>();
+  return {
+    shownBaseUrl: redactUrl(settings.baseUrl),
+    headers(stream) {
+      let headers = made.get(stream);
+      if (!headers) {
+        headers = {
+          accept: stream ? 'text/event-stream' : 'application/json',
+          ...settings.headers,
+          ...wire.authHeaders(settings.apiKey),
+        };
+        if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
+        if (wire.streamFormat === 'none') headers.accept = 'application/json';
+        made.set(stream, headers);
+      }
+      return headers;
+    },
+    baseUrlChecked: false,
   };
 }
 
@@ -71,6 +104,7 @@ async function chat(
   settings: ProviderSettings,
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
+  shared: SharedParts,
   request: ChatRequest,
   { signal: userSignal, onEvent, deadline, connections }: ChatOptions,
 ): Promise<ChatResponse> {
@@ -82,23 +116,23 @@ async function chat(
   const context: CallContext = {
     provider: settings.name,
     api: settings.api,
-    // Only shown in messages: credentials in the URL's user info or query are masked.
-    baseUrl: redactUrl(settings.baseUrl),
+    baseUrl: shared.shownBaseUrl,
     model: request.model,
     apiKeyEnv: settings.apiKeyEnv,
   };
   const url = wire.url(settings.baseUrl, request);
-  const headers = {
-    accept: request.stream ? 'text/event-stream' : 'application/json',
-    ...settings.headers,
-    ...wire.authHeaders(settings.apiKey),
-  };
-  if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
-  if (wire.streamFormat === 'none') headers.accept = 'application/json';
   const body = JSON.stringify(wire.toWire(request));
-  if (wire.sign) Object.assign(headers, await wire.sign({ url, body }, settings));
-  checkBaseUrl(settings);
-  const timed = deadline === undefined ? undefined : withTimeout(userSignal, deadline - Date.now());
+  const unsigned = shared.headers(request.stream === true);
+  const headers = wire.sign ? { ...unsigned, ...(await wire.sign({ url, body }, settings)) } : unsigned;
+  if (!shared.baseUrlChecked) {
+    checkBaseUrl(settings);
+    shared.baseUrlChecked = true;
+  }
+  // The runner's signal already aborts at the deadline it passes: no second timer per call.
+  const timed =
+    deadline === undefined || abortsBy(userSignal, deadline)
+      ? undefined
+      : withTimeout(userSignal, deadline - Date.now());
   try {
     const response = await attempts(wire, { retry, pool }, request, {
       context,

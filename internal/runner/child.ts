@@ -15,6 +15,7 @@ import {
 } from './context.js';
 import type { RunEventBody } from './events.js';
 import { failedBeforeStart, type SettledRun } from './result.js';
+import { childStarts } from './start-pacer.js';
 import type { AgentRunResult } from './types.js';
 
 /**
@@ -82,6 +83,8 @@ export interface ChildRequest {
  * `[sub_agents_config]` defaults and the call's, nested in the parent's; its timeout likewise.
  */
 export async function startChild(parent: ParentRun, request: ChildRequest): Promise<AgentRunResult> {
+  const turn = childStarts.turn();
+  if (turn) await turn;
   const started = Date.now();
   const { prepared, overrides } = request;
   const own = 'spec' in prepared ? prepared.spec.budget : {};
@@ -259,6 +262,7 @@ export function withOverrides(
       return { error: `${tool} error: ${label}: ${errorMessage(error)}` };
     }
   }
+  if (model === spec.model && overrides.systemPrompt === undefined) return { spec };
   const { model: _own, ...rest } = spec;
   return {
     spec: {

@@ -138,7 +138,11 @@ export function childContext(
   },
 ): ChildContext {
   const { onlyTools: _only, prior: _prior, askParent: _ask, ...inherited } = parent;
-  const base: RunContext = {
+  // Its own deadline when it has a timeout, unless the parent's comes first; else the parent's.
+  const scope = options.timeoutSeconds > 0 ? deadlineScope(parent.signal, options.timeoutSeconds) : undefined;
+  const earlier =
+    parent.deadline !== undefined && (scope?.deadline === undefined || parent.deadline <= scope.deadline);
+  const ctx: RunContext = {
     ...inherited,
     limits: options.limits,
     inputs: options.inputs,
@@ -153,21 +157,15 @@ export function childContext(
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,
     overrides: {},
+    ...(scope
+      ? {
+          signal: scope.controller.signal,
+          deadline: earlier ? parent.deadline : scope.deadline,
+          deadlineSeconds: earlier ? parent.deadlineSeconds : options.timeoutSeconds,
+        }
+      : {}),
   };
-  if (options.timeoutSeconds <= 0) return { ctx: base, dispose: () => {} };
-
-  const scope = deadlineScope(parent.signal, options.timeoutSeconds);
-  const earlier =
-    parent.deadline !== undefined && (scope.deadline === undefined || parent.deadline <= scope.deadline);
-  return {
-    ctx: {
-      ...base,
-      signal: scope.controller.signal,
-      deadline: earlier ? parent.deadline : scope.deadline,
-      deadlineSeconds: earlier ? parent.deadlineSeconds : options.timeoutSeconds,
-    },
-    dispose: scope.dispose,
-  };
+  return { ctx, dispose: scope ? scope.dispose : () => {} };
 }
 
 export interface DeadlineScope {

@@ -2,7 +2,7 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
-import type { ProviderSettings } from '../provider/types.js';
+import type { Provider, ProviderSettings, RetryPolicy } from '../provider/types.js';
 import type { CassettePlayer, CassetteRecorder } from './cassette.js';
 import type { ProviderSource } from './context.js';
 import { resolveModel } from './resolve.js';
@@ -14,10 +14,23 @@ export function liveProviders(options: {
   pool: HttpPool;
   recorder?: CassetteRecorder;
 }): ProviderSource {
+  // Settings, and a provider per retry policy, made once per provider name: a fan-out's children
+  // share their parent's. A name that cannot be resolved is not kept: each agent says why.
+  const made = new Map<string, { settings: ProviderSettings; byRetry: Map<RetryPolicy, Provider> }>();
   return {
     forAgent(model, spec, agentPath) {
-      const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
-      const provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
+      let entry = made.get(model.provider);
+      if (!entry) {
+        const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
+        entry = { settings, byRetry: new Map() };
+        made.set(model.provider, entry);
+      }
+      const { settings, byRetry } = entry;
+      let provider = byRetry.get(spec.retry);
+      if (!provider) {
+        provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
+        byRetry.set(spec.retry, provider);
+      }
       // The agent calls it once it is set up: the connection opens meanwhile.
       connectAhead(options.pool, settings);
       return {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { followParent } from '../../internal/abort.js';
 import { CancelledError } from '../../internal/errors.js';
 import { createProvider } from '../../internal/provider/index.js';
 import type { ChatOptions, StreamEvent, WireApi } from '../../internal/provider/types.js';
@@ -282,6 +283,35 @@ describe('deadlines and aborts', () => {
     );
     expect(ms).toBeLessThan(1300);
     await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+  });
+
+  it('a signal that aborts by the deadline on its own (the runner passes one) gets no second timer: the call still ends there, a timeout naming why', async () => {
+    const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
+    const hangingUntil = async (options: Partial<ChatOptions>) => {
+      fake.reset();
+      fake.respond(() => ({ fault: { kind: 'hang' } }));
+      const before = timers();
+      const call = failure('anthropic', false, options);
+      await expect.poll(() => fake.requests.length).toBe(1);
+      const during = timers() - before;
+      return { during, ...(await call) };
+    };
+    // A plain signal: the call times itself.
+    const plain = await hangingUntil({ signal: new AbortController().signal, deadline: Date.now() + 300 });
+    expect(plain.during).toBe(1);
+    expect(plain.error.category).toBe('timeout');
+    // The runner's signal: its own timer ends the call at the deadline.
+    const scoped = followParent(new AbortController().signal, {
+      ms: 300,
+      reason: () => new Error('timeout after 0.3s'),
+    });
+    const deadline = Date.now() + 300;
+    const runner = await hangingUntil({ signal: scoped.controller.signal, deadline });
+    scoped.dispose();
+    expect(runner.during).toBe(0);
+    expect(runner.error.category).toBe('timeout');
+    expect(runner.error.message).toContain('request aborted at the deadline (timeout after 0.3s)');
+    expect(runner.ms).toBeLessThan(1300);
   });
 
   it('a user abort mid-stream is cancelled (exit 130) and closes the socket', async () => {

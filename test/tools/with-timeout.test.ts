@@ -2,7 +2,7 @@ import { getEventListeners, setMaxListeners } from 'node:events';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { onAbort, withTimeout } from '../../internal/abort.js';
+import { abortsBy, followParent, onAbort, withTimeout } from '../../internal/abort.js';
 
 v8.setFlagsFromString('--expose-gc');
 const gc = vm.runInNewContext('gc') as () => void;
@@ -41,6 +41,26 @@ describe('withTimeout', () => {
     for (const timed of calls) timed.dispose();
     expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     expect(calls.every((timed) => !timed.signal.aborted && !timed.timedOut())).toBe(true);
+  });
+});
+
+describe('abortsBy', () => {
+  it("a signal with a timer aborts by any deadline at or after the timer's, until it is disposed", () => {
+    const timed = withTimeout(new AbortController().signal, 60_000);
+    const fires = Date.now() + 60_000;
+    expect(abortsBy(timed.signal, fires + 1000)).toBe(true);
+    expect(abortsBy(timed.signal, fires - 1000)).toBe(false);
+    timed.dispose();
+    expect(abortsBy(timed.signal, fires + 1000)).toBe(false);
+  });
+
+  it('a signal without a timer of its own never does, whatever it follows', () => {
+    const parent = withTimeout(new AbortController().signal, 1000);
+    const follower = followParent(parent.signal);
+    expect(abortsBy(new AbortController().signal, Date.now() + 60_000)).toBe(false);
+    expect(abortsBy(follower.controller.signal, Date.now() + 60_000)).toBe(false);
+    follower.dispose();
+    parent.dispose();
   });
 });
 

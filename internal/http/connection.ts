@@ -1,5 +1,6 @@
 import type { Socket } from 'node:net';
 import { Readable } from 'node:stream';
+import { onAbort } from '../abort.js';
 import { headersOf } from './response-headers.js';
 import { type ResponseHead, ResponseParser, type ResponseSink } from './response-parser.js';
 
@@ -40,7 +41,8 @@ export class Connection implements ResponseSink {
   #resolve: ((response: HttpResponse) => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
   #body: ResponseBody | undefined;
-  #signal: AbortSignal | undefined;
+  /** Stops following the exchange's signal. */
+  #unfollow: (() => void) | undefined;
   /** The server's `Keep-Alive: timeout=N` for this connection, in seconds. */
   #keepAliveSeconds: number | undefined;
   /** When an idle connection is too old to trust: a second before the server said it closes it. */
@@ -76,8 +78,8 @@ export class Connection implements ResponseSink {
     return new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
-      this.#signal = signal;
-      signal.addEventListener('abort', this.#onAbort, { once: true });
+      // One listener on a signal however many requests follow it (see onAbort): a fan-out's children share theirs.
+      this.#unfollow = onAbort(signal, this.#onAbort);
       const socket = this.socket;
       if (socket.destroyed) {
         this.#fail(hangUp());
@@ -186,8 +188,8 @@ export class Connection implements ResponseSink {
     this.#active = false;
     this.#resolve = undefined;
     this.#reject = undefined;
-    this.#signal?.removeEventListener('abort', this.#onAbort);
-    this.#signal = undefined;
+    this.#unfollow?.();
+    this.#unfollow = undefined;
   }
 
   #close(): void {

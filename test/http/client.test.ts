@@ -870,6 +870,22 @@ describe('abort and close', () => {
     expect(server.requests.map((r) => r.connection)).toEqual([0, 0]);
   });
 
+  it("64 posts in flight on one signal (a fan-out's children share theirs): one listener on it; its abort fails them all", async () => {
+    const server = await holding();
+    const controller = new AbortController();
+    const pool = newPool();
+    const posts = Array.from({ length: 64 }, () =>
+      pool
+        .post(server.url('/hold'), HEADERS, PAYLOAD, controller.signal)
+        .catch((error: Error) => error.message),
+    );
+    await server.requested(64);
+    expect(listeners(controller.signal)).toBe(1);
+    controller.abort();
+    expect(new Set(await Promise.all(posts))).toEqual(new Set(['request aborted']));
+    expect(listeners(controller.signal)).toBe(0);
+  });
+
   it('a failed exchange removes its abort listener too', async () => {
     const server = await rawServer((req) => req.socket.end('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab'));
     const signal = new AbortController().signal;

@@ -1,3 +1,4 @@
+import { onAbort } from '../abort.js';
 import type { ProviderError } from '../errors.js';
 import type { RetryPolicy } from './types.js';
 
@@ -58,14 +59,14 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
       reject(signal.reason);
       return;
     }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
     const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
+      unfollow();
       resolve();
     }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
+    // The agent's signal, which every child of a fan-out retrying at once may wait on: see onAbort.
+    const unfollow = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
   });
 }

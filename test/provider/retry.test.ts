@@ -1,6 +1,7 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { ProviderError, type ProviderErrorCategory } from '../../internal/errors.js';
-import { backoffDelay, nextRetryDelay, retryAfterMs } from '../../internal/provider/retry.js';
+import { backoffDelay, nextRetryDelay, retryAfterMs, sleep } from '../../internal/provider/retry.js';
 import type { RetryPolicy } from '../../internal/provider/types.js';
 
 const policy: RetryPolicy = { maxRetries: 3, backoff: 'exponential', initialDelayMs: 100, maxDelayMs: 1000 };
@@ -52,5 +53,22 @@ describe('backoff', () => {
     expect(nextRetryDelay(error('server', { shouldRetry: false }), policy, 1, 0, undefined)).toBeUndefined();
     expect(nextRetryDelay(error('server'), policy, 1, 1000, 1100, noJitter)).toBeUndefined();
     expect(nextRetryDelay(error('server'), policy, 1, 1000, 1101, noJitter)).toBe(100);
+  });
+});
+
+describe('the wait before a retry', () => {
+  it('200 children waiting on their agent signal: one listener on it; an abort ends every wait, the time up ends it with none left', async () => {
+    const controller = new AbortController();
+    const waits = Array.from({ length: 200 }, () =>
+      sleep(60_000, controller.signal).catch((reason) => reason),
+    );
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    controller.abort(new Error('stop'));
+    expect(new Set((await Promise.all(waits)).map((reason) => (reason as Error).message))).toEqual(
+      new Set(['stop']),
+    );
+    const other = new AbortController();
+    await sleep(5, other.signal);
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 });

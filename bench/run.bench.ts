@@ -8,7 +8,8 @@
  *   - peak RSS of the axe process during that run (VmHWM from /proc), target < 150 MB;
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
  *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
- *     requests (first turn, the children at once, second turn) against its own critical path; and
+ *     requests (first turn, the children at once, second turn) against its own critical path, and
+ *     the same client sending the children 32 per turn of its event loop, as axe starts them; and
  *     the CPU axe and the fake server (this process) spent, which share the machine's cores;
  *     medians of 11 rounds, each running every width and the bare client in turn;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
@@ -28,6 +29,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { CHILDREN_PER_TURN } from '../internal/runner/start-pacer.js';
 import { startFakeLlm } from '../test/fake-llm/index.js';
 import type { RecordedRequest, ScriptedReply } from '../test/fake-llm/types.js';
 
@@ -165,14 +167,15 @@ const exchangeOf = (r: RecordedRequest): Exchange => ({
 
 /**
  * A bare node:http client in its own process (keep-alive connections, as many as needed): sends
- * each stage's exchanges at once, the stages one after another; its elapsed ms.
+ * each stage's exchanges at once, the stages one after another; its elapsed ms. With `perTurn`,
+ * a stage's requests go out that many per turn of the event loop, as axe starts its children.
  */
-async function bareStages(stages: Exchange[][]) {
+async function bareStages(stages: Exchange[][], perTurn = 0) {
   const file = path.join(home, 'exchanges.json');
-  writeFileSync(file, JSON.stringify({ base: fake.url, stages }));
+  writeFileSync(file, JSON.stringify({ base: fake.url, stages, perTurn }));
   const script = `import http from 'node:http';
 import { readFileSync } from 'node:fs';
-const { base, stages } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const { base, stages, perTurn } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 const agent = new http.Agent({ keepAlive: true });
 const send = ({ path, headers, body }) => {
   const { host: _h, connection: _c, 'content-length': _l, ...rest } = headers;
@@ -186,7 +189,14 @@ const send = ({ path, headers, body }) => {
   });
 };
 const started = performance.now();
-for (const stage of stages) await Promise.all(stage.map(send));
+for (const stage of stages) {
+  const sent = [];
+  for (const [i, exchange] of stage.entries()) {
+    if (perTurn > 0 && i > 0 && i % perTurn === 0) await new Promise((resolve) => setImmediate(resolve));
+    sent.push(send(exchange));
+  }
+  await Promise.all(sent);
+}
 process.stdout.write(String(performance.now() - started));
 agent.destroy();
 `;
@@ -207,6 +217,9 @@ interface ScaleRun {
   criticalMs: number;
   bareMs: number;
   bareCriticalMs: number;
+  /** The bare client sending the children 32 per turn of its event loop. */
+  pacedBareMs: number;
+  pacedBareCriticalMs: number;
   peakRssKb: number;
   cpuMs: number;
   /** This process's CPU during axe's run: the fake server's (and the bench's polling). */
@@ -330,12 +343,19 @@ try {
       const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
       fake.reset();
       fake.respond(responder);
-      const bareMs = await bareStages([[turn1 as Exchange], children, [turn2 as Exchange]]);
+      const stages = [[turn1 as Exchange], children, [turn2 as Exchange]];
+      const bareMs = await bareStages(stages);
+      const bareCriticalMs = criticalPathMs(`fan${width}`);
+      fake.reset();
+      fake.respond(responder);
+      const pacedBareMs = await bareStages(stages, CHILDREN_PER_TURN);
       scaleRuns.get(width)?.push({
         durationMs: measured.durationMs,
         criticalMs,
         bareMs,
-        bareCriticalMs: criticalPathMs(`fan${width}`),
+        bareCriticalMs,
+        pacedBareMs,
+        pacedBareCriticalMs: criticalPathMs(`fan${width}`),
         peakRssKb: measured.peakRssKb,
         cpuMs: measured.cpuMs,
         serverCpuMs: (user + system) / 1000,
@@ -350,6 +370,7 @@ try {
       durationMs: of('durationMs'),
       criticalMs: of('criticalMs'),
       bareRatio: of('bareMs') / of('bareCriticalMs'),
+      pacedBareRatio: of('pacedBareMs') / of('pacedBareCriticalMs'),
       peakRssKb: of('peakRssKb'),
       cpuMs: of('cpuMs'),
       serverCpuMs: of('serverCpuMs'),
@@ -357,13 +378,15 @@ try {
   };
   const baseRssKb = scaleMedians(baseWidth).peakRssKb;
   const scaleRows = SCALES.map((width) => {
-    const { durationMs, criticalMs, bareRatio, peakRssKb, cpuMs, serverCpuMs } = scaleMedians(width);
+    const { durationMs, criticalMs, bareRatio, pacedBareRatio, peakRssKb, cpuMs, serverCpuMs } =
+      scaleMedians(width);
     return [
       String(width),
       `${durationMs} ms`,
       `${criticalMs} ms`,
       `${(durationMs / criticalMs).toFixed(3)}x`,
       `${bareRatio.toFixed(3)}x`,
+      `${pacedBareRatio.toFixed(3)}x`,
       `${(peakRssKb / 1024).toFixed(1)} MB`,
       width === baseWidth ? '' : `${((peakRssKb - baseRssKb) / (width - baseWidth)).toFixed(0)} KB`,
       `${cpuMs.toFixed(0)} ms`,
@@ -537,6 +560,7 @@ try {
       'critical path',
       'ratio (512: ≤ 1.3x)',
       'bare node:http client, same requests: ratio',
+      `the bare client, ${CHILDREN_PER_TURN} requests per event-loop turn: ratio`,
       'peak RSS (512: ≤ 300 MB)',
       'RSS per extra child',
       'CPU of axe',

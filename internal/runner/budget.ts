@@ -24,7 +24,8 @@ export class Budget {
   private spent = 0;
   private reserved = 0;
   private inFlight = 0;
-  private readonly waiters = new Set<() => void>();
+  /** Calls waiting to start, oldest first. */
+  private readonly waiting = new Set<Waiter>();
   /** Undefined or 0: unlimited. */
   readonly limit: number | undefined;
 
@@ -57,12 +58,34 @@ export class Budget {
     if (limit === undefined) return () => {};
     const estimate =
       Math.ceil(JSON.stringify(request).length / 4) + (request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE);
-    for (;;) {
-      signal.throwIfAborted();
-      if (this.spent >= limit) throw new BudgetError(this.spent, limit);
-      if (this.inFlight === 0 || this.spent + this.reserved + estimate <= limit) break;
-      await this.nextRelease(signal);
-    }
+    signal.throwIfAborted();
+    if (this.spent >= limit) throw new BudgetError(this.spent, limit);
+    if (this.fits(estimate, limit)) return this.take(estimate);
+    return new Promise<() => void>((resolve, reject) => {
+      const leave = onAbort(signal, () => {
+        this.waiting.delete(waiter);
+        reject(signal.reason);
+      });
+      const waiter: Waiter = {
+        estimate,
+        admit: (release) => {
+          leave();
+          resolve(release);
+        },
+        fail: (error) => {
+          leave();
+          reject(error);
+        },
+      };
+      this.waiting.add(waiter);
+    });
+  }
+
+  private fits(estimate: number, limit: number): boolean {
+    return this.inFlight === 0 || this.spent + this.reserved + estimate <= limit;
+  }
+
+  private take(estimate: number): () => void {
     this.reserved += estimate;
     this.inFlight++;
     let released = false;
@@ -71,22 +94,33 @@ export class Budget {
       released = true;
       this.reserved -= estimate;
       this.inFlight--;
-      for (const wake of [...this.waiters]) wake();
+      this.admitWaiting();
     };
   }
 
-  private nextRelease(signal: AbortSignal): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
-      const wake = (): void => {
-        this.waiters.delete(wake);
-        leave();
-        resolve();
-      };
-      const leave = onAbort(signal, () => {
-        this.waiters.delete(wake);
-        reject(signal.reason);
-      });
-      this.waiters.add(wake);
-    });
+  /**
+   * After a release: the waiting calls that now fit start, oldest first (a later, smaller one may
+   * pass one that still does not fit); once the budget is spent every one fails. The others stay
+   * as they are: waking them all to check again made a wide fan-out under a budget O(n²).
+   */
+  private admitWaiting(): void {
+    const limit = this.limit;
+    if (limit === undefined) return;
+    for (const waiter of this.waiting) {
+      if (this.spent >= limit) {
+        this.waiting.delete(waiter);
+        waiter.fail(new BudgetError(this.spent, limit));
+      } else if (this.fits(waiter.estimate, limit)) {
+        this.waiting.delete(waiter);
+        waiter.admit(this.take(waiter.estimate));
+      }
+    }
   }
+}
+
+/** A call waiting for its share of the budget. */
+interface Waiter {
+  estimate: number;
+  admit(release: () => void): void;
+  fail(error: BudgetError): void;
 }

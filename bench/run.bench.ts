@@ -341,21 +341,22 @@ try {
       // second turn. What this machine and server allow any node:http client.
       const [turn1, turn2] = fake.requests.filter((r) => role(r) === `fan${width}`).map(exchangeOf);
       const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
-      fake.reset();
-      fake.respond(responder);
       const stages = [[turn1 as Exchange], children, [turn2 as Exchange]];
-      const bareMs = await bareStages(stages);
-      const bareCriticalMs = criticalPathMs(`fan${width}`);
-      fake.reset();
-      fake.respond(responder);
-      const pacedBareMs = await bareStages(stages, CHILDREN_PER_TURN);
+      const bare = async (perTurn?: number) => {
+        fake.reset();
+        fake.respond(responder);
+        const ms = await bareStages(stages, perTurn);
+        return { ms, criticalMs: criticalPathMs(`fan${width}`) };
+      };
+      const all = await bare();
+      const paced = await bare(CHILDREN_PER_TURN);
       scaleRuns.get(width)?.push({
         durationMs: measured.durationMs,
         criticalMs,
-        bareMs,
-        bareCriticalMs,
-        pacedBareMs,
-        pacedBareCriticalMs: criticalPathMs(`fan${width}`),
+        bareMs: all.ms,
+        bareCriticalMs: all.criticalMs,
+        pacedBareMs: paced.ms,
+        pacedBareCriticalMs: paced.criticalMs,
         peakRssKb: measured.peakRssKb,
         cpuMs: measured.cpuMs,
         serverCpuMs: (user + system) / 1000,

@@ -10,17 +10,21 @@ import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME }
 const AHEAD = 32;
 
 /**
- * The connections of an agent whose delegation tools are `tools` (offered ones) on `provider`;
- * undefined when no child it may start would call that provider. `callable`: its sub-agents'
- * files; `maxParallel`: the run-wide limit of children at once.
+ * The connections of an agent whose offered tools are `tools` (its handlers, by name) on
+ * `provider`; undefined when no child it may start would call that provider. `callable`: its
+ * sub-agents' files; `maxParallel`: the run-wide limit of children at once.
  */
 export function childConnections(
   spec: AgentSpec,
   provider: string,
-  tools: ReadonlySet<string>,
+  tools: { has(name: string): boolean },
   callable: readonly AgentSpec[],
   { maxParallel, subagentModel }: { maxParallel: number; subagentModel: boolean },
 ): ChildConnections | undefined {
+  // Copies of the agent itself, on its own model.
+  const startsWorkers = tools.has(SPAWN_AGENTS_TOOL_NAME) || tools.has(DELEGATE_TASK_TOOL_NAME);
+  // Most agents delegate nothing: every child of a fan-out asks this, and is done here.
+  if (!startsWorkers && !tools.has(CALL_AGENT_TOOL_NAME)) return undefined;
   // Workers run on the agent's own model; a named sub-agent on its own, the caller's (`inherit`),
   // or whatever AXE_SUBAGENT_MODEL or a call's `model` (`overrides = true`) says.
   const anyModel = spec.subAgentsConfig.overrides || subagentModel;
@@ -29,9 +33,7 @@ export function childConnections(
       .filter((child) => anyModel || child.model === undefined || child.model.provider === provider)
       .map((child) => child.name),
   );
-  const callsShare = tools.has(CALL_AGENT_TOOL_NAME) && sharing.size > 0;
-  if (!callsShare && !tools.has(SPAWN_AGENTS_TOOL_NAME) && !tools.has(DELEGATE_TASK_TOOL_NAME))
-    return undefined;
+  if (!startsWorkers && sharing.size === 0) return undefined;
   const started = (call: ToolCall): number => {
     const args = call.arguments;
     if (call.name === CALL_AGENT_TOOL_NAME) return sharing.has(String(args.agent)) ? 1 : 0;

@@ -24,6 +24,9 @@ export function liveProviders(options: {
         const settings = resolveProviderSettings(options.globalConfig, model.provider, options.env);
         entry = { settings, byRetry: new Map() };
         made.set(model.provider, entry);
+        // The first agent on it calls it once it is set up: the connection opens meanwhile (for
+        // the next ones the pool has it already).
+        connectAhead(options.pool, settings);
       }
       const { settings, byRetry } = entry;
       let provider = byRetry.get(spec.retry);
@@ -31,8 +34,6 @@ export function liveProviders(options: {
         provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
         byRetry.set(spec.retry, provider);
       }
-      // The agent calls it once it is set up: the connection opens meanwhile.
-      connectAhead(options.pool, settings);
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,

@@ -329,7 +329,7 @@ async function buildTools(
       `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
-  const connections = childConnections(spec, resolved.model.provider, new Set(handlers.keys()), callable, {
+  const connections = childConnections(spec, resolved.model.provider, handlers, callable, {
     maxParallel: ctx.limiter.size,
     subagentModel: Boolean(ctx.env.AXE_SUBAGENT_MODEL),
   });

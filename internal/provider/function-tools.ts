@@ -3,7 +3,7 @@ import type { JsonObject, ToolSpec } from './types.js';
 
 /** OpenAI's function-tool shapes, which Ollama's chat API copies. */
 
-export function functionToolsToWire(tools: ToolSpec[]): JsonObject[] {
+export function functionToolsToWire(tools: readonly ToolSpec[]): JsonObject[] {
   return tools.map((tool) => ({
     type: 'function',
     function: { name: tool.name, description: tool.description, parameters: tool.parameters },

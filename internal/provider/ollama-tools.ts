@@ -11,7 +11,7 @@ import type { JsonObject, JsonValue, ToolSpec } from './types.js';
 const PARAMETER_KEYS = new Set(['type', '$defs', 'items', 'required', 'properties']);
 const PROPERTY_KEYS = new Set(['type', 'items', 'description', 'enum']);
 
-export function ollamaTools(tools: ToolSpec[]): JsonObject[] {
+export function ollamaTools(tools: readonly ToolSpec[]): JsonObject[] {
   return tools.map((tool) => {
     const { kept, dropped } = split(tool.parameters, PARAMETER_KEYS);
     // `additionalProperties: false` only forbids arguments the model has no reason to invent.

@@ -66,7 +66,7 @@ export interface ChatRequest {
   system: string;
   messages: Message[];
   /** Omitted or empty: no tools key on the wire at all. */
-  tools?: ToolSpec[];
+  tools?: readonly ToolSpec[];
   temperature?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;

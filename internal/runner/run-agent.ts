@@ -233,6 +233,22 @@ async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: s
   }
 }
 
+interface AgentTools {
+  specs: readonly ToolSpec[];
+  handlers: ReadonlyMap<string, ToolHandler>;
+  mutating: ReadonlySet<string>;
+  toolset?: Toolset;
+  /** Connections to open for its children, when a child it may start would call its provider. */
+  connections?: ChildConnections;
+}
+
+/** The tools of an agent offered none: shared by every such agent, and never changed. */
+const NO_TOOLS: AgentTools = Object.freeze({
+  specs: [],
+  handlers: new Map<string, ToolHandler>(),
+  mutating: new Set<string>(),
+});
+
 /**
  * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
  * the run-wide limiter) and `call_agent` when it has sub-agents — narrowed to the call's `tools`
@@ -245,14 +261,16 @@ async function buildTools(
   resolved: ResolvedAgentRun,
   artifactDir: OpenArtifactDir | undefined,
   delegation: { background: BackgroundChildren | undefined; ask: ParentRun['ask'] },
-): Promise<{
-  specs: ToolSpec[];
-  handlers: Map<string, ToolHandler>;
-  mutating: Set<string>;
-  toolset?: Toolset;
-  /** Connections to open for its children, when a child it may start would call its provider. */
-  connections?: ChildConnections;
-}> {
+): Promise<AgentTools> {
+  const offersNone =
+    ctx.onlyTools === undefined &&
+    spec.output === undefined &&
+    !resolved.callsAgents &&
+    !resolved.spawns &&
+    !resolved.delegates &&
+    (resolved.atMaxDepth || (!ctx.askParent && spec.tools.length === 0 && spec.mcpServers.length === 0));
+  // Every child of a fan-out that only answers: no tool to build, no set or map of its own.
+  if (offersNone) return NO_TOOLS;
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
   const mutating = new Set<string>();

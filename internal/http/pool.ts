@@ -1,7 +1,7 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket, ConnectionOptions as TlsOptions } from 'node:tls';
 import { Connection, type ConnectionOwner, type HttpResponse } from './connection.js';
-import { parseTarget, type RequestTarget, requestHead, serverName } from './request-head.js';
+import { parseTarget, postHead, type RequestTarget, serverName } from './request-head.js';
 
 /**
  * The one HTTP client every provider uses: HTTP/1.1 over `node:net` and `node:tls` sockets, a
@@ -12,13 +12,13 @@ import { parseTarget, type RequestTarget, requestHead, serverName } from './requ
  */
 export interface HttpPool {
   /**
-   * POSTs `payload` to `url` with `headers` (sent as given, then Host and Connection as Node adds
-   * them); resolves with the response's head, its body to be read. `onWritten` runs once the
-   * request is out.
+   * POSTs `payload` to `url` with `headers` (sent as given, then Host, Connection and Content-Length
+   * as Node adds them; see `postHead`); resolves with the response's head, its body to be read.
+   * `onWritten` runs once the request is out.
    */
   post(
     url: string,
-    headers: Record<string, string | number>,
+    headers: Readonly<Record<string, string | number>>,
     payload: Buffer,
     signal: AbortSignal,
     onWritten?: () => void,
@@ -72,7 +72,7 @@ class Pool implements HttpPool, ConnectionOwner {
 
   post(
     url: string,
-    headers: Record<string, string | number>,
+    headers: Readonly<Record<string, string | number>>,
     payload: Buffer,
     signal: AbortSignal,
     onWritten?: () => void,
@@ -81,7 +81,7 @@ class Pool implements HttpPool, ConnectionOwner {
       if (this.#closed) throw new Error('the HTTP pool is closed: the run is over');
       const target = this.#target(url);
       signal.throwIfAborted();
-      const head = requestHead(target, headers);
+      const head = postHead(target, headers, payload.byteLength);
       return this.#take(this.#route(target, headers)).send(head, payload, signal, onWritten);
     } catch (error) {
       return Promise.reject(error);

@@ -38,13 +38,46 @@ function headerError(code: string, message: string): TypeError {
   return Object.assign(new TypeError(message), { code });
 }
 
+/** The head lines made for frozen headers, by target: a provider's calls share one header object. */
+const frozenHeads = new WeakMap<object, Map<RequestTarget, HeadLines>>();
+
+interface HeadLines {
+  /** The request line and header lines, each ended by CRLF; not the empty line. */
+  lines: string;
+  /** Whether the headers give the body's framing (Content-Length or Transfer-Encoding). */
+  framed: boolean;
+}
+
 /**
- * A POST request's head, byte for byte what `node:http` writes for the same headers: each header
- * in the order first given (a later name differing only in case replaces its value and spelling),
- * then `Host` unless given, then `Connection: keep-alive` unless a Connection header was given.
- * Names must be tokens and values free of CR, LF and NUL (Node's own errors and codes).
+ * The head of a POST with `headers` and a body of `length` bytes, byte for byte what `node:http`
+ * writes for `request(url, { method: 'POST', headers }).end(body)`: each header in the order first
+ * given (a later name differing only in case replaces its value and spelling), then `Host` unless
+ * given, `Connection: keep-alive` unless a Connection header was given, and `Content-Length`
+ * unless the headers give it or Transfer-Encoding. Names must be tokens and values free of CR, LF
+ * and NUL (Node's own errors and codes). Checked and built once for a frozen `headers` object.
  */
-export function requestHead(target: RequestTarget, headers: Record<string, string | number>): string {
+export function postHead(
+  target: RequestTarget,
+  headers: Readonly<Record<string, string | number>>,
+  length: number,
+): string {
+  let head: HeadLines | undefined;
+  if (Object.isFrozen(headers)) {
+    let byTarget = frozenHeads.get(headers);
+    if (!byTarget) {
+      byTarget = new Map();
+      frozenHeads.set(headers, byTarget);
+    }
+    head = byTarget.get(target);
+    if (!head) {
+      head = headLines(target, headers);
+      byTarget.set(target, head);
+    }
+  } else head = headLines(target, headers);
+  return head.framed ? `${head.lines}\r\n` : `${head.lines}Content-Length: ${length}\r\n\r\n`;
+}
+
+function headLines(target: RequestTarget, headers: Readonly<Record<string, string | number>>): HeadLines {
   const fields = new Map<string, [string, string]>();
   for (const [name, raw] of Object.entries(headers)) {
     if (!TOKEN.test(name)) {
@@ -60,7 +93,7 @@ export function requestHead(target: RequestTarget, headers: Record<string, strin
   let head = `POST ${target.path} HTTP/1.1\r\n`;
   for (const [name, value] of fields.values()) head += `${name}: ${value}\r\n`;
   if (!fields.has('connection')) head += 'Connection: keep-alive\r\n';
-  return `${head}\r\n`;
+  return { lines: head, framed: fields.has('content-length') || fields.has('transfer-encoding') };
 }
 
 /**

@@ -87,6 +87,8 @@ function sharedParts(settings: ProviderSettings, wire: Wire): SharedParts {
         };
         if (wire.streamFormat === 'ndjson') headers.accept = 'application/x-ndjson, application/json';
         if (wire.streamFormat === 'none') headers.accept = 'application/json';
+        // Frozen: the HTTP layer makes their request head once (`postHead`).
+        Object.freeze(headers);
         made.set(stream, headers);
       }
       return headers;

@@ -13,7 +13,7 @@ import { build } from 'esbuild';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { HttpResponse } from '../../internal/http/connection.js';
 import { createHttpPool, type HttpPool } from '../../internal/http/pool.js';
-import { parseTarget, requestHead } from '../../internal/http/request-head.js';
+import { parseTarget, postHead } from '../../internal/http/request-head.js';
 import { BodyTooLargeError, boundedChunks, postJson, readText } from '../../internal/provider/http.js';
 import { listen, shut } from '../provider/local-server.js';
 import { LOCALHOST_CERT } from '../provider/tls-anthropic.js';
@@ -70,7 +70,11 @@ function bodyError(response: HttpResponse): Promise<NodeJS.ErrnoException> {
 
 describe('the request head, byte for byte what node:http writes', () => {
   /** POSTs through node:http with a keep-alive agent, as a provider did before this client. */
-  function nodePost(url: string, headers: Record<string, string | number>): Promise<void> {
+  function nodePost(
+    url: string,
+    headers: Readonly<Record<string, string | number>>,
+    payload = PAYLOAD,
+  ): Promise<void> {
     const agent = new Agent({ keepAlive: true });
     return new Promise<void>((resolve, reject) => {
       const req = request(url, { method: 'POST', headers, agent }, (res) => {
@@ -78,7 +82,7 @@ describe('the request head, byte for byte what node:http writes', () => {
         res.on('end', resolve);
       });
       req.on('error', reject);
-      req.end(PAYLOAD);
+      req.end(payload);
     }).finally(() => agent.destroy());
   }
 
@@ -130,6 +134,16 @@ describe('the request head, byte for byte what node:http writes', () => {
       headers: { 'content-length': 2 },
     },
     {
+      name: 'no Content-Length (node:http adds it after the others for end(body))',
+      path: '/v1/messages',
+      headers: { 'content-type': 'application/json', 'x-api-key': 'k' },
+    },
+    {
+      name: 'no Content-Length, a Connection header of its own',
+      path: '/',
+      headers: { connection: 'close', 'content-type': 'application/json' },
+    },
+    {
       name: 'latin1, empty and number values',
       path: '/',
       headers: { 'x-name': 'café', 'x-empty': '', 'x-number': 42, 'x-tab': 'a\tb', 'content-length': 2 },
@@ -145,6 +159,25 @@ describe('the request head, byte for byte what node:http writes', () => {
     expect(node?.head).toMatch(/^POST \/.* HTTP\/1\.1\r\n/);
     expect(ours?.head).toBe(node?.head);
     expect(ours?.body).toEqual(node?.body);
+  });
+
+  it('frozen headers have their head made once, each request with its own Content-Length as node:http writes it', async () => {
+    const server = await rawServer((req) => req.socket.write('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n'));
+    const headers = Object.freeze({ 'content-type': 'application/json', Accept: 'text/event-stream' });
+    const pool = newPool();
+    for (const payload of [Buffer.from('{}'), Buffer.from('{"long":"er"}'), Buffer.from('[]')]) {
+      await nodePost(server.url('/v1'), headers, payload);
+      await readText(
+        (await pool.post(server.url('/v1'), headers, payload, new AbortController().signal)).body,
+      );
+    }
+    const heads = server.requests.map((r) => r.head);
+    expect(heads).toHaveLength(6);
+    for (let i = 0; i < 6; i += 2) {
+      expect(heads[i + 1]).toBe(heads[i]);
+      expect(server.requests[i + 1]?.body).toEqual(server.requests[i]?.body);
+    }
+    expect(heads[2]).toContain('\r\nContent-Length: 13\r\n\r\n');
   });
 
   /** The bytes node:http writes for `url` on a socket that goes nowhere (example.com is never reached). */
@@ -181,7 +214,7 @@ describe('the request head, byte for byte what node:http writes', () => {
     'https://127.0.0.1/v1/messages',
   ])('the Host line for %s (a default port is left out)', async (url) => {
     const headers = { 'content-length': 2 };
-    expect(requestHead(parseTarget(url), headers)).toBe(await nodeHeadFor(url, headers));
+    expect(postHead(parseTarget(url), headers, PAYLOAD.byteLength)).toBe(await nodeHeadFor(url, headers));
   });
 
   it.each([

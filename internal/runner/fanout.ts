@@ -1,6 +1,10 @@
+import { CHILDREN_PER_TURN } from './start-pacer.js';
+
 /**
  * Runs one turn's tool calls. Parallel: every call starts at once (each still subject to the
- * run-wide limiter inside `task`) except a `barrier` one — a call that changes files or runs
+ * run-wide limiter inside `task`; past the first CHILDREN_PER_TURN, that many per turn of the
+ * event loop, so that the first calls' requests are out while the later ones are made: see
+ * start-pacer) except a `barrier` one — a call that changes files or runs
  * commands —, which starts only once every earlier call has settled, and holds back every later
  * call until it has settled itself. Results are collected like an ordered `Promise.allSettled` —
  * in input order whatever order they finish in, and one failure never cancels a sibling.
@@ -20,6 +24,7 @@ export async function fanOut<I, O>(
     // Settles when the latest barrier call has; undefined before the first one.
     let gate: Promise<unknown> | undefined;
     for (const [index, input] of inputs.entries()) {
+      if (index > 0 && index % CHILDREN_PER_TURN === 0) await nextTurn();
       let run: Promise<O>;
       if (options.barrier?.(input)) {
         run = Promise.allSettled(started).then(() => settle(input, index));
@@ -40,4 +45,8 @@ export async function fanOut<I, O>(
     }
   }
   return results;
+}
+
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }

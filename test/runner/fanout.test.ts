@@ -84,6 +84,29 @@ describe('fanOut', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
   });
 
+  it('starts a wide turn 32 calls per turn of the event loop, in order, with every result in order', async () => {
+    const started: number[] = [];
+    const gate = deferred();
+    const calls = Array.from({ length: 100 }, (_, n) => n);
+    const run = fanOut(
+      calls,
+      (n) => {
+        started.push(n);
+        return gate.promise.then(() => n);
+      },
+      { parallel: true },
+    );
+    const seen: number[] = [started.length];
+    while (started.length < calls.length) {
+      await flush();
+      seen.push(started.length);
+    }
+    expect(seen).toEqual([32, 64, 96, 100]);
+    expect(started).toEqual(calls);
+    gate.resolve();
+    expect((await run).map((r) => (r.status === 'fulfilled' ? r.value : -1))).toEqual(calls);
+  });
+
   it('starts every call at once when parallel, and turns a synchronous throw into a rejection', async () => {
     const started: number[] = [];
     const gate = deferred();

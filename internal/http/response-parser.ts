@@ -133,37 +133,29 @@ export class ResponseParser {
     return this.complete;
   }
 
-  /** Where a line-ended section (head, trailers) ends, after its empty line; -1 when not yet. */
-  #sectionEnd(buffer: Buffer, from: number): number {
-    // A section that is its empty line alone: trailers, when there are none.
-    if (from === 0 && buffer[0] === LF) return 1;
-    if (from === 0 && buffer[0] === CR && buffer[1] === LF) return 2;
-    for (let lf = buffer.indexOf(LF, from); lf !== -1; lf = buffer.indexOf(LF, lf + 1)) {
-      if (buffer[lf + 1] === LF) return lf + 2;
-      if (buffer[lf + 1] === CR && buffer[lf + 2] === LF) return lf + 3;
-    }
-    return -1;
-  }
-
   /**
-   * A whole section, gathered across pushes in #pending: its bytes and where `data` goes on after
-   * it, or, while it is not complete, where `data` ends. At most MAX_HEAD_BYTES.
+   * A whole section, gathered across pushes in #pending: its text (latin1, a character per byte)
+   * and where `data` goes on after it, or, while it is not complete, where `data` ends. At most
+   * MAX_HEAD_BYTES.
    */
-  #gather(data: Buffer, at: number): [Buffer, number] | number {
+  #gather(data: Buffer, at: number): [string, number] | number {
     const before = this.#pending?.length ?? 0;
-    const buffer =
-      before === 0 ? data.subarray(at) : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
+    const buffer = before === 0 ? data : Buffer.concat([this.#pending as Buffer, data.subarray(at)]);
+    const start = before === 0 ? at : 0;
+    // No more of the bytes than a section may take (and its empty line): a body may follow.
+    const text = buffer.toString('latin1', start, Math.min(buffer.length, start + MAX_HEAD_BYTES + 4));
     // Search from a little before the new bytes: the end may straddle the split.
-    const end = this.#sectionEnd(buffer, Math.max(0, before - 2));
+    const end = sectionEnd(text, Math.max(0, before - 2));
     if (end === -1) {
-      if (buffer.length > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
+      if (buffer.length - start > MAX_HEAD_BYTES)
+        throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
       // A copy of its own: the pending bytes outlive this push, however its caller reuses `data`.
-      this.#pending = Buffer.from(buffer);
+      this.#pending = Buffer.from(buffer.subarray(start));
       return data.length;
     }
     if (end > MAX_HEAD_BYTES) throw new HttpParseError('HPE_HEADER_OVERFLOW', 'Header overflow');
     this.#pending = undefined;
-    return [buffer.subarray(0, end), at + end - before];
+    return [end === text.length ? text : text.slice(0, end), at + end - before];
   }
 
   #readHead(data: Buffer, at: number): number {
@@ -183,8 +175,7 @@ export class ResponseParser {
     }
     const gathered = this.#gather(data, at);
     if (typeof gathered === 'number') return gathered;
-    const [bytes, next] = gathered;
-    const head = bytes.toString('latin1');
+    const [head, next] = gathered;
     STATUS_LINE.lastIndex = 0;
     const status = STATUS_LINE.exec(head);
     if (!status) throw new HttpParseError('HPE_INVALID_CONSTANT', 'Expected HTTP/');
@@ -213,7 +204,7 @@ export class ResponseParser {
       else if (name === 'transfer-encoding') transferEncoding = join(transferEncoding, value);
       else if (name === 'content-length') contentLength = join(contentLength, value);
     }
-    const tokens = connection.split(',').map((token) => token.trim());
+    const tokens = connection === '' ? [] : connection.split(',').map((token) => token.trim());
     this.#keepAlive = http11 ? !tokens.includes('close') : tokens.includes('keep-alive');
     let state: State;
     if (status === 204 || status === 304) {
@@ -263,16 +254,19 @@ export class ResponseParser {
 
   #readChunkSize(data: Buffer, at: number): number {
     const lf = data.indexOf(LF, at);
-    const piece = data.subarray(at, lf === -1 ? data.length : lf);
-    const line = this.#pending === undefined ? piece : Buffer.concat([this.#pending, piece]);
-    if (line.length > MAX_CHUNK_LINE)
+    const until = lf === -1 ? data.length : lf;
+    const pending = this.#pending;
+    if ((pending?.length ?? 0) + until - at > MAX_CHUNK_LINE)
       throw new HttpParseError('HPE_INVALID_CHUNK_SIZE', 'Chunk size line too long');
     if (lf === -1) {
-      this.#pending = Buffer.from(line);
+      this.#pending = Buffer.concat(pending ? [pending, data.subarray(at)] : [data.subarray(at)]);
       return data.length;
     }
     this.#pending = undefined;
-    const text = line.toString('latin1');
+    const text =
+      pending === undefined
+        ? data.toString('latin1', at, lf)
+        : Buffer.concat([pending, data.subarray(at, lf)]).toString('latin1');
     const size = CHUNK_SIZE.exec(text.endsWith('\r') ? text.slice(0, -1) : text);
     if (!size) throw new HttpParseError('HPE_INVALID_CHUNK_SIZE', 'Invalid character in chunk size');
     this.#remaining = Number.parseInt(size[1] as string, 16);
@@ -301,8 +295,8 @@ export class ResponseParser {
   #readTrailers(data: Buffer, at: number): number {
     const gathered = this.#gather(data, at);
     if (typeof gathered === 'number') return gathered;
-    const [bytes, next] = gathered;
-    if (bytes.length > 2) parseFields(bytes.toString('latin1'), 0);
+    const [section, next] = gathered;
+    if (section.length > 2) parseFields(section, 0);
     this.#end();
     return next;
   }
@@ -311,6 +305,19 @@ export class ResponseParser {
     this.#state = State.Done;
     (this.#sink as ResponseSink).onEnd();
   }
+}
+
+/** Where a line-ended section (head, trailers) ends in `text`, after its empty line; -1 when not yet. */
+function sectionEnd(text: string, from: number): number {
+  // A section that is its empty line alone: trailers, when there are none.
+  if (from === 0 && text.charCodeAt(0) === LF) return 1;
+  if (from === 0 && text.charCodeAt(0) === CR && text.charCodeAt(1) === LF) return 2;
+  for (let lf = text.indexOf('\n', from); lf !== -1; lf = text.indexOf('\n', lf + 1)) {
+    const next = text.charCodeAt(lf + 1);
+    if (next === LF) return lf + 2;
+    if (next === CR && text.charCodeAt(lf + 2) === LF) return lf + 3;
+  }
+  return -1;
 }
 
 function join(seen: string | undefined, value: string): string {

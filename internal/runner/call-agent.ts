@@ -7,6 +7,7 @@ import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 import {
   type CallOverrides,
+  type ChildRequest,
   loadSpec,
   overrideArgs,
   overrideParameters,
@@ -204,35 +205,36 @@ async function runSubAgent(
   callId: string,
 ): Promise<ExecutedCall> {
   const step = `${CALL_AGENT_TOOL_NAME}#${callNumber}`;
-  const run = async (parent: CallAgentOptions) => {
+  const prepare = async (parent: CallAgentOptions): Promise<ChildRequest['prepared']> => {
     const loaded = await loadSpec(args.agent, parent.ctx, CALL_AGENT_TOOL_NAME);
-    const prepared =
-      'spec' in loaded
-        ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)
-        : loaded;
-    const result = await startChild(parent, {
-      agent: args.agent,
-      step,
-      prepared,
-      task: args.task,
-      message: subAgentUserMessage(args.task, args.context),
-      inputs: args.inputs ?? {},
-      overrides: args.overrides,
-      history,
-      callId,
-      ...(args.resume ? { resume: args.resume } : {}),
-    });
-    return { prepared, result };
+    return 'spec' in loaded
+      ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)
+      : loaded;
   };
+  const request = (prepared: ChildRequest['prepared']): ChildRequest => ({
+    agent: args.agent,
+    step,
+    prepared,
+    task: args.task,
+    message: subAgentUserMessage(args.task, args.context),
+    inputs: args.inputs ?? {},
+    overrides: args.overrides,
+    history,
+    callId,
+    ...(args.resume ? { resume: args.resume } : {}),
+  });
   const { background } = options;
   if (args.background && background) {
     const place = { step, agent: args.agent, task: args.task };
-    const id = background.launchChild(options, place, async (from) => (await run(from)).result);
+    const id = background.launchChild(options, place, async (from) =>
+      startChild(from, request(await prepare(from))),
+    );
     return {
       output: { content: JSON.stringify({ status: 'async_launched', agent_id: id }), isError: false },
     };
   }
-  const { prepared, result } = await run(options);
+  const prepared = await prepare(options);
+  const result = await startChild(options, request(prepared));
   if (options.spec.subAgentsConfig.resultFormat === 'json')
     return { output: jsonResult(result), children: [result] };
   const output: ToolOutput =

@@ -45,15 +45,28 @@ export function createLimiter(max: number): Limiter {
       waiting.push(granted);
     });
 
+  /** Runs `work` in the slot just taken, and frees it once `work` settles; `work`'s own promise. */
+  const inSlot = <T>(work: () => Promise<T>): Promise<T> => {
+    let done: Promise<T>;
+    try {
+      done = work();
+    } catch (error) {
+      release();
+      return Promise.reject(error);
+    }
+    done.then(release, release);
+    return done;
+  };
+
   return {
-    async run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-      if (running < max) running++;
-      else await slot(signal);
-      try {
-        return await work();
-      } finally {
-        release();
+    // Not an async function: a fan-out's every model call waits in here, and an async frame held
+    // for each of them is memory the garbage collector copies.
+    run<T>(work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+      if (running < max) {
+        running++;
+        return inSlot(work);
       }
+      return slot(signal).then(() => inSlot(work));
     },
     size: max,
     active: () => running,

@@ -229,7 +229,7 @@ function limitReached(setup: LoopSetup, turn: number, limit: number): Error | un
   return ctx.limits.stop('toolCalls');
 }
 
-async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
+function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
   const { ctx } = setup;
   const onEvent = (event: StreamEvent): void => {
     if (event.type === 'text.delta' && ctx.stream) {
@@ -239,22 +239,21 @@ async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): P
       emitEvent(ctx, setup.agent, { type: 'retry', attempt, delayMs, reason });
     }
   };
-  try {
-    return await ctx.limiter.run(
-      () =>
-        setup.provider.chat(request, {
-          signal: ctx.signal,
-          deadline: ctx.deadline,
-          onEvent,
-          ...(setup.connections ? { connections: setup.connections } : {}),
-        }),
-      ctx.signal,
-    );
-  } catch (error) {
+  const answered = ctx.limiter.run(
+    () =>
+      setup.provider.chat(request, {
+        signal: ctx.signal,
+        deadline: ctx.deadline,
+        onEvent,
+        ...(setup.connections ? { connections: setup.connections } : {}),
+      }),
+    ctx.signal,
+  );
+  return answered.catch((error: unknown) => {
     // A call that failed after retrying still counts its retries (`retry_attempts` in --json).
     if (error instanceof ProviderError) state.retries += error.details.retries ?? 0;
     throw error;
-  }
+  });
 }
 
 function record(state: LoopState, response: ChatResponse): void {

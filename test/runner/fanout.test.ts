@@ -231,4 +231,14 @@ describe('createLimiter', () => {
     await expect(limiter.run(() => Promise.reject(new Error('x')))).rejects.toThrow('x');
     expect(await limiter.run(async () => 'next')).toBe('next');
   });
+
+  it('frees the slot of work that throws before it returns a promise, and rejects with that error', async () => {
+    const limiter = createLimiter(1);
+    const work = (): Promise<string> => {
+      throw new Error('at once');
+    };
+    await expect(limiter.run(work)).rejects.toThrow('at once');
+    expect(limiter.active()).toBe(0);
+    expect(await limiter.run(async () => 'next')).toBe('next');
+  });
 });

@@ -14,7 +14,7 @@ import {
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import { requestProblems } from '../provider/request-support.js';
-import type { ChildConnections, Message, ToolSpec } from '../provider/types.js';
+import type { ChildConnections, Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import {
   ASK_PARENT_TOOL_NAME,
@@ -86,43 +86,12 @@ export async function runAgentSettled(
     const ask = answerer(spec, ctx, () => setup);
     const tools = await buildTools(spec, ctx, resolved, artifactDir, { background, ask });
     toolset = tools.toolset;
-    if (api !== undefined) {
-      const problems = requestProblems(api, {
-        model: resolved.model.model,
-        ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
-        hasTools: tools.specs.length > 0,
-        ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
-      });
-      for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
-      if (problems.error !== undefined) throw new ConfigError(problems.error);
-    }
+    if (api !== undefined) checkRequest(api, spec, ctx, resolved.model.model, tools.specs.length > 0);
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
-    setup = {
-      ctx,
-      agent: spec.name,
-      provider: chat,
-      request: {
-        model: resolved.model.model,
-        system: resolved.systemPrompt,
-        messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
-        ...(tools.specs.length > 0 ? { tools: tools.specs } : {}),
-        ...(spec.params.temperature !== undefined ? { temperature: spec.params.temperature } : {}),
-        ...(spec.params.maxTokens !== undefined ? { maxTokens: spec.params.maxTokens } : {}),
-        ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat } : {}),
-        ...(spec.params.thinkingBudget !== undefined ? { thinkingBudget: spec.params.thinkingBudget } : {}),
-        ...(spec.params.reasoningEffort !== undefined
-          ? { reasoningEffort: spec.params.reasoningEffort }
-          : {}),
-        stream: ctx.stream,
-      },
-      ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
-      parallel: spec.subAgentsConfig.parallel,
-      handlers: tools.handlers,
-      mutating: tools.mutating,
-      submits: spec.output !== undefined,
-      ...(background ? { uncollected: () => background?.reminder() } : {}),
-      ...(tools.connections ? { connections: tools.connections } : {}),
-    };
+    setup = loopSetup(spec, ctx, chat, resolved, tools, {
+      messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
+      background,
+    });
     await runLoop(setup, state);
     await collectBackground(background, spec, ctx, state);
     // A refusal or safety block that leaves no answer is a failure, not an empty success.
@@ -166,6 +135,61 @@ export async function runAgentSettled(
       );
     }
   }
+}
+
+/** What the agent's request asks of `api` that it does not do: warnings, or an error (exit 2). */
+function checkRequest(
+  api: ProviderApi,
+  spec: AgentSpec,
+  ctx: RunContext,
+  model: string,
+  hasTools: boolean,
+): void {
+  const problems = requestProblems(api, {
+    model,
+    ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
+    hasTools,
+    ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
+  });
+  for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
+  if (problems.error !== undefined) throw new ConfigError(problems.error);
+}
+
+/** The loop's setup: the agent's first request, its tools and how it runs them. */
+function loopSetup(
+  spec: AgentSpec,
+  ctx: RunContext,
+  provider: LoopSetup['provider'],
+  resolved: ResolvedAgentRun,
+  tools: AgentTools,
+  { messages, background }: { messages: Message[]; background: BackgroundChildren | undefined },
+): LoopSetup {
+  const { params } = spec;
+  const hasTools = tools.specs.length > 0;
+  return {
+    ctx,
+    agent: spec.name,
+    provider,
+    request: {
+      model: resolved.model.model,
+      system: resolved.systemPrompt,
+      messages,
+      ...(hasTools ? { tools: tools.specs } : {}),
+      ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+      ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
+      ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
+      ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
+      ...(params.reasoningEffort !== undefined ? { reasoningEffort: params.reasoningEffort } : {}),
+      stream: ctx.stream,
+    },
+    ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
+    parallel: spec.subAgentsConfig.parallel,
+    handlers: tools.handlers,
+    mutating: tools.mutating,
+    submits: spec.output !== undefined,
+    ...(background ? { uncollected: () => background.reminder() } : {}),
+    ...(tools.connections ? { connections: tools.connections } : {}),
+  };
 }
 
 /**

@@ -20,6 +20,9 @@ const DEFAULT_OUTPUT_ESTIMATE = 4096;
  * the calls in flight when the line was crossed. One call at a time (Go axe's sequential loop)
  * behaves exactly as a check before each call.
  */
+/** The reservation of every call when there is no budget: a release that does nothing. */
+const UNLIMITED: Promise<() => void> = Promise.resolve(() => {});
+
 export class Budget {
   private spent = 0;
   private reserved = 0;
@@ -53,9 +56,13 @@ export class Budget {
    * when the call has ended (after `add` of its usage). Throws the BudgetError once the budget
    * is spent, and the signal's reason when it fires while waiting.
    */
-  async reserve(request: ChatRequest, signal: AbortSignal): Promise<() => void> {
-    const limit = this.limit;
-    if (limit === undefined) return () => {};
+  reserve(request: ChatRequest, signal: AbortSignal): Promise<() => void> {
+    // No budget: nothing to wait for, and no async frame per model call.
+    if (this.limit === undefined) return UNLIMITED;
+    return this.reserveWithin(this.limit, request, signal);
+  }
+
+  private async reserveWithin(limit: number, request: ChatRequest, signal: AbortSignal): Promise<() => void> {
     const estimate =
       Math.ceil(JSON.stringify(request).length / 4) + (request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE);
     signal.throwIfAborted();

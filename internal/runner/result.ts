@@ -89,8 +89,8 @@ const DETAIL_OUTPUT_BYTES = 1024;
  * 1024 bytes of UTF-8, cut back to a character boundary, then `... (truncated)`.
  */
 export function detailOutput(output: string): string {
+  if (Buffer.byteLength(output, 'utf8') <= DETAIL_OUTPUT_BYTES) return output;
   const bytes = Buffer.from(output, 'utf8');
-  if (bytes.length <= DETAIL_OUTPUT_BYTES) return output;
   let end = DETAIL_OUTPUT_BYTES;
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return `${bytes.subarray(0, end).toString('utf8')}... (truncated)`;

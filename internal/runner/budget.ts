@@ -8,6 +8,9 @@ import type { ChatRequest, Usage } from '../provider/types.js';
  */
 const DEFAULT_OUTPUT_ESTIMATE = 4096;
 
+/** The reservation of every call when there is no budget: a release that does nothing. */
+const UNLIMITED: Promise<() => void> = Promise.resolve(() => {});
+
 /**
  * The tree-wide token budget: input + output tokens of every provider call, parent and children.
  *
@@ -20,9 +23,6 @@ const DEFAULT_OUTPUT_ESTIMATE = 4096;
  * the calls in flight when the line was crossed. One call at a time (Go axe's sequential loop)
  * behaves exactly as a check before each call.
  */
-/** The reservation of every call when there is no budget: a release that does nothing. */
-const UNLIMITED: Promise<() => void> = Promise.resolve(() => {});
-
 export class Budget {
   private spent = 0;
   private reserved = 0;

@@ -2,11 +2,11 @@ import { CHILDREN_PER_TURN } from './start-pacer.js';
 
 /**
  * Runs one turn's tool calls. Parallel: every call starts at once (each still subject to the
- * run-wide limiter inside `task`; past the first CHILDREN_PER_TURN, that many per turn of the
- * event loop, so that the first calls' requests are out while the later ones are made: see
- * start-pacer) except a `barrier` one — a call that changes files or runs
+ * run-wide limiter inside `task`) except a `barrier` one — a call that changes files or runs
  * commands —, which starts only once every earlier call has settled, and holds back every later
- * call until it has settled itself. Results are collected like an ordered `Promise.allSettled` —
+ * call until it has settled itself. A wide turn's calls start CHILDREN_PER_TURN per turn of the
+ * event loop, as children do (see start-pacer): the first calls' requests are out while the
+ * later calls are made. Results are collected like an ordered `Promise.allSettled` —
  * in input order whatever order they finish in, and one failure never cancels a sibling.
  * Sequential: each starts after the previous one settled.
  */

@@ -182,6 +182,33 @@ describe('fanOut with barriers (calls that change something)', () => {
   });
 });
 
+describe('fanOut: a wide turn with a barrier', () => {
+  it('a barrier past the first 32 calls still runs alone, and every result comes back in order', async () => {
+    const calls = Array.from({ length: 70 }, (_, n) => n);
+    const barrier = 40;
+    let tick = 0;
+    const startedAt: number[] = [];
+    const finishedAt: number[] = [];
+    const results = await fanOut(
+      calls,
+      async (n) => {
+        startedAt[n] = tick++;
+        await flush();
+        finishedAt[n] = tick++;
+        return n;
+      },
+      { parallel: true, barrier: (n) => n === barrier },
+    );
+    expect(results.map((r) => (r.status === 'fulfilled' ? r.value : -1))).toEqual(calls);
+    const start = (n: number) => startedAt[n] ?? Number.NaN;
+    const end = (n: number) => finishedAt[n] ?? Number.NaN;
+    for (let n = 0; n < barrier; n++) expect(end(n)).toBeLessThan(start(barrier));
+    for (let n = barrier + 1; n < calls.length; n++) expect(start(n)).toBeGreaterThan(end(barrier));
+    // The first 32 start in one turn, before any of them ends.
+    for (let n = 1; n < 32; n++) expect(start(n)).toBeLessThan(end(0));
+  });
+});
+
 describe('createLimiter', () => {
   it('queues the excess first-in-first-out and never fails it', async () => {
     const limiter = createLimiter(2);

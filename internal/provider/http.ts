@@ -12,10 +12,10 @@ export class BodyTooLargeError extends Error {
 }
 
 /**
- * POSTs `body` as JSON and resolves with the response's head. An abort of `signal` closes the
- * connection, whether the answer has begun or not. Once the request is out, `warm` connections to
- * the same server are opened (`HttpPool.warm`). Frozen `headers` (a provider's, the same for
- * every call) keep their head from one call to the next.
+ * POSTs `body` (JSON: `headers` say so) and resolves with the response's head. An abort of
+ * `signal` closes the connection, whether the answer has begun or not. Once the request is out,
+ * `warm` connections to the same server are opened (`HttpPool.warm`). Frozen `headers` (a
+ * provider's, the same for every call) keep their head from one call to the next.
  */
 export function postJson(
   pool: HttpPool,
@@ -26,20 +26,7 @@ export function postJson(
   warm?: number,
 ): Promise<HttpResponse> {
   const payload = Buffer.from(body, 'utf8');
-  return pool.post(url, jsonHeaders(headers), payload, signal, warm ? () => pool.warm(url, warm) : undefined);
-}
-
-const frozenJsonHeaders = new WeakMap<object, Readonly<Record<string, string>>>();
-
-/** `headers` after a JSON Content-Type; frozen, and made once, for frozen `headers`. */
-function jsonHeaders(headers: Readonly<Record<string, string>>): Readonly<Record<string, string>> {
-  if (!Object.isFrozen(headers)) return { 'content-type': 'application/json', ...headers };
-  let json = frozenJsonHeaders.get(headers);
-  if (!json) {
-    json = Object.freeze({ 'content-type': 'application/json', ...headers });
-    frozenJsonHeaders.set(headers, json);
-  }
-  return json;
+  return pool.post(url, headers, payload, signal, warm ? () => pool.warm(url, warm) : undefined);
 }
 
 /** Yields the body's chunks, failing (and closing the connection) once `limit` bytes are passed. */

@@ -1,12 +1,11 @@
-import { CHILDREN_PER_TURN } from './start-pacer.js';
+import { callStarts } from './start-pacer.js';
 
 /**
  * Runs one turn's tool calls. Parallel: every call starts at once (each still subject to the
  * run-wide limiter inside `task`) except a `barrier` one — a call that changes files or runs
  * commands —, which starts only once every earlier call has settled, and holds back every later
- * call until it has settled itself. A wide turn's calls start CHILDREN_PER_TURN per turn of the
- * event loop, as children do (see start-pacer): the first calls' requests are out while the
- * later calls are made. Results are collected like an ordered `Promise.allSettled` —
+ * call until it has settled itself. A wide turn's calls start through a pacer, as children do
+ * (see start-pacer): the first calls' requests are out while the later calls are made. Results are collected like an ordered `Promise.allSettled` —
  * in input order whatever order they finish in, and one failure never cancels a sibling.
  * Sequential: each starts after the previous one settled.
  */
@@ -24,7 +23,8 @@ export async function fanOut<I, O>(
     // Settles when the latest barrier call has; undefined before the first one.
     let gate: Promise<unknown> | undefined;
     for (const [index, input] of inputs.entries()) {
-      if (index > 0 && index % CHILDREN_PER_TURN === 0) await nextTurn();
+      const turn = callStarts.turn();
+      if (turn) await turn;
       let run: Promise<O>;
       if (options.barrier?.(input)) {
         run = Promise.allSettled(started).then(() => settle(input, index));
@@ -45,8 +45,4 @@ export async function fanOut<I, O>(
     }
   }
   return results;
-}
-
-function nextTurn(): Promise<void> {
-  return new Promise((resolve) => setImmediate(resolve));
 }

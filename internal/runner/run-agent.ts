@@ -266,7 +266,7 @@ interface AgentTools {
   connections?: ChildConnections;
 }
 
-/** The tools of an agent offered none: shared by every such agent, and never changed. */
+/** The tools of an agent offered none: shared by every such agent (nothing of its own kept for the run), never changed. */
 const NO_TOOLS: AgentTools = Object.freeze({
   specs: [],
   handlers: new Map<string, ToolHandler>(),
@@ -286,15 +286,6 @@ async function buildTools(
   artifactDir: OpenArtifactDir | undefined,
   delegation: { background: BackgroundChildren | undefined; ask: ParentRun['ask'] },
 ): Promise<AgentTools> {
-  const offersNone =
-    ctx.onlyTools === undefined &&
-    spec.output === undefined &&
-    !resolved.callsAgents &&
-    !resolved.spawns &&
-    !resolved.delegates &&
-    (resolved.atMaxDepth || (!ctx.askParent && spec.tools.length === 0 && spec.mcpServers.length === 0));
-  // Every child of a fan-out that only answers: no tool to build, no set or map of its own.
-  if (offersNone) return NO_TOOLS;
   const specs: ToolSpec[] = [];
   const handlers = new Map<string, ToolHandler>();
   const mutating = new Set<string>();
@@ -371,6 +362,8 @@ async function buildTools(
       `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
     );
   }
+  // Every child of a fan-out that only answers: what it keeps for its run is the shared empty set.
+  if (specs.length === 0 && !toolset) return NO_TOOLS;
   const connections = childConnections(spec, resolved.model.provider, handlers, callable, {
     maxParallel: ctx.limiter.size,
     subagentModel: Boolean(ctx.env.AXE_SUBAGENT_MODEL),

@@ -9,9 +9,11 @@
  *   - scale: 8, 32, 128 and 512 children (`max_parallel` raised to match): duration against the
  *     critical path, peak RSS and RSS per child; beside it, a bare node:http client sending the same
  *     requests (first turn, the children at once, second turn) against its own critical path, and
- *     the same client sending the children 32 per turn of its event loop, as axe starts them; and
- *     the CPU axe and the fake server (this process) spent, which share the machine's cores;
- *     medians of 11 rounds, each running every width and the bare client in turn;
+ *     the same client sending the children 32 per turn of its event loop, as axe starts them; the
+ *     floor of any client on this machine and server: raw node:net sockets sending the same
+ *     requests, made in advance, paced the same; and the CPU axe and the fake server (this
+ *     process) spent, which share the machine's cores; medians of 11 rounds, each running every
+ *     width and the clients in turn;
  *   - the loop's per-turn overhead against a zero-latency server: axe's own time (the run's
  *     duration less the time the server spent on its requests) of a 41-turn run less a 1-turn
  *     run, over 40; medians of 11 runs of each, interleaved;
@@ -165,15 +167,21 @@ const exchangeOf = (r: RecordedRequest): Exchange => ({
   body: JSON.stringify(r.body),
 });
 
-/**
- * A bare node:http client in its own process (keep-alive connections, as many as needed): sends
- * each stage's exchanges at once, the stages one after another; its elapsed ms. With `perTurn`,
- * a stage's requests go out that many per turn of the event loop, as axe starts its children.
- */
-async function bareStages(stages: Exchange[][], perTurn = 0) {
-  const file = path.join(home, 'exchanges.json');
-  writeFileSync(file, JSON.stringify({ base: fake.url, stages, perTurn }));
-  const script = `import http from 'node:http';
+/** Sends each stage's exchanges, the stages one after another, and prints its elapsed ms. */
+const STAGES = `const started = performance.now();
+for (const stage of stages) {
+  const sent = [];
+  for (const [i, exchange] of stage.entries()) {
+    if (perTurn > 0 && i > 0 && i % perTurn === 0) await new Promise((resolve) => setImmediate(resolve));
+    sent.push(send(exchange));
+  }
+  await Promise.all(sent);
+}
+process.stdout.write(String(performance.now() - started));
+`;
+
+/** A bare node:http client: keep-alive connections, as many as needed. */
+const BARE_CLIENT = `import http from 'node:http';
 import { readFileSync } from 'node:fs';
 const { base, stages, perTurn } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
 const agent = new http.Agent({ keepAlive: true });
@@ -188,19 +196,52 @@ const send = ({ path, headers, body }) => {
     request.end(body);
   });
 };
-const started = performance.now();
-for (const stage of stages) {
-  const sent = [];
-  for (const [i, exchange] of stage.entries()) {
-    if (perTurn > 0 && i > 0 && i % perTurn === 0) await new Promise((resolve) => setImmediate(resolve));
-    sent.push(send(exchange));
-  }
-  await Promise.all(sent);
-}
-process.stdout.write(String(performance.now() - started));
-agent.destroy();
+${STAGES}agent.destroy();
 `;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script, file], {
+
+/**
+ * The least any HTTP client on node:net does: a connection per request, the request written as
+ * soon as it is opened, the answer read as latin1 text to its end and nothing parsed beyond what
+ * finds that end (its Content-Length, or the last chunk: the fake server's bodies hold no CRLF).
+ */
+const FLOOR_CLIENT = `import net from 'node:net';
+import { readFileSync } from 'node:fs';
+const { base, stages, perTurn } = JSON.parse(readFileSync(process.argv[1], 'utf8'));
+const { hostname, port } = new URL(base);
+const send = ({ path, headers, body }) => {
+  const { host: _h, connection: _c, 'content-length': _l, ...rest } = headers;
+  let head = 'POST ' + path + ' HTTP/1.1\\r\\nHost: ' + hostname + ':' + port + '\\r\\n';
+  for (const [name, value] of Object.entries(rest)) head += name + ': ' + value + '\\r\\n';
+  head += 'Content-Length: ' + Buffer.byteLength(body) + '\\r\\n\\r\\n';
+  return new Promise((resolve, reject) => {
+    const socket = net.connect(Number(port), hostname);
+    socket.setEncoding('latin1');
+    socket.write(head + body);
+    let text = '';
+    socket.on('data', (chunk) => {
+      text += chunk;
+      const headEnd = text.indexOf('\\r\\n\\r\\n');
+      if (headEnd === -1) return;
+      const length = /^content-length: *(\\d+)/im.exec(text.slice(0, headEnd));
+      const done = length ? text.length >= headEnd + 4 + Number(length[1]) : text.endsWith('\\r\\n0\\r\\n\\r\\n');
+      if (!done) return;
+      socket.destroy();
+      resolve();
+    });
+    socket.on('error', reject);
+  });
+};
+${STAGES}`;
+
+/**
+ * A client in its own process sending each stage's exchanges at once, the stages one after
+ * another; its elapsed ms. With `perTurn`, a stage's requests go out that many per turn of the
+ * event loop, as axe starts its children.
+ */
+async function clientStages(client: string, stages: Exchange[][], perTurn = 0) {
+  const file = path.join(home, 'exchanges.json');
+  writeFileSync(file, JSON.stringify({ base: fake.url, stages, perTurn }));
+  const child = spawn(process.execPath, ['--input-type=module', '-e', client, file], {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let out = '';
@@ -220,6 +261,9 @@ interface ScaleRun {
   /** The bare client sending the children 32 per turn of its event loop. */
   pacedBareMs: number;
   pacedBareCriticalMs: number;
+  /** The floor client (FLOOR_CLIENT), paced as the bare one. */
+  floorMs: number;
+  floorCriticalMs: number;
   peakRssKb: number;
   cpuMs: number;
   /** This process's CPU during axe's run: the fake server's (and the bench's polling). */
@@ -319,7 +363,10 @@ try {
   for (let i = 0; i < REPEATS; i++) {
     fake.reset();
     fake.respond(responder);
-    const elapsed = await bareStages(exchanges.map((exchange) => [exchange]));
+    const elapsed = await clientStages(
+      BARE_CLIENT,
+      exchanges.map((exchange) => [exchange]),
+    );
     const served = fake.requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
     bareRoundTrips.push((elapsed - served) / exchanges.length);
   }
@@ -338,18 +385,19 @@ try {
       if (measured.code !== 0) throw new Error(`fan-out of ${width} exited ${measured.code}`);
       const criticalMs = criticalPathMs(`fan${width}`);
       // The same requests from a bare client: the parent's first turn, the children at once, its
-      // second turn. What this machine and server allow any node:http client.
+      // second turn. What this machine and server allow a node:http client, and any client at all.
       const [turn1, turn2] = fake.requests.filter((r) => role(r) === `fan${width}`).map(exchangeOf);
       const children = fake.requests.filter((r) => role(r) === 'worker').map(exchangeOf);
       const stages = [[turn1 as Exchange], children, [turn2 as Exchange]];
-      const bare = async (perTurn?: number) => {
+      const bare = async (client: string, perTurn?: number) => {
         fake.reset();
         fake.respond(responder);
-        const ms = await bareStages(stages, perTurn);
+        const ms = await clientStages(client, stages, perTurn);
         return { ms, criticalMs: criticalPathMs(`fan${width}`) };
       };
-      const all = await bare();
-      const paced = await bare(CHILDREN_PER_TURN);
+      const all = await bare(BARE_CLIENT);
+      const paced = await bare(BARE_CLIENT, CHILDREN_PER_TURN);
+      const floor = await bare(FLOOR_CLIENT, CHILDREN_PER_TURN);
       scaleRuns.get(width)?.push({
         durationMs: measured.durationMs,
         criticalMs,
@@ -357,6 +405,8 @@ try {
         bareCriticalMs: all.criticalMs,
         pacedBareMs: paced.ms,
         pacedBareCriticalMs: paced.criticalMs,
+        floorMs: floor.ms,
+        floorCriticalMs: floor.criticalMs,
         peakRssKb: measured.peakRssKb,
         cpuMs: measured.cpuMs,
         serverCpuMs: (user + system) / 1000,
@@ -372,6 +422,7 @@ try {
       criticalMs: of('criticalMs'),
       bareRatio: of('bareMs') / of('bareCriticalMs'),
       pacedBareRatio: of('pacedBareMs') / of('pacedBareCriticalMs'),
+      floorRatio: of('floorMs') / of('floorCriticalMs'),
       peakRssKb: of('peakRssKb'),
       cpuMs: of('cpuMs'),
       serverCpuMs: of('serverCpuMs'),
@@ -379,7 +430,7 @@ try {
   };
   const baseRssKb = scaleMedians(baseWidth).peakRssKb;
   const scaleRows = SCALES.map((width) => {
-    const { durationMs, criticalMs, bareRatio, pacedBareRatio, peakRssKb, cpuMs, serverCpuMs } =
+    const { durationMs, criticalMs, bareRatio, pacedBareRatio, floorRatio, peakRssKb, cpuMs, serverCpuMs } =
       scaleMedians(width);
     return [
       String(width),
@@ -388,6 +439,7 @@ try {
       `${(durationMs / criticalMs).toFixed(3)}x`,
       `${bareRatio.toFixed(3)}x`,
       `${pacedBareRatio.toFixed(3)}x`,
+      `${floorRatio.toFixed(3)}x`,
       `${(peakRssKb / 1024).toFixed(1)} MB`,
       width === baseWidth ? '' : `${((peakRssKb - baseRssKb) / (width - baseWidth)).toFixed(0)} KB`,
       `${cpuMs.toFixed(0)} ms`,
@@ -564,6 +616,7 @@ try {
       'ratio (512: ≤ 1.3x)',
       'bare node:http client, same requests: ratio',
       `the bare client, ${CHILDREN_PER_TURN} requests per event-loop turn: ratio`,
+      `floor: raw node:net sockets, requests made in advance, ${CHILDREN_PER_TURN} per turn: ratio`,
       'peak RSS (512: ≤ 300 MB)',
       'RSS per extra child',
       'CPU of axe',

@@ -5,8 +5,9 @@ import { callStarts } from './start-pacer.js';
  * run-wide limiter inside `task`) except a `barrier` one — a call that changes files or runs
  * commands —, which starts only once every earlier call has settled, and holds back every later
  * call until it has settled itself. A wide turn's calls start through a pacer, as children do
- * (see start-pacer): the first calls' requests are out while the later calls are made. Results are collected like an ordered `Promise.allSettled` —
- * in input order whatever order they finish in, and one failure never cancels a sibling.
+ * (see start-pacer): the first calls' requests are out while the later calls are made. Results
+ * are collected like an ordered `Promise.allSettled` — in input order whatever order they finish
+ * in, and one failure never cancels a sibling.
  * Sequential: each starts after the previous one settled.
  */
 export async function fanOut<I, O>(
@@ -32,6 +33,9 @@ export async function fanOut<I, O>(
       } else {
         run = gate ? gate.then(() => settle(input, index)) : settle(input, index);
       }
+      // Collected only once the last call has started, turns of the loop later: a call that fails
+      // meanwhile must not be an unhandled rejection.
+      run.catch(ignore);
       started.push(run);
     }
     return Promise.allSettled(started);
@@ -46,3 +50,5 @@ export async function fanOut<I, O>(
   }
   return results;
 }
+
+function ignore(): void {}

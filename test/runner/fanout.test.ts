@@ -107,6 +107,31 @@ describe('fanOut', () => {
     expect((await run).map((r) => (r.status === 'fulfilled' ? r.value : -1))).toEqual(calls);
   });
 
+  it('a call that fails while later calls wait for their turn is a rejected result, not an unhandled rejection', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const calls = Array.from({ length: 70 }, (_, n) => n);
+      const results = await fanOut(
+        calls,
+        async (n) => {
+          if (n === 0 || n === 40) throw new Error(`call ${n} failed`);
+          return n;
+        },
+        { parallel: true },
+      );
+      await flush();
+      expect(unhandled).toEqual([]);
+      expect(results.filter((r) => r.status === 'rejected').map((r) => String(r.reason))).toEqual([
+        'Error: call 0 failed',
+        'Error: call 40 failed',
+      ]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('starts every call at once when parallel, and turns a synchronous throw into a rejection', async () => {
     const started: number[] = [];
     const gate = deferred();

@@ -7,13 +7,26 @@
  */
 const MASK = '***';
 const MIN_SECRET_LENGTH = 8;
+/** A PEM key's first and last lines: `-----BEGIN PRIVATE KEY-----`. */
+const PEM_ARMOR = /^-----(?:BEGIN|END) [^-]+-----$/;
 /** Environment variables whose values are secrets by their name: `*_API_KEY`, `GH_TOKEN`, … */
 const SECRET_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)(?:_|$)/i;
 
 const known = new Set<string>();
 
 export function addSecret(value: string | undefined): void {
-  if (value !== undefined && value.length >= MIN_SECRET_LENGTH) known.add(value);
+  if (value === undefined || value.length < MIN_SECRET_LENGTH) return;
+  known.add(value);
+  // As it stands inside a JSON string (a record, a cassette, --events are masked once encoded): a
+  // key with a line break (PEM), a quote or a backslash is escaped there.
+  const escaped = JSON.stringify(value).slice(1, -1);
+  if (escaped !== value) known.add(escaped);
+  // A PEM key's lines, each on its own: a tool that shows a file numbers its lines. Not its
+  // `-----BEGIN …-----` lines, which say only what kind of key it is.
+  if (!value.includes('\n')) return;
+  for (const line of value.split(/\r?\n/)) {
+    if (!PEM_ARMOR.test(line)) addSecret(line.trim());
+  }
 }
 
 /** Every value of a secret-named variable (`ANTHROPIC_API_KEY`, `GH_TOKEN`, …). */

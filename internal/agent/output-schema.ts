@@ -1,5 +1,6 @@
 import type { Ajv as AjvInstance, ErrorObject, ValidateFunction } from 'ajv';
 import type { JsonObject, JsonValue } from '../provider/types.js';
+import { maskSecrets } from '../secrets.js';
 
 /**
  * Checking values against an agent's `[output] schema`, with ajv imported only when an agent
@@ -108,7 +109,8 @@ const SHOWN_CHARS = 80;
 
 function shown(value: JsonValue | undefined): string {
   if (value === undefined) return 'nothing';
-  const text = JSON.stringify(value);
+  // Masked before it is cut: no part of a key is left.
+  const text = maskSecrets(JSON.stringify(value));
   return text.length > SHOWN_CHARS ? `${text.slice(0, SHOWN_CHARS)}…` : text;
 }
 

@@ -100,9 +100,10 @@ function build(
   const status = details.status === undefined ? '' : ` (HTTP ${details.status})`;
   const request = details.requestId === undefined ? '' : ` [request ${details.requestId}]`;
   const then = todo === '' ? '' : `; ${todo}`;
-  // A server may echo the request's key or headers back in its error: never passed on.
+  // A server may echo the request's key or headers back in its error: never passed on (masked
+  // before the text is made one line: a key with a line break is found as it came).
   const message = maskSecrets(
-    `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(what)}${request}${then}`,
+    `${context.provider}: ${LABEL[details.category]}${status}: ${oneLine(maskSecrets(what))}${request}${then}`,
   );
   const masked = { ...details, provider: context.provider };
   if (details.providerMessage !== undefined) masked.providerMessage = maskSecrets(details.providerMessage);

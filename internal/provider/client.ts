@@ -3,7 +3,7 @@ import { ConfigError, MissingKeyError } from '../errors.js';
 import type { HttpResponse } from '../http/connection.js';
 import type { HttpPool } from '../http/pool.js';
 import { redactUrl } from '../redact.js';
-import { addSecret } from '../secrets.js';
+import { addSecret, maskSecrets } from '../secrets.js';
 import { oneLine } from '../text.js';
 import { abortError, afterRetries, type CallContext, failureError, httpError } from './classify.js';
 import { boundedChunks, postJson, readText } from './http.js';
@@ -256,9 +256,16 @@ function checkBaseUrl({ name, baseUrl, baseUrlEnv }: ProviderSettings): void {
   );
 }
 
-/** A non-JSON error body (a proxy's HTML page, plain text): its text, without tags, kept short. */
+/**
+ * A non-JSON error body (a proxy's HTML page, plain text): its text, without tags, kept short;
+ * masked before it is cut, so that no part of a key is left.
+ */
 function plainText(body: string): string | undefined {
-  const text = oneLine(body.replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ').replace(/<[^>]*>/g, ' '));
+  const text = oneLine(
+    maskSecrets(body)
+      .replace(/<(script|style)[\s\S]*?<\/\1>/gi, ' ')
+      .replace(/<[^>]*>/g, ' '),
+  );
   if (text === '') return undefined;
   return text.length > 200 ? `${text.slice(0, 200)}…` : text;
 }

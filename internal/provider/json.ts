@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors.js';
+import { maskSecrets } from '../secrets.js';
 import { oneLine } from '../text.js';
 import type { JsonObject, JsonValue } from './types.js';
 
@@ -64,7 +65,8 @@ export function parseJson(text: string, what: string): JsonValue {
   try {
     return JSON.parse(text) as JsonValue;
   } catch {
-    const flat = oneLine(text);
+    // Masked before it is cut: no part of a key the body echoed is left in the preview.
+    const flat = oneLine(maskSecrets(text));
     if (flat === '') throw new WireError(`${what} is empty`);
     const preview = flat.length > 80 ? `${flat.slice(0, 80)}…` : flat;
     throw new WireError(`${what} is not valid JSON: ${preview}`);

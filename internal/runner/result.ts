@@ -90,7 +90,10 @@ const DETAIL_OUTPUT_BYTES = 1024;
  */
 export function detailOutput(output: string): string {
   if (Buffer.byteLength(output, 'utf8') <= DETAIL_OUTPUT_BYTES) return output;
-  const bytes = Buffer.from(output, 'utf8');
+  // Masked before it is cut: a key the cut went through would be left in part, past masking.
+  const masked = maskSecrets(output);
+  const bytes = Buffer.from(masked, 'utf8');
+  if (bytes.length <= DETAIL_OUTPUT_BYTES) return masked;
   let end = DETAIL_OUTPUT_BYTES;
   while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return `${bytes.subarray(0, end).toString('utf8')}... (truncated)`;

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import * as anthropic from '../../internal/provider/anthropic.js';
 import { parseJson, WireError } from '../../internal/provider/json.js';
 import * as openai from '../../internal/provider/openai.js';
+import { addSecret } from '../../internal/secrets.js';
 import { conversation, noTools } from './helpers.js';
 
 describe('anthropic toWire', () => {
@@ -229,6 +230,14 @@ describe('bodies that are not JSON', () => {
     );
     expect(() => parseJson(`{"a": "${'x'.repeat(100)}`, 'stream event')).toThrow(
       new WireError(`stream event is not valid JSON: {"a": "${'x'.repeat(73)}…`),
+    );
+  });
+
+  it('masks a key in the preview before it is cut: no part of it is left', () => {
+    const key = 'sk-preview-0123456789abcdefghijklmnop';
+    addSecret(key);
+    expect(() => parseJson(`{"a": "${'x'.repeat(60)} ${key} tail`, 'the response body')).toThrow(
+      new WireError(`the response body is not valid JSON: {"a": "${'x'.repeat(60)} *** tail`),
     );
   });
 });

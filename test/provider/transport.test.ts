@@ -193,6 +193,25 @@ describe('transport edge cases', () => {
     await shut(server);
   });
 
+  it('an error page is masked before it is cut short: no part of a key it echoes is left', async () => {
+    const key = 'sk-cut-0123456789abcdefghijklmnopqrstuvwxyz';
+    // The key straddles the 200th character, where the message is cut.
+    const page = `<html><body><p>${'x'.repeat(170)} ${key} rest of the page</p></body></html>`;
+    const server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(502, { 'content-type': 'text/html' }).end(page));
+    });
+    const base = await listen(server);
+    const provider = createProvider(settingsFor('ollama', base, { apiKey: key }), {
+      retry: { ...FAST_RETRY, maxRetries: 0 },
+      pool,
+    });
+    const { error } = await chatFailure(provider, conversation(false));
+    expect(error.message).toContain(`${'x'.repeat(170)} *** rest of the page`);
+    expect(error.message).not.toContain('sk-cut-0123');
+    await shut(server);
+  });
+
   it('an error thrown by onEvent reaches the caller untouched and is not retried', async () => {
     fake.reset();
     fake.respond(() => ({ text: 'hello there' }));

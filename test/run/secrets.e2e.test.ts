@@ -54,6 +54,39 @@ describe.concurrent('secrets', () => {
     for (const text of recorded) expect(text).not.toContain(KEY);
   });
 
+  it('a secret with a line break, a quote or a backslash is masked as written and inside JSON: stderr, --json, --events, the cassette, the record', async () => {
+    const { home, fake } = await setup();
+    const pem = '-----BEGIN KEY-----\nMIIEabcdefghijk\n-----END KEY-----';
+    const password = 'pa"ss\\word-123456';
+    // A tool's output reaches the model as it is: masked only where axe writes it, encoded.
+    writeFileSync(path.join(home.root, 'notes.txt'), `key ${pem} pass ${password}\n`);
+    home.agent('solo', agentToml('solo', { extra: ['tools = ["read_file"]'] }));
+    fake.respond((request) =>
+      request.toolResults.length === 0
+        ? { toolCalls: [{ name: 'read_file', arguments: { path: 'notes.txt' } }] }
+        : { fault: { kind: 'status', status: 401, message: `rejected: ${pem} / ${password}` } },
+    );
+    const env = home.env(fake.url, { SIGNING_KEY: pem, DB_PASSWORD: password });
+    const events = path.join(home.root, 'events.jsonl');
+    const run = await runAxe(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--verbose', '--events', events],
+      { env, cwd: home.root },
+    );
+    expect(run.code).toBe(3);
+    expect(lines(run.stderr).at(-1)).toContain('rejected: *** / ***');
+    expect(fake.requests[1]?.toolResults[0]?.content).toContain(password);
+    const runs = path.join(home.root, 'data', 'axe', 'runs');
+    const recorded = readdirSync(runs, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(path.join(entry.parentPath, entry.name), 'utf8'));
+    const written = [readFileSync(events, 'utf8'), ...recorded];
+    expect(written.join('\n')).toContain('pass ***');
+    for (const text of [run.stdout, run.stderr, ...written]) {
+      expect(text).not.toContain('MIIEabcdefghijk');
+      expect(text).not.toContain('word-123456');
+    }
+  });
+
   it('agents show masks a key expanded into a field and names where the key comes from', async () => {
     const { home } = await setup();
     home.agent('w', agentToml('w', { extra: ['workdir = "/tmp/$ANTHROPIC_API_KEY/x"'] }));

@@ -7,6 +7,7 @@ import { ConfigError } from '../../internal/errors.js';
 import { agentResolver, type RunContext } from '../../internal/runner/context.js';
 import { resolveAgentRun } from '../../internal/runner/resolve.js';
 import { detailOutput } from '../../internal/runner/result.js';
+import { addSecret } from '../../internal/secrets.js';
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'axe-resolve-')));
 afterAll(() => fs.rmSync(root, { recursive: true, force: true }));
@@ -94,5 +95,15 @@ describe('detailOutput', () => {
     expect(detailOutput('x'.repeat(1025))).toBe(`${'x'.repeat(1024)}... (truncated)`);
     // 1 + 2 * 600 bytes: the 1024th byte starts a character, the cut goes back to byte 1023.
     expect(detailOutput(`a${'é'.repeat(600)}`)).toBe(`a${'é'.repeat(511)}... (truncated)`);
+  });
+
+  it('masks a key before it cuts: a key the cut goes through leaves no part of itself', () => {
+    const key = 'sk-detail-0123456789abcdefghijklmnop';
+    addSecret(key);
+    // The key straddles byte 1024; masked, the output fits.
+    expect(detailOutput(`${'x'.repeat(1010)} ${key} tail`)).toBe(`${'x'.repeat(1010)} *** tail`);
+    expect(detailOutput(`${'x'.repeat(1010)} ${key} ${'z'.repeat(100)}`)).toBe(
+      `${'x'.repeat(1010)} *** ${'z'.repeat(1024 - 1015)}... (truncated)`,
+    );
   });
 });

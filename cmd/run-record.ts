@@ -63,6 +63,7 @@ export async function closeRunRecord(
 ): Promise<void> {
   const recorded = await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
   if (!recorded) return;
+  process.once('exit', (code) => record.recorder.exitedWith(code));
   const keep = await record.keep;
   try {
     await pruneRuns(record.runsDir, keep);

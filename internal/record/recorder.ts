@@ -35,6 +35,13 @@ export type RecordProblem = (message: string) => void;
  * that cannot be written is said once and given up; it never fails the run.
  */
 export class RunRecorder {
+  /**
+   * Recorders with lines still waiting: appended when the process exits, whichever way it does (a
+   * second Ctrl-C, a reader of stdout that went away), as the flush timer never holds it open.
+   */
+  private static readonly unwritten = new Set<RunRecorder>();
+  private static exitHooked = false;
+
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
   /** Events observed and not yet written, in order: turned into lines when they are appended. */
@@ -124,6 +131,7 @@ export class RunRecorder {
     if (this.flushTimer === undefined) {
       this.firstPendingAt = Date.now();
       this.flushTimer = setTimeout(this.flush, FLUSH_QUIET_MS).unref();
+      RunRecorder.appendAtExit(this);
     } else if (Date.now() - this.firstPendingAt < FLUSH_WITHIN_MS - FLUSH_QUIET_MS) {
       this.flushTimer.refresh();
     }
@@ -137,6 +145,7 @@ export class RunRecorder {
   private readonly flush = (): void => {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
+    RunRecorder.unwritten.delete(this);
     if (this.broken) {
       this.queue = [];
       return;
@@ -178,6 +187,16 @@ export class RunRecorder {
     return file;
   }
 
+  private static appendAtExit(recorder: RunRecorder): void {
+    RunRecorder.unwritten.add(recorder);
+    if (RunRecorder.exitHooked) return;
+    RunRecorder.exitHooked = true;
+    // Synchronous appends; the lines of a run whose directory is still being made are lost.
+    process.on('exit', () => {
+      for (const waiting of RunRecorder.unwritten) waiting.flush();
+    });
+  }
+
   /** Resolves once every line observed so far is appended (or the record given up). */
   async written(): Promise<void> {
     await this.ready;
@@ -211,6 +230,21 @@ export class RunRecorder {
     } catch (error) {
       this.giveUp(error);
       return false;
+    }
+  }
+
+  /**
+   * The process exits with another code than `finish` recorded: stdout's reader went away after
+   * the answer was handed to it (141), or stdout could not take it (1). run.json says so.
+   */
+  exitedWith(code: number): void {
+    const { record } = this;
+    if (this.broken || record?.exitCode === undefined || record.exitCode === code) return;
+    record.exitCode = code;
+    try {
+      this.writeRunJson(record);
+    } catch (error) {
+      this.giveUp(error);
     }
   }
 

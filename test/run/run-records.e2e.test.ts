@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -5,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import eventSchema from '../../schemas/run-event.schema.json' with { type: 'json' };
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, roleOf } from './agents.js';
-import { e2eHomes, runAxe, startAxe, type TempHome, waitFor } from './cli.js';
+import { AXE_BIN, e2eHomes, runAxe, startAxe, type TempHome, waitFor } from './cli.js';
 
 /**
  * Every run leaves a record under `<data dir>/runs/<id>/`: `run.json` and a transcript per agent.
@@ -204,6 +205,40 @@ describe.concurrent('run records', () => {
     expect(missing.stderr).toBe('axe: no recorded run matches "nope" (see axe runs list)\n');
     expect((await runAxe(['runs', 'rm', 'last'], { env })).code).toBe(0);
     expect(runIds(home)).toEqual([]);
+  });
+
+  it('a reader of stdout that went away: exit 141, every event in the record, and run.json says how the process ended', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const gone = async (answer: string) => {
+      fake.respond(() => ({ text: answer }));
+      const before = new Set(runIds(home));
+      const child = spawn(
+        process.execPath,
+        [AXE_BIN, 'run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'],
+        {
+          env: home.env(fake.url),
+          stdio: ['ignore', 'pipe', 'ignore'],
+        },
+      );
+      child.stdout.destroy();
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      const id = runIds(home).find((run) => !before.has(run)) as string;
+      const run = JSON.parse(readFileSync(path.join(runsDir(home), id, 'run.json'), 'utf8'));
+      return { code, run, types: [...transcripts(home, id).values()][0]?.map((line) => line.type) };
+    };
+    // A short answer fails at once, before the record is closed: the lines still waiting are
+    // appended as the process exits, and the run shows as interrupted.
+    const short = await gone('pong');
+    expect(short.code).toBe(141);
+    expect(short.types?.at(-1)).toBe('agent.end');
+    expect(short.run.status).toBe('running');
+    // A long one goes to Node's stream, which fails once the record is closed: its exit code is
+    // the process's.
+    const long = await gone('line of a long answer\n'.repeat(2000));
+    expect(long.code).toBe(141);
+    expect(long.types?.at(-1)).toBe('agent.end');
+    expect(long.run).toMatchObject({ status: 'completed', exitCode: 141 });
   });
 
   it('a data dir that cannot be written: one warning, the run and its answer unchanged', async () => {

@@ -145,10 +145,19 @@ export async function pruneRuns(dir: string, keep: number): Promise<number> {
   return removed;
 }
 
+/** A record being made has no run.json for a moment: taken for a live one while it is this young. */
+const MAKING_RECORD_MS = 60_000;
+
 async function stillRunning(dir: string, id: string): Promise<boolean> {
   try {
     return isLive(await readRunRecord(dir, id));
   } catch {
-    return false;
+    // Another axe between making its run's directory and writing its run.json.
+    try {
+      const { mtimeMs } = await fsPromises().stat(join(dir, id));
+      return Date.now() - mtimeMs < MAKING_RECORD_MS;
+    } catch {
+      return false;
+    }
   }
 }

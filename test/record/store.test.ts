@@ -1,4 +1,4 @@
-import { appendFileSync, cpSync, readdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { findRun, loadRun, pruneRuns, runIds } from '../../internal/record/store.js';
@@ -36,6 +36,19 @@ describe('the runs store', () => {
     cpSync(join(finished.runsDir, finished.id), join(dir, finished.id), { recursive: true });
     expect(await pruneRuns(dir, 0)).toBe(1);
     expect(await runIds(dir)).toEqual([unfinished.id]);
+  });
+
+  it('pruning leaves a run whose run.json is not written yet, unless that is over a minute old', async () => {
+    const { runsDir } = await recordReviewRun();
+    const [finished] = await runIds(runsDir);
+    // Ids sort by start time: these two are older than the finished run.
+    const making = '20000101-000000.000-aaaaaa';
+    const abandoned = '20000101-000000.000-bbbbbb';
+    for (const id of [making, abandoned]) mkdirSync(join(runsDir, id, 'agents'), { recursive: true });
+    const longAgo = new Date(Date.now() - 120_000);
+    utimesSync(join(runsDir, abandoned), longAgo, longAgo);
+    expect(await pruneRuns(runsDir, 1)).toBe(1);
+    expect(await runIds(runsDir)).toEqual([finished, making]);
   });
 
   it('finds runs by id, unique prefix or last; prunes to the newest N', async () => {

@@ -218,7 +218,7 @@ export async function runCommand(
     // on pipes and files.)
     const signal = stopSignals.received();
     if (signal) process.exit(signalExitCode(signal));
-    stopSignals.remove();
+    stopSignals.runOver();
   }
 }
 
@@ -337,15 +337,19 @@ async function dryRunView(
 /**
  * SIGINT / SIGTERM / SIGHUP: the first one aborts the run (the handler reports what was running);
  * a hard timer then makes sure the process exits within a second even if something hangs, and
- * the exit ends every process group a tool started. A second signal exits at once.
+ * the exit ends every process group a tool started. A second signal exits at once, and so does
+ * one after the run is over (while its answer waits for a reader). The handlers stay until the
+ * process exits: a signal that came as the run ended, and was not handled yet, would be dropped
+ * with them (and the process left waiting on a reader that never reads).
  */
 function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
   received(): StopSignal | undefined;
-  remove(): void;
+  runOver(): void;
 } {
   let received: StopSignal | undefined;
+  let over = false;
   const handle = (signal: StopSignal): void => {
-    if (received) process.exit(signalExitCode(signal));
+    if (received || over) process.exit(signalExitCode(signal));
     received = signal;
     onFirst(signal);
     setTimeout(() => process.exit(signalExitCode(signal)), SIGNAL_EXIT_GRACE_MS).unref();
@@ -353,8 +357,8 @@ function onTerminationSignals(onFirst: (signal: StopSignal) => void): {
   for (const signal of STOP_SIGNALS) process.on(signal, handle);
   return {
     received: () => received,
-    remove: () => {
-      for (const signal of STOP_SIGNALS) process.off(signal, handle);
+    runOver: () => {
+      over = true;
     },
   };
 }

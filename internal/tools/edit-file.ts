@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox, resolveInSandbox, writeInSandbox } from './sandbox.js';
+import { readWholeFile } from './whole-file.js';
 
 export const editFileTool = defineTool(
   {
@@ -24,20 +25,29 @@ export const editFileTool = defineTool(
     const newString = optionalString(args, 'new_string', '');
     const replaceAll = optionalBoolean(args, 'replace_all', false);
     const checked = await resolveInSandbox(context.workdir, path);
-    const original = await readWholeFile(context.workdir, checked, path);
+    const original = await readText(context.workdir, checked, path);
     const { text, count } = replaceExact(path, original, oldString, newString, replaceAll);
     await writeInSandbox(context.workdir, checked, Buffer.from(text, 'utf8'), path);
     return `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${path}`;
   },
 );
 
-async function readWholeFile(workdir: string, checked: string, shown: string): Promise<string> {
+// Fatal: a byte that is not UTF-8 would be written back as U+FFFD. ignoreBOM: a BOM is kept.
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
+
+/** The file as text, or an error when it is not UTF-8: edited and written back, it would change. */
+async function readText(workdir: string, checked: string, shown: string): Promise<string> {
   const handle = await openInSandbox(workdir, checked, constants.O_RDONLY, shown);
+  let bytes: Buffer;
   try {
-    if ((await handle.stat()).isDirectory()) throw new Error(`path "${shown}" is a directory, not a file`);
-    return (await handle.readFile()).toString('utf8');
+    bytes = await readWholeFile(handle, shown, `path "${shown}" is a directory, not a file`);
   } finally {
     await handle.close();
+  }
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    throw new Error(`path "${shown}" is not UTF-8 text: not edited (edit_file changes text files only)`);
   }
 }
 

@@ -3,10 +3,9 @@ import { optionalInteger, requiredString } from './args.js';
 import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox, resolveInSandbox } from './sandbox.js';
+import { readWholeFile } from './whole-file.js';
 
 const DEFAULT_LIMIT = 2000;
-/** Files larger than this are not loaded whole; a model can page with offset / limit up to here. */
-const MAX_FILE_BYTES = 10 * 1024 * 1024;
 
 export const readFileTool = defineTool(
   {
@@ -40,13 +39,11 @@ export const readFileTool = defineTool(
     );
     let content: Buffer;
     try {
-      const info = await handle.stat();
-      if (info.isDirectory())
-        throw new Error(`path "${path}" is a directory, not a file (use list_directory)`);
-      if (info.size > MAX_FILE_BYTES) {
-        throw new Error(`path "${path}" is ${info.size} bytes, larger than the ${MAX_FILE_BYTES}-byte limit`);
-      }
-      content = await handle.readFile();
+      content = await readWholeFile(
+        handle,
+        path,
+        `path "${path}" is a directory, not a file (use list_directory)`,
+      );
     } finally {
       await handle.close();
     }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BUILTIN_TOOLS } from '../../internal/tools/index.js';
@@ -117,6 +117,38 @@ describe('edit_file', () => {
     expect(out.content).toBe('replaced 2 occurrences in f');
     await call(edit_file, { path: 'f', old_string: '= 3', new_string: '= 4', replace_all: true }, ctx);
     expect(readFileSync(join(box.workdir, 'f'), 'utf8')).toBe('let a = 4;\nlet b = 4;\n');
+  });
+
+  it('refuses a file that is not UTF-8, leaving its bytes alone, and keeps a byte order mark', async () => {
+    const ctx = toolContext(box.workdir);
+    const latin1 = Buffer.from('caf\xe9\nversion = 1\n', 'latin1');
+    writeFileSync(join(box.workdir, 'latin1.txt'), latin1);
+    const refused = await call(edit_file, { path: 'latin1.txt', old_string: '= 1', new_string: '= 2' }, ctx);
+    expect(refused).toEqual({
+      content: 'path "latin1.txt" is not UTF-8 text: not edited (edit_file changes text files only)',
+      isError: true,
+    });
+    expect(readFileSync(join(box.workdir, 'latin1.txt'))).toEqual(latin1);
+    writeFileSync(join(box.workdir, 'bom.txt'), '\uFEFFversion = 1\n');
+    await call(edit_file, { path: 'bom.txt', old_string: '= 1', new_string: '= 2' }, ctx);
+    expect(readFileSync(join(box.workdir, 'bom.txt'))).toEqual(Buffer.from('\uFEFFversion = 2\n', 'utf8'));
+  });
+});
+
+describe('files over 10 MiB', () => {
+  it('read_file and edit_file refuse them whole, and the file is left alone', async () => {
+    const ctx = toolContext(box.workdir);
+    const big = join(box.workdir, 'big.log');
+    // Sparse: 10 MiB and one byte of zeros without writing them.
+    writeFileSync(big, 'x');
+    truncateSync(big, 10 * 1024 * 1024 + 1);
+    const limit = 'path "big.log" is 10485761 bytes, larger than the 10485760-byte limit';
+    expect(await call(read_file, { path: 'big.log' }, ctx)).toEqual({ content: limit, isError: true });
+    expect(await call(edit_file, { path: 'big.log', old_string: 'x', new_string: 'y' }, ctx)).toEqual({
+      content: limit,
+      isError: true,
+    });
+    expect(readFileSync(big).subarray(0, 1).toString()).toBe('x');
   });
 });
 

@@ -147,14 +147,15 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     if (spent) throw spent;
     const turnRequest = { ...request, messages: [...messages] };
     const release = await ctx.budget.reserve(turnRequest, ctx.signal);
-    emitEvent(ctx, setup.agent, {
-      type: 'turn.start',
-      turn,
-      messages: messages.length,
-      pendingToolCalls: pending,
-    });
     let response: ChatResponse;
+    // From the reservation on, nothing may leave it held: the calls waiting on the budget would wait forever.
     try {
+      emitEvent(ctx, setup.agent, {
+        type: 'turn.start',
+        turn,
+        messages: messages.length,
+        pendingToolCalls: pending,
+      });
       response = await send(setup, state, turnRequest);
       ctx.budget.add(response.usage);
       ctx.limits.addTokens(response.usage.inputTokens + response.usage.outputTokens);

@@ -168,6 +168,34 @@ describe('the turn loop', () => {
     expect(t.llm.requests).toHaveLength(2);
   });
 
+  it('an observer that throws as a turn starts fails that agent, and its budget reservation is released', async () => {
+    t.home.agent('lead', 'sub_agents = ["helper"]');
+    t.home.agent('helper');
+    t.llm.respond((request): ScriptedReply => {
+      if (agentOf(request) === 'helper') return { text: 'helped' };
+      if (request.toolResults.length > 0) return { text: 'done' };
+      const call = (task: string) => ({ name: 'call_agent', arguments: { agent: 'helper', task } });
+      return { toolCalls: [call('a'), call('b')] };
+    });
+    let thrown = false;
+    const started = Date.now();
+    // Each call's estimate (its max_tokens alone) is over the budget: they run one at a time.
+    const { outcome } = await t.home.run('lead', {
+      maxTokens: 1000,
+      timeoutSeconds: 5,
+      emit: (event) => {
+        if (event.type === 'turn.start' && event.agent === 'helper' && !thrown) {
+          thrown = true;
+          throw new Error('observer failed');
+        }
+      },
+    });
+    expect(Date.now() - started).toBeLessThan(4000);
+    expect(outcome.result.status).toBe('completed');
+    expect(requestsOf(t.llm, 'helper')).toHaveLength(1);
+    expect(outcome.result.children.map((child) => child.status).sort()).toEqual(['completed', 'error']);
+  });
+
   it('gives --model to the top-level agent only; a sub-agent with `inherit` takes its parent model', async () => {
     t.home.agent('modeled', 'sub_agents = ["heir", "own"]');
     t.home.agent('heir');

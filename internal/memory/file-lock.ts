@@ -1,3 +1,4 @@
+import type { FileHandle } from 'node:fs/promises';
 import { fsPromises } from '../fs/promises.js';
 import { processAlive } from '../process-alive.js';
 
@@ -5,56 +6,120 @@ import { processAlive } from '../process-alive.js';
 const LOCK_WAIT_MS = 10_000;
 
 /**
+ * A lock is held for one append or one trim (a read, a write, an fsync): one this much older is
+ * stale even when a process with its pid is alive, since pids are reused (a container restarts
+ * axe with the same small pid).
+ */
+const LOCK_STALE_MS = 60_000;
+
+/** The tokens of the locks this process holds: a lock with our pid and another token is stale. */
+const held = new Set<string>();
+
+/**
  * Runs `work` while holding `<file>.lock`, a lock file created exclusively (O_EXCL), so that
  * writers in different processes — two runs appending, a `gc` trimming — take turns. The lock
- * holds the owner's pid: a lock left by a process that no longer exists (killed mid-write) is
+ * holds `<pid> <token>`: a lock left by a process that no longer exists (killed mid-write) is
  * broken, never waited on forever.
  */
 export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
-  const { open, unlink } = fsPromises();
   const lock = `${file}.lock`;
-  const deadline = Date.now() + LOCK_WAIT_MS;
-  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
-    try {
-      const handle = await open(lock, 'wx', 0o644);
-      try {
-        await handle.writeFile(`${process.pid}\n`);
-      } finally {
-        await handle.close();
-      }
-      break;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      if (await breakIfStale(lock)) continue;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `${file} stays locked by another process (${lock}); remove the lock if no axe is running`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
-    }
-  }
+  const token = await acquire(lock, file);
   try {
     return await work();
   } finally {
-    await unlink(lock).catch(() => {});
+    await fsPromises()
+      .unlink(lock)
+      .catch(() => {});
+    held.delete(token);
   }
 }
 
-/** Removes a lock whose owner is gone; true when it did (or the lock vanished meanwhile). */
-async function breakIfStale(lock: string): Promise<boolean> {
-  const { readFile, stat, unlink } = fsPromises();
+/** Takes the lock, breaking a stale one; its token. */
+async function acquire(lock: string, file: string): Promise<string> {
+  const deadline = Date.now() + LOCK_WAIT_MS;
+  for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
+    const token = await tryCreate(lock);
+    if (token !== undefined) return token;
+    if (await breakIfStale(lock)) continue;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `${file} stays locked by another process (${lock}); remove the lock if no axe is running`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+  }
+}
+
+/** Creates the lock with our pid and a fresh token (returned); undefined when it exists. */
+async function tryCreate(lock: string): Promise<string | undefined> {
+  const { open, unlink } = fsPromises();
+  let handle: FileHandle;
   try {
-    const before = await stat(lock);
-    const pid = Number((await readFile(lock, 'utf8')).trim());
-    const orphaned =
-      Number.isInteger(pid) && pid > 0 ? !processAlive(pid) : Date.now() - before.mtimeMs > LOCK_WAIT_MS;
-    if (!orphaned) return false;
-    // Only the lock we looked at: a new owner may have taken it since.
-    if ((await stat(lock)).ino !== before.ino) return true;
-    await unlink(lock);
+    handle = await open(lock, 'wx', 0o644);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
+    throw error;
+  }
+  const token = Math.floor(Math.random() * 2 ** 48).toString(16);
+  // Held before its content can be read, so that our own waiters never break it.
+  held.add(token);
+  try {
+    try {
+      await handle.writeFile(`${process.pid} ${token}\n`);
+    } finally {
+      await handle.close();
+    }
+    return token;
+  } catch (error) {
+    // An empty lock left behind (full disk) would hold every writer off for LOCK_WAIT_MS.
+    held.delete(token);
+    await unlink(lock).catch(() => {});
+    throw error;
+  }
+}
+
+interface LockState {
+  ino: bigint;
+  mtimeNs: bigint;
+  content: string;
+}
+
+/** One lock file's identity and content, read through one handle so that they agree. */
+async function inspect(lock: string): Promise<LockState> {
+  const handle = await fsPromises().open(lock, 'r');
+  try {
+    const { ino, mtimeNs } = await handle.stat({ bigint: true });
+    return { ino, mtimeNs, content: await handle.readFile('utf8') };
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Removes a lock whose owner is gone; true when it did (or the lock changed or vanished meanwhile). */
+async function breakIfStale(lock: string): Promise<boolean> {
+  try {
+    const seen = await inspect(lock);
+    if (!orphaned(seen.content, Date.now() - Number(seen.mtimeNs / 1_000_000n))) return false;
+    // Only the lock we judged: a new owner may have taken it since, even with the same inode
+    // number (ext4 reuses a freed one at once), but never with the same mtime and token.
+    const now = await inspect(lock);
+    if (now.ino !== seen.ino || now.mtimeNs !== seen.mtimeNs || now.content !== seen.content) return true;
+    await fsPromises().unlink(lock);
     return true;
   } catch (error) {
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
+}
+
+/**
+ * A lock's owner is gone: its pid is dead, or is ours on a lock we do not hold, or the lock is far
+ * older than any append or trim. One without a pid (its owner died before writing it) goes after
+ * LOCK_WAIT_MS.
+ */
+function orphaned(content: string, ageMs: number): boolean {
+  const [pidText = '', token = ''] = content.trim().split(/\s+/);
+  const pid = Number(pidText);
+  if (!Number.isInteger(pid) || pid <= 0) return ageMs > LOCK_WAIT_MS;
+  if (pid === process.pid) return !held.has(token);
+  return ageMs > LOCK_STALE_MS || !processAlive(pid);
 }

@@ -76,15 +76,25 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
   ]);
 }
 
-/** Appends one entry, creating the file (and its directory) when needed. */
+/**
+ * Appends one entry, creating the file (and its directory) when needed; a failed append leaves
+ * the log as it was.
+ */
 export async function appendEntry(file: string, entry: Buffer): Promise<void> {
   const { mkdir, open } = fsPromises();
   await mkdir(dirname(file), { recursive: true });
   await withFileLock(file, async () => {
     const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
     try {
-      await handle.writeFile(entry);
-      await handle.sync();
+      const { size } = await handle.stat();
+      try {
+        await handle.writeFile(entry);
+        await handle.sync();
+      } catch (error) {
+        // A cut entry (full disk) would glue the next one to it mid-line: the log ends where it did.
+        await handle.truncate(size).catch(() => {});
+        throw error;
+      }
     } finally {
       await handle.close();
     }

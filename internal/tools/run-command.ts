@@ -82,6 +82,12 @@ interface ShellOutcome {
   signal: NodeJS.Signals | null;
 }
 
+/**
+ * How long the pipes may stay open once sh has exited (or the group was killed): a process that
+ * left the group (setsid) can hold them for ever, and 'close' would never come.
+ */
+const PIPE_DRAIN_MS = 150;
+
 /** Runs `sh -c` in its own process group; the whole group is killed on abort and when sh exits. */
 function runShell(
   command: string,
@@ -98,45 +104,64 @@ function runShell(
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     const pid = child.pid;
-    const chunks: Buffer[] = [];
-    let kept = 0;
-    let truncated = false;
-    const collect = (chunk: Buffer) => {
-      if (kept >= MAX_OUTPUT_BYTES) {
-        truncated = true;
-        return;
-      }
-      const room = MAX_OUTPUT_BYTES - kept;
-      if (chunk.length > room) truncated = true;
-      const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
-      chunks.push(part);
-      kept += part.length;
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
+    const output = outputCollector();
+    child.stdout.on('data', output.collect);
+    child.stderr.on('data', output.collect);
     if (pid !== undefined) trackChild(pid, 'group');
-    const onAbort = () => pid !== undefined && killChild(pid, 'group');
-    signal.addEventListener('abort', onAbort, { once: true });
     let exit: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null };
+    let drainTimer: NodeJS.Timeout | undefined;
+    let settled = false;
+    /** Stops listening; false when the call has settled already. */
+    const release = (): boolean => {
+      if (settled) return false;
+      settled = true;
+      clearTimeout(drainTimer);
+      signal.removeEventListener('abort', endGroup);
+      if (pid !== undefined) untrackChild(pid);
+      return true;
+    };
+    const finish = (): void => {
+      if (!release()) return;
+      child.stdout.destroy();
+      child.stderr.destroy();
+      resolve({ output: output.text(), exitCode: exit.code, signal: exit.signal });
+    };
+    function endGroup(): void {
+      if (pid !== undefined) killChild(pid, 'group');
+      drainTimer ??= setTimeout(finish, PIPE_DRAIN_MS);
+    }
+    signal.addEventListener('abort', endGroup, { once: true });
     // Background children of the command would keep the pipes open: the group ends with sh.
     child.on('exit', (code, sig) => {
       exit = { code, signal: sig };
-      if (pid !== undefined) killChild(pid, 'group');
+      endGroup();
     });
     child.on('error', (error) => {
-      signal.removeEventListener('abort', onAbort);
-      if (pid !== undefined) untrackChild(pid);
-      reject(new Error(`cannot run sh: ${error.message}`));
+      if (release()) reject(new Error(`cannot run sh: ${error.message}`));
     });
-    child.on('close', () => {
-      signal.removeEventListener('abort', onAbort);
-      if (pid !== undefined) untrackChild(pid);
-      const text = Buffer.concat(chunks).toString('utf8');
-      resolve({
-        output: truncated ? text + OUTPUT_TRUNCATED_MARKER : text,
-        exitCode: exit.code,
-        signal: exit.signal,
-      });
-    });
+    child.on('close', finish);
   });
+}
+
+/** Combined output, kept up to MAX_OUTPUT_BYTES, with a marker when more came. */
+function outputCollector(): { collect: (chunk: Buffer) => void; text: () => string } {
+  const chunks: Buffer[] = [];
+  let kept = 0;
+  let truncated = false;
+  const collect = (chunk: Buffer): void => {
+    if (kept >= MAX_OUTPUT_BYTES) {
+      truncated = true;
+      return;
+    }
+    const room = MAX_OUTPUT_BYTES - kept;
+    if (chunk.length > room) truncated = true;
+    const part = chunk.length > room ? chunk.subarray(0, room) : chunk;
+    chunks.push(part);
+    kept += part.length;
+  };
+  const text = (): string => {
+    const all = Buffer.concat(chunks).toString('utf8');
+    return truncated ? all + OUTPUT_TRUNCATED_MARKER : all;
+  };
+  return { collect, text };
 }

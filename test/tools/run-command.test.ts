@@ -1,6 +1,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { killChild } from '../../internal/tools/child-reaper.js';
 import { checkCommand } from '../../internal/tools/command-guard.js';
 import { BUILTIN_TOOLS, summarizeToolCall } from '../../internal/tools/index.js';
 import { MAX_COMMAND_TIMEOUT_S } from '../../internal/tools/run-command.js';
@@ -86,6 +87,52 @@ describe('run_command', () => {
     const out = await call(run_command, { command: 'sleep 30 & echo $!' }, toolContext(box.workdir));
     const bg = Number(out.content.trim());
     expect(await waitFor(() => !isRunning(bg))).toBe(true);
+  });
+});
+
+describe('run_command with a daemon in a new session holding the pipes', () => {
+  // setsid puts the sleep out of sh's process group, so the group kill does not reach it.
+  const daemonPid = () => Number(readFileSync(join(box.workdir, 'daemon.pid'), 'utf8'));
+  afterEach(() => {
+    const pid = existsSync(join(box.workdir, 'daemon.pid')) ? daemonPid() : 0;
+    if (pid > 0) killChild(pid, 'process');
+  });
+
+  it('returns once sh exits, with the output printed before', { timeout: 10_000 }, async () => {
+    const started = Date.now();
+    const command = 'setsid sleep 30 & echo $! > daemon.pid; sleep 0.2; echo started';
+    const out = await call(run_command, { command }, toolContext(box.workdir));
+    expect(isRunning(daemonPid())).toBe(true);
+    expect(out).toEqual({ content: 'started\n', isError: false });
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('keeps the exit code of sh', { timeout: 10_000 }, async () => {
+    const command = 'setsid sleep 30 & echo $! > daemon.pid; sleep 0.2; echo partial; exit 4';
+    const out = await call(run_command, { command }, toolContext(box.workdir));
+    expect(isRunning(daemonPid())).toBe(true);
+    expect(out).toEqual({ content: 'exit code 4\npartial\n', isError: true });
+  });
+
+  it('returns promptly when the run is aborted', { timeout: 10_000 }, async () => {
+    const controller = new AbortController();
+    const command = 'setsid sleep 30 & echo $! > daemon.pid; sleep 30';
+    const pending = call(run_command, { command }, toolContext(box.workdir, { signal: controller.signal }));
+    await waitFor(() => existsSync(join(box.workdir, 'daemon.pid')) && daemonPid() > 0);
+    await new Promise((r) => setTimeout(r, 200)); // until setsid has left the group
+    const started = Date.now();
+    controller.abort();
+    expect(await pending).toEqual({ content: 'run_command: cancelled', isError: true });
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('returns promptly after the per-command timeout', { timeout: 10_000 }, async () => {
+    const started = Date.now();
+    const command = 'setsid sleep 30 & echo $! > daemon.pid; echo started; sleep 30';
+    const out = await call(run_command, { command, timeout: 1 }, toolContext(box.workdir));
+    expect(isRunning(daemonPid())).toBe(true);
+    expect(out).toEqual({ content: 'timed out after 1s\nstarted\n', isError: true });
+    expect(Date.now() - started).toBeLessThan(2500);
   });
 });
 

@@ -1,10 +1,15 @@
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsPromises } from './promises.js';
 import { tempPath } from './replace-file.js';
 
 export interface AtomicWriteOptions {
-  /** Mode of a new file (default 0o644, less the umask). An existing file keeps its own mode. */
+  /**
+   * Mode of a new file (default 0o644, less the umask). An existing file keeps its mode, and its
+   * owner where this process may give it (root); else it loses setuid and setgid, as a write by
+   * another user makes it lose them.
+   */
   mode?: number;
   /** Refuse (EEXIST) when the target exists, instead of replacing it. */
   exclusive?: boolean;
@@ -24,7 +29,7 @@ export async function writeFileAtomic(
 ): Promise<void> {
   const { link, open, rename, unlink } = fsPromises();
   const dir = dirname(target);
-  const existingMode = options.exclusive ? undefined : await modeOf(target);
+  const existing = options.exclusive ? undefined : await statOf(target);
   const temp = tempPath(target);
   const handle = await open(
     temp,
@@ -36,7 +41,7 @@ export async function writeFileAtomic(
     try {
       // writeFile loops until every byte is written, and throws on a short write (ENOSPC, EDQUOT).
       await handle.writeFile(data);
-      if (existingMode !== undefined) await handle.chmod(existingMode);
+      if (existing) await keepOwnerAndMode(handle, existing);
       await handle.sync();
     } finally {
       await handle.close();
@@ -53,12 +58,27 @@ export async function writeFileAtomic(
   await syncDirectory(dir);
 }
 
-async function modeOf(path: string): Promise<number | undefined> {
+async function statOf(path: string): Promise<Stats | undefined> {
   try {
-    return (await fsPromises().stat(path)).mode & 0o7777;
+    return await fsPromises().stat(path);
   } catch {
     return undefined;
   }
+}
+
+/** The replaced file's owner (before the mode: a chown clears setuid) and mode, for its replacement. */
+async function keepOwnerAndMode(handle: FileHandle, existing: Stats): Promise<void> {
+  const owned = await handle.stat();
+  let mode = existing.mode & 0o7777;
+  if (owned.uid !== existing.uid || owned.gid !== existing.gid) {
+    const given = await handle.chown(existing.uid, existing.gid).then(
+      () => true,
+      () => false,
+    );
+    // A setuid file of another user's that is now ours would run as us: not what it was.
+    if (!given) mode &= ~0o6000;
+  }
+  await handle.chmod(mode);
 }
 
 /** Makes the rename itself durable. Best effort: not every file system lets a directory be synced. */

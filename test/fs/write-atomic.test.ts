@@ -1,5 +1,6 @@
 import {
   chmodSync,
+  chownSync,
   mkdirSync,
   mkdtempSync,
   readdirSync,
@@ -29,6 +30,20 @@ describe('writeFileAtomic', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
   });
+
+  it.runIf(process.getuid?.() === 0)(
+    'as root, a replaced file keeps its owner and then its whole mode (a chown clears setuid)',
+    async () => {
+      const file = path.join(dir, 'tool');
+      writeFileSync(file, 'old');
+      chownSync(file, 65534, 65534);
+      chmodSync(file, 0o4755);
+      await writeFileAtomic(file, 'new');
+      const stats = statSync(file);
+      expect([stats.uid, stats.gid, stats.mode & 0o7777]).toEqual([65534, 65534, 0o4755]);
+      expect(readFileSync(file, 'utf8')).toBe('new');
+    },
+  );
 
   it('gives a new file the requested mode', async () => {
     const file = path.join(dir, 'secret.toml');

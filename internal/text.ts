@@ -2,3 +2,10 @@
 export function oneLine(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
+
+/** The first `maxBytes` bytes of UTF-8 `bytes` as text, cut back to a character boundary. */
+export function utf8Prefix(bytes: Uint8Array, maxBytes: number): string {
+  let end = Math.min(maxBytes, bytes.length);
+  while (end > 0 && end < bytes.length && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
+  return Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
+}

@@ -1,5 +1,6 @@
 import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
+import { utf8Prefix } from '../text.js';
 
 /**
  * For a file axe keeps for itself (a run's log, a code cache), not the user's data: replaced whole,
@@ -18,8 +19,16 @@ export function replaceFileSync(target: string, data: string | Uint8Array, mode 
   }
 }
 
+/** Of a name in the temp file's: with the rest, within the 255 bytes a file name may have. */
+const NAME_BYTES_KEPT = 200;
+
 /** A temp file beside `target`; O_EXCL makes it safe whatever its randomness (no node:crypto). */
 export function tempPath(target: string): string {
   const random = Math.floor(Math.random() * 2 ** 48).toString(16);
-  return join(dirname(target), `.${basename(target)}.${process.pid}.${random}.tmp`);
+  return join(dirname(target), `.${shortened(basename(target))}.${process.pid}.${random}.tmp`);
+}
+
+function shortened(name: string): string {
+  const bytes = Buffer.from(name, 'utf8');
+  return bytes.length <= NAME_BYTES_KEPT ? name : utf8Prefix(bytes, NAME_BYTES_KEPT);
 }

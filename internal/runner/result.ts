@@ -2,6 +2,7 @@ import { posix } from 'node:path';
 import type { AxeError } from '../errors.js';
 import { addUsage, emptyUsage, type Message, type Usage } from '../provider/types.js';
 import { maskSecrets } from '../secrets.js';
+import { utf8Prefix } from '../text.js';
 import type { ToolOutput } from '../tools/types.js';
 import type { AgentStatus } from './events.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
@@ -94,9 +95,7 @@ export function detailOutput(output: string): string {
   const masked = maskSecrets(output);
   const bytes = Buffer.from(masked, 'utf8');
   if (bytes.length <= DETAIL_OUTPUT_BYTES) return masked;
-  let end = DETAIL_OUTPUT_BYTES;
-  while (end > 0 && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
-  return `${bytes.subarray(0, end).toString('utf8')}... (truncated)`;
+  return `${utf8Prefix(bytes, DETAIL_OUTPUT_BYTES)}... (truncated)`;
 }
 
 /** A tool call that failed, as the model sees it. */

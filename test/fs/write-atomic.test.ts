@@ -45,6 +45,18 @@ describe('writeFileAtomic', () => {
     },
   );
 
+  it('writes a file whose name takes the 255 bytes a name may have (its temp file has a shorter one)', async () => {
+    for (const name of ['n'.repeat(255), `${'é'.repeat(127)}x`]) {
+      const file = path.join(dir, name);
+      await writeFileAtomic(file, 'long');
+      await writeFileAtomic(file, 'longer');
+      expect(readFileSync(file, 'utf8')).toBe('longer');
+      replaceFileSync(file, 'log');
+      expect(readFileSync(file, 'utf8')).toBe('log');
+    }
+    expect(readdirSync(dir).filter((name) => name.endsWith('.tmp'))).toEqual([]);
+  });
+
   it('gives a new file the requested mode', async () => {
     const file = path.join(dir, 'secret.toml');
     await writeFileAtomic(file, 'key', { mode: 0o600 });

@@ -2,9 +2,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServerSpec } from '../../internal/agent/spec.js';
 import { ConfigError, RuntimeError } from '../../internal/errors.js';
+import { connectMcpServers } from '../../internal/tools/mcp/index.js';
 import { startCountingServer } from './counting-server.js';
-import { waitFor } from './helpers.js';
-import { PAGED, startEverything } from './mcp-servers.js';
+import { toolContext, waitFor } from './helpers.js';
+import { PAGED, startEverything, startMute } from './mcp-servers.js';
 import { childPids, ctx, open, stdio, tool } from './mcp-toolset.js';
 
 /** MCP configuration errors, and the HTTP transports (streamable HTTP, SSE) through createToolset. */
@@ -101,5 +102,52 @@ describe.each([
     } finally {
       await toolset.close();
     }
+  });
+});
+
+/** connectMcpServers to one server at `url`; how long it took, and what it threw. */
+async function connectTo(
+  transport: 'sse' | 'streamable-http',
+  url: string,
+  options: { signal?: AbortSignal; connectTimeoutMs?: number },
+): Promise<{ error: unknown; ms: number }> {
+  const server: McpServerSpec = { name: 'mute', transport, url, headers: {} };
+  const context = toolContext(process.cwd(), options.signal ? { signal: options.signal } : {});
+  const started = Date.now();
+  const error = await connectMcpServers([server], context, options).then(
+    (connections) => Promise.all(connections.map((c) => c.close())),
+    (e: unknown) => e,
+  );
+  return { error, ms: Date.now() - started };
+}
+
+describe.each([
+  ['sse', 'silent'],
+  ['sse', 'headers'],
+  ['streamable-http', 'silent'],
+] as const)('MCP over %s to a server that never answers (%s)', (transport, mode) => {
+  let mute: Awaited<ReturnType<typeof startMute>>;
+  beforeAll(async () => {
+    mute = await startMute(mode);
+  });
+  afterAll(() => mute.close());
+
+  it('the connect timeout is a RuntimeError naming the server; its request is ended', async () => {
+    const { error, ms } = await connectTo(transport, `${mute.url}/sse`, { connectTimeoutMs: 300 });
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toBe('mcp server "mute": cannot connect: no answer within 0.3s');
+    expect(ms).toBeGreaterThanOrEqual(290);
+    expect(ms).toBeLessThan(2000);
+    expect(await waitFor(() => mute.pending() === 0)).toBe(true);
+  });
+
+  it("an abort of the run's signal while connecting rejects at once; its request is ended", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('run cancelled')), 200);
+    const { error, ms } = await connectTo(transport, `${mute.url}/sse`, { signal: controller.signal });
+    expect(error).toBeInstanceOf(RuntimeError);
+    expect((error as Error).message).toBe('mcp server "mute": cannot connect: run cancelled');
+    expect(ms).toBeLessThan(1500);
+    expect(await waitFor(() => mute.pending() === 0)).toBe(true);
   });
 });

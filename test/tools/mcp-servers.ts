@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { REPO_ROOT } from '../run/cli.js';
 
@@ -46,4 +46,36 @@ export async function startEverything(
     child.once('exit', () => reject(new Error(`server-everything exited: ${log}`)));
   });
   return { port, stop: () => child.kill('SIGKILL') };
+}
+
+/**
+ * A server that accepts connections and never answers (`silent`), or answers an SSE request with
+ * its headers only, never the `endpoint` event (`headers`). `pending()`: connections a request came
+ * on that are still open (undici may open a spare one after an abort; it carries nothing).
+ */
+export async function startMute(mode: 'silent' | 'headers') {
+  const sockets = new Set<Socket>();
+  const pending = new Set<Socket>();
+  const server = createServer((socket) => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      pending.delete(socket);
+    });
+    socket.on('error', () => {});
+    socket.once('data', () => {
+      pending.add(socket);
+      if (mode === 'headers') socket.write('HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n\r\n');
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pending: () => pending.size,
+    close: () => {
+      for (const socket of sockets) socket.destroy();
+      return new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }

@@ -1,10 +1,10 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../fake-llm/types.js';
-import { startAxe } from '../run/cli.js';
+import { runAxe, startAxe } from '../run/cli.js';
 import { agentToml as agent, script, toolCallDetails, useE2e } from './e2e-helpers.js';
 import { descendantsOf, isRunning, waitFor } from './helpers.js';
-import { EVERYTHING, PAGED, shWrapped, startEverything } from './mcp-servers.js';
+import { EVERYTHING, PAGED, shWrapped, startEverything, startMute } from './mcp-servers.js';
 
 /**
  * MCP servers used by an agent through the built `axe` binary: server-everything (a real server
@@ -156,6 +156,27 @@ describe.concurrent('MCP servers through axe run', () => {
       expect(result).toMatchObject({ code: 2, stdout: '', stderr: expected });
     }
     expect(fake.requests).toEqual([]);
+  });
+
+  it('an SSE server that never sends its endpoint: the deadline ends the run, exit 3, not a silent 0', async () => {
+    const { home, fake, workdir } = await setup();
+    const mute = await startMute('headers');
+    try {
+      const mcp = ['[[mcp_servers]]', 'name = "mute"', 'transport = "sse"', `url = "${mute.url}/sse"`];
+      home.agent('worker', agent(workdir, [], mcp.join('\n')));
+      const started = Date.now();
+      const result = await runAxe(
+        ['run', 'worker', '--agents-dir', home.agentsDir, '-p', 'x', '--timeout', '2'],
+        {
+          env: home.env(fake.url),
+        },
+      );
+      expect(result).toMatchObject({ code: 3, stdout: '', stderr: 'axe: timeout after 2s\n' });
+      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(fake.requests).toEqual([]);
+    } finally {
+      await mute.close();
+    }
   });
 
   const endings: [

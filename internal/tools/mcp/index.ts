@@ -1,4 +1,4 @@
-import { followParent } from '../../abort.js';
+import { followParent, withTimeout } from '../../abort.js';
 import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
 import { VERSION } from '../../version.js';
@@ -22,6 +22,13 @@ const STDERR_TAIL_BYTES = 2000;
 const INHERITED_ENV = ['HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'] as const;
 
 type Sdk = Awaited<ReturnType<typeof loadSdk>>;
+type Client = InstanceType<Sdk['Client']>;
+type Transport = Parameters<Client['connect']>[0];
+
+export interface ConnectOptions {
+  /** How long connecting (the transport's start and `initialize`) may take; 30 s by default. */
+  connectTimeoutMs?: number;
+}
 
 /** The SDK is loaded only here, only when an agent declares MCP servers. */
 async function loadSdk() {
@@ -45,10 +52,13 @@ async function loadSdk() {
 export async function connectMcpServers(
   servers: McpServerSpec[],
   context: ToolContext,
+  { connectTimeoutMs = CONNECT_TIMEOUT_MS }: ConnectOptions = {},
 ): Promise<McpConnection[]> {
   const prepared = servers.map((server) => prepare(server, context.env));
   const sdk = await loadSdk();
-  const settled = await Promise.allSettled(prepared.map((server) => connectOne(sdk, server, context)));
+  const settled = await Promise.allSettled(
+    prepared.map((server) => connectOne(sdk, server, context, connectTimeoutMs)),
+  );
   const connected = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected');
   if (failure) {
@@ -65,7 +75,12 @@ function prepare(server: McpServerSpec, env: NodeJS.ProcessEnv): McpServerSpec {
     : { ...server, headers: expandRecord(server.headers, env, where('header'), 'header') };
 }
 
-async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext): Promise<McpConnection> {
+async function connectOne(
+  sdk: Sdk,
+  server: McpServerSpec,
+  context: ToolContext,
+  connectTimeoutMs: number,
+): Promise<McpConnection> {
   const client = new sdk.Client({ name: 'axe', version: VERSION });
   let stderrTail = '';
   const transport =
@@ -94,9 +109,7 @@ async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext)
   context.signal.addEventListener('abort', onAbort, { once: true });
 
   try {
-    await ownSignal(context.signal, (signal) =>
-      client.connect(transport, { signal, timeout: CONNECT_TIMEOUT_MS }),
-    );
+    await connectWithin(client, transport, context.signal, connectTimeoutMs);
     const tools = await listAllTools(client, context.signal);
     return {
       server: server.name,
@@ -117,6 +130,32 @@ async function connectOne(sdk: Sdk, server: McpServerSpec, context: ToolContext)
       cause: error,
     });
   }
+}
+
+/**
+ * `client.connect` bounded as a whole by `ms` and the run's signal. The SDK applies its `signal`
+ * and `timeout` to `initialize` only; the transport's `start()` comes first, and for an SSE server
+ * that never sends its `endpoint` event it never settles — not even once the transport is closed
+ * (eventsource reports no error for a close). The caller closes the transport when this throws.
+ */
+async function connectWithin(client: Client, transport: Transport, runSignal: AbortSignal, ms: number) {
+  const { signal, timedOut, dispose } = withTimeout(runSignal, ms);
+  try {
+    await Promise.race([client.connect(transport, { signal, timeout: ms }), rejectOnAbort(signal)]);
+  } catch (error) {
+    if (timedOut()) throw new Error(`no answer within ${ms / 1000}s`);
+    throw error;
+  } finally {
+    dispose();
+  }
+}
+
+/** Rejects with `signal`'s reason once it aborts (a signal of our own: its listener goes with it). */
+function rejectOnAbort(signal: AbortSignal): Promise<never> {
+  return new Promise((_, reject) => {
+    if (signal.aborted) reject(signal.reason);
+    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
+  });
 }
 
 /** The error's message and, for a bare `fetch failed`, the network error underneath. */
@@ -143,10 +182,7 @@ interface ListedTool {
   annotations?: { readOnlyHint?: boolean };
 }
 
-async function listAllTools(
-  client: InstanceType<Sdk['Client']>,
-  runSignal: AbortSignal,
-): Promise<ListedTool[]> {
+async function listAllTools(client: Client, runSignal: AbortSignal): Promise<ListedTool[]> {
   const tools: ListedTool[] = [];
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
@@ -161,7 +197,7 @@ async function listAllTools(
   throw new Error(`tools/list did not end after ${MAX_LIST_PAGES} pages`);
 }
 
-function toTool(client: InstanceType<Sdk['Client']>, tool: ListedTool): Tool {
+function toTool(client: Client, tool: ListedTool): Tool {
   const defined = defineTool(
     { name: tool.name, description: tool.description ?? '', parameters: toInputSchema(tool.inputSchema) },
     async (args, context) => {

@@ -1,4 +1,4 @@
-import { constants, type Stats } from 'node:fs';
+import { type BigIntStats, constants, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { fsPromises } from './promises.js';
@@ -13,7 +13,26 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Refuse (EEXIST) when the target exists, instead of replacing it. */
   exclusive?: boolean;
+  /**
+   * The target as it was read (an edit): if it is not that file any more, or was written since,
+   * nothing is replaced and FileChangedError is thrown, so another writer's change is not lost.
+   */
+  unchangedSince?: FileStamp;
 }
+
+/** Which file, and which version of it: what a write between a read and a replace changes. */
+export interface FileStamp {
+  dev: bigint;
+  ino: bigint;
+  size: bigint;
+  mtimeNs: bigint;
+}
+
+export function stampOf({ dev, ino, size, mtimeNs }: BigIntStats): FileStamp {
+  return { dev, ino, size, mtimeNs };
+}
+
+export class FileChangedError extends Error {}
 
 /**
  * Writes a whole file or nothing: the data goes to a temp file in the same directory, is flushed
@@ -49,6 +68,7 @@ export async function writeFileAtomic(
     if (options.exclusive) {
       await link(temp, target);
     } else {
+      if (options.unchangedSince) await checkUnchanged(target, options.unchangedSince);
       await rename(temp, target);
       placed = true;
     }
@@ -56,6 +76,18 @@ export async function writeFileAtomic(
     if (!placed) await unlink(temp).catch(() => {});
   }
   await syncDirectory(dir);
+}
+
+async function checkUnchanged(target: string, read: FileStamp): Promise<void> {
+  const now = stampOf(await fsPromises().stat(target, { bigint: true }));
+  if (
+    now.dev !== read.dev ||
+    now.ino !== read.ino ||
+    now.size !== read.size ||
+    now.mtimeNs !== read.mtimeNs
+  ) {
+    throw new FileChangedError(`${target} changed since it was read`);
+  }
 }
 
 async function statOf(path: string): Promise<Stats | undefined> {

@@ -1,4 +1,5 @@
 import { constants } from 'node:fs';
+import { type FileStamp, stampOf } from '../fs/write-atomic.js';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox, resolveInSandbox, writeInSandbox } from './sandbox.js';
@@ -26,8 +27,10 @@ export const editFileTool = defineTool(
     const replaceAll = optionalBoolean(args, 'replace_all', false);
     const checked = await resolveInSandbox(context.workdir, path);
     const original = await readText(context.workdir, checked, path);
-    const { text, count } = replaceExact(path, original, oldString, newString, replaceAll);
-    await writeInSandbox(context.workdir, checked, Buffer.from(text, 'utf8'), path);
+    const { text, count } = replaceExact(path, original.text, oldString, newString, replaceAll);
+    await writeInSandbox(context.workdir, checked, Buffer.from(text, 'utf8'), path, {
+      unchangedSince: original.stamp,
+    });
     return `replaced ${count} occurrence${count === 1 ? '' : 's'} in ${path}`;
   },
 );
@@ -35,17 +38,26 @@ export const editFileTool = defineTool(
 // Fatal: a byte that is not UTF-8 would be written back as U+FFFD. ignoreBOM: a BOM is kept.
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
-/** The file as text, or an error when it is not UTF-8: edited and written back, it would change. */
-async function readText(workdir: string, checked: string, shown: string): Promise<string> {
+/**
+ * The file as text, and which version of it was read; an error when it is not UTF-8: edited and
+ * written back, it would change.
+ */
+async function readText(
+  workdir: string,
+  checked: string,
+  shown: string,
+): Promise<{ text: string; stamp: FileStamp }> {
   const handle = await openInSandbox(workdir, checked, constants.O_RDONLY, shown);
   let bytes: Buffer;
+  let stamp: FileStamp;
   try {
+    stamp = stampOf(await handle.stat({ bigint: true }));
     bytes = await readWholeFile(handle, shown, `path "${shown}" is a directory, not a file`);
   } finally {
     await handle.close();
   }
   try {
-    return UTF8.decode(bytes);
+    return { text: UTF8.decode(bytes), stamp };
   } catch {
     throw new Error(`path "${shown}" is not UTF-8 text: not edited (edit_file changes text files only)`);
   }

@@ -2,7 +2,7 @@ import { constants, existsSync, type Stats } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { fsPromises } from '../fs/promises.js';
-import { writeFileAtomic } from '../fs/write-atomic.js';
+import { type AtomicWriteOptions, FileChangedError, writeFileAtomic } from '../fs/write-atomic.js';
 
 /**
  * The workdir sandbox of the file tools. A path is checked in two steps:
@@ -108,6 +108,7 @@ export async function writeInSandbox(
   checked: string,
   data: Uint8Array,
   shown: string,
+  options: Pick<AtomicWriteOptions, 'unchangedSince'> = {},
 ): Promise<void> {
   const root = await fsPromises().realpath(workdir);
   const parent = dirname(checked);
@@ -115,7 +116,7 @@ export async function writeInSandbox(
   try {
     const target = dir === undefined ? checked : join(PROC_FD, String(dir.fd), basename(checked));
     await refuseNonRegularTarget(target, shown);
-    await writeFileAtomic(target, data);
+    await writeFileAtomic(target, data, options);
   } catch (error) {
     throw error instanceof SandboxError ? error : describeWriteError(error, shown);
   } finally {
@@ -159,6 +160,9 @@ async function refuseNonRegularTarget(target: string, shown: string): Promise<vo
 }
 
 function describeWriteError(error: unknown, shown: string): Error {
+  if (error instanceof FileChangedError) {
+    return new SandboxError(`"${shown}" changed since it was read: not edited (read it again)`);
+  }
   const code = (error as NodeJS.ErrnoException).code;
   if (code === 'ENOSPC' || code === 'EDQUOT') {
     const why = code === 'ENOSPC' ? 'no space left on the device' : 'disk quota exceeded';

@@ -1,7 +1,7 @@
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { BUILTIN_TOOLS } from '../../internal/tools/index.js';
 import { call, makeSandbox, toolContext } from './helpers.js';
 
@@ -117,6 +117,32 @@ describe('edit_file', () => {
     expect(out.content).toBe('replaced 2 occurrences in f');
     await call(edit_file, { path: 'f', old_string: '= 3', new_string: '= 4', replace_all: true }, ctx);
     expect(readFileSync(join(box.workdir, 'f'), 'utf8')).toBe('let a = 4;\nlet b = 4;\n');
+  });
+
+  it('refuses to replace a file another writer changed after it was read, keeping that change', async () => {
+    const file = join(box.workdir, 'f');
+    const fs = process.getBuiltinModule('node:fs/promises');
+    const open = fs.open;
+    // Another writer (a sibling agent, an editor) writes the file while the edit writes its temp file.
+    const spy = vi.spyOn(fs, 'open').mockImplementation(async (...args: Parameters<typeof open>) => {
+      if (String(args[0]).endsWith('.tmp')) writeFileSync(file, 'let a = 1;\nlet b = 1;\nlet c = 3;\n');
+      return open(...args);
+    });
+    try {
+      const out = await call(
+        edit_file,
+        { path: 'f', old_string: 'a = 1', new_string: 'a = 2' },
+        toolContext(box.workdir),
+      );
+      expect(out).toEqual({
+        content: '"f" changed since it was read: not edited (read it again)',
+        isError: true,
+      });
+    } finally {
+      spy.mockRestore();
+    }
+    expect(readFileSync(file, 'utf8')).toBe('let a = 1;\nlet b = 1;\nlet c = 3;\n');
+    expect(readdirSync(box.workdir)).toEqual(['f']);
   });
 
   it('refuses a file that is not UTF-8, leaving its bytes alone, and keeps a byte order mark', async () => {

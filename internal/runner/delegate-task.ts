@@ -2,7 +2,7 @@ import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
-import { loadSpec, type ParentRun, startChild, workerSpec } from './child.js';
+import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec } from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -77,9 +77,11 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
       const before = await Promise.all(subtask.dependsOn.map((j) => outcomes[j] as Promise<Outcome>));
       const failed = before.findIndex((o) => !('result' in o) || o.result.status !== 'completed');
       if (failed >= 0) return { skipped: subtask.dependsOn[failed] as number };
-      const prepared = subtask.agent
+      const loaded = subtask.agent
         ? await loadSpec(subtask.agent, parent.ctx, DELEGATE_TASK_TOOL_NAME)
         : { spec: workerSpec(parent) };
+      const prepared =
+        'spec' in loaded ? withOverrides(loaded.spec, {}, parent.ctx.env, DELEGATE_TASK_TOOL_NAME) : loaded;
       const result = await startChild(parent, {
         agent: subtask.agent ?? parent.spec.name,
         step: `${DELEGATE_TASK_TOOL_NAME}#${callNumber}.${index}`,

@@ -17,6 +17,7 @@ async function seed(
   args: Record<string, unknown>,
   subtask: (r: RecordedRequest) => ScriptedReply = (r) => ({ text: `result of ${taskOf(r)}` }),
   config: string[] = ['delegate = true'],
+  env: Record<string, string> = {},
 ) {
   const { home, fake } = await setup();
   home.agent('lead', agentToml('lead', { subAgents: ['helper'], subAgentsConfig: config }));
@@ -28,7 +29,7 @@ async function seed(
       : { text: 'lead done' };
   });
   const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
-    env: home.env(fake.url),
+    env: home.env(fake.url, env),
   });
   const lead = fake.requests.filter((r) => !isSubtask(r));
   const subtasks = fake.requests.filter(isSubtask);
@@ -72,6 +73,21 @@ describe.concurrent('delegate_task', () => {
     );
     const tree = (JSON.parse(result.stdout) as { agents: { agent: string }[] }).agents;
     expect(tree.map((n) => n.agent)).toEqual(['lead', 'lead', 'lead', 'helper']);
+  });
+
+  it('AXE_SUBAGENT_MODEL is the model of every sub-task, a named agent and a worker alike', async () => {
+    const { result, lead, subtasks } = await seed(
+      { plan: 'p', subtasks: [{ task: 'named', agent: 'helper' }, { task: 'worker' }] },
+      undefined,
+      undefined,
+      { AXE_SUBAGENT_MODEL: 'ollama/llama-test' },
+    );
+    expect(result.code).toBe(0);
+    expect(subtasks.map((r) => `${taskOf(r)} ${r.wire} ${r.model}`).sort()).toEqual([
+      'named ollama llama-test',
+      'worker ollama llama-test',
+    ]);
+    expect(lead.every((r) => r.wire === 'anthropic')).toBe(true);
   });
 
   it('a failed sub-task skips only its dependents; independent branches carry on', async () => {

@@ -203,7 +203,11 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     // A turn that submits runs its calls whatever the limits: the agent ends with it.
     const submitting = response.toolCalls.some((call) => TERMINAL.has(call.name));
     const stop = submitting ? undefined : limitReached(setup, turn, limit);
-    if (stop) throw stop;
+    if (stop) {
+      // The conversation keeps the turn (a resume, a grace turn read it), its calls unanswered.
+      add(reply);
+      throw stop;
+    }
 
     add(reply);
     if (await answer(response.toolCalls, turn)) return;

@@ -322,6 +322,40 @@ describe.concurrent('run records', () => {
     expect(other.code).toBe(2);
   });
 
+  it('call_agent resume of a sub-agent its turn limit stopped: its last turn is in the conversation', async () => {
+    const { home, fake } = await setup();
+    home.file('w/a.txt', 'A');
+    const helper = ['tools = ["read_file"]', `workdir = "${home.root}/w"`, '', '[budget]', 'max_turns = 1'];
+    home.agent('helper', agentToml('helper', { extra: helper }));
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'], subAgentsConfig: ['resume = true'] }));
+    fake.respond((r) => {
+      if (roleOf(r) === 'helper') {
+        return r.lastUserText.includes('second')
+          ? { text: 'second answer' }
+          : { text: 'PARTIAL FINDINGS', toolCalls: [{ name: 'read_file', arguments: { path: 'a.txt' } }] };
+      }
+      if (r.toolResults.length === 0) return { toolCalls: [callAgent('helper', 'first')] };
+      if (r.toolResults.length === 1) {
+        const resume = { agent: 'helper', task: 'second', resume: 'lead/call_agent#1:helper' };
+        return { toolCalls: [{ name: 'call_agent', arguments: resume }] };
+      }
+      return { text: 'done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const resumed = fake.requests.filter((r) => roleOf(r) === 'helper')[1];
+    const text = (c: unknown) =>
+      typeof c === 'string' ? c : (c as { text?: string }[]).map((b) => b.text ?? '').join('');
+    // Its calls went unanswered: the turn is its text.
+    expect(bodyMessages(resumed).map((m) => `${m.role}:${text(m.content)}`)).toEqual([
+      'user:Task: first',
+      'assistant:PARTIAL FINDINGS',
+      'user:Task: second',
+    ]);
+  });
+
   it('call_agent resume: <agent_id> continues that sub-agent’s conversation; an unknown id is an error result', async () => {
     const { home, fake } = await setup();
     home.agent('helper', agentToml('helper'));

@@ -219,6 +219,20 @@ describe('TOML agent files (the Go axe schema)', () => {
     await expect(loadAgentFile(join(dir, 'bad.toml'), {})).rejects.toThrow(
       /bad\.toml:1:7: not valid UTF-8 \(first bad byte 0xc3 at offset 6\): save the file as UTF-8$/,
     );
+    // Valid characters before it (é is two bytes) and a bad first byte: the place is the bad byte's.
+    const later = tempDir({
+      'later.toml': Buffer.concat([
+        Buffer.from('name = "x"\ndescription = "\u00e9\u00e9\u00e9\u00e9"\nnote = "caf', 'utf8'),
+        Buffer.from([0xe9, 0x22, 0x0a]),
+      ]),
+      'first.toml': new Uint8Array([0xff, 0x0a, 0x61, 0x0a]),
+    });
+    await expect(loadAgentFile(join(later, 'later.toml'), {})).rejects.toThrow(
+      /later\.toml:3:12: not valid UTF-8 \(first bad byte 0xe9 at offset 47\)/,
+    );
+    await expect(loadAgentFile(join(later, 'first.toml'), {})).rejects.toThrow(
+      /first\.toml:1:1: not valid UTF-8 \(first bad byte 0xff at offset 0\)/,
+    );
     for (const table of ['constructor', '__proto__']) {
       const spec = await load(`name = "x"\nmodel = "a/b"\n[${table}]\nenabled = true\n`);
       expect(spec.warnings).toEqual([expect.stringMatching(new RegExp(`${table}: unknown field, ignored`))]);

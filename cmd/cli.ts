@@ -195,7 +195,8 @@ async function parseAndRun(): Promise<void> {
 }
 
 function usageError(message: string): void {
-  stderr.write(`axe: ${message} (see axe --help)\n`);
+  // It quotes the arguments: a key pasted in the wrong place is not printed back.
+  stderr.write(`axe: ${maskSecrets(message)} (see axe --help)\n`);
   process.exitCode = ExitCode.config;
 }
 

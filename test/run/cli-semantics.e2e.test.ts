@@ -126,6 +126,9 @@ describe.concurrent('flags', () => {
       [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],
       [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
       [[...base, '--dry-run=yes'], 'axe: --dry-run: expected true or false, got "yes"\n'],
+      // A key pasted in the wrong place (env's ANTHROPIC_API_KEY) is not printed back.
+      [['help', 'test-key'], 'axe: unknown command "***" (see axe --help)\n'],
+      [[...base, 'test-key'], 'axe: Unused args: `***` (see axe --help)\n'],
     ];
     for (const [args, stderr] of cases) {
       expect(await runAxe(args, { env })).toMatchObject({ code: 2, stdout: '', stderr });

@@ -99,9 +99,14 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
     .sort();
   for (const name of files) {
     const file = join('agents', name);
-    const lines = await readTranscript(join(dir, id, file));
+    const path = join(dir, id, file);
+    const lines = await readTranscript(path);
     transcripts.set(file, lines);
-    for (const line of lines) builder.observe(line, file);
+    try {
+      for (const line of lines) builder.observe(line, file);
+    } catch (error) {
+      throw new ConfigError(`${path}: not a transcript of a run record (${errorMessage(error)})`);
+    }
   }
   return {
     record,
@@ -112,19 +117,39 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
   };
 }
 
-/** One transcript's lines; a line cut by a crash (the last one) is left out. */
+/**
+ * One transcript's lines; a line cut by a crash (the last one) is left out. A line that is JSON
+ * but no event (something else wrote the file) is a ConfigError naming it.
+ */
 async function readTranscript(file: string): Promise<TranscriptLine[]> {
   const text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
   const lines: TranscriptLine[] = [];
-  for (const raw of text.split('\n')) {
+  for (const [index, raw] of text.split('\n').entries()) {
     if (raw === '') continue;
+    let line: unknown;
     try {
-      lines.push(JSON.parse(raw) as TranscriptLine);
+      line = JSON.parse(raw);
     } catch {
       // Only a line cut by a crash is not JSON: it is the last one written.
+      continue;
     }
+    if (!isEvent(line)) throw new ConfigError(`${file}:${index + 1}: not an event of a run record`);
+    lines.push(line);
   }
   return lines;
+}
+
+/** What every event has: its kind, its agent's path and name, its depth and time. */
+function isEvent(line: unknown): line is TranscriptLine {
+  if (typeof line !== 'object' || line === null) return false;
+  const { type, path, agent, depth, time } = line as Record<string, unknown>;
+  return (
+    typeof type === 'string' &&
+    typeof path === 'string' &&
+    typeof agent === 'string' &&
+    typeof depth === 'number' &&
+    typeof time === 'number'
+  );
 }
 
 export async function removeRun(dir: string, id: string): Promise<void> {

@@ -1,6 +1,7 @@
 import { appendFileSync, cpSync, mkdirSync, readdirSync, readFileSync, utimesSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { ConfigError } from '../../internal/errors.js';
 import { findRun, loadRun, pruneRuns, runIds } from '../../internal/record/store.js';
 import { LEAD, recordReviewRun, recordUnfinishedRun, SECURITY } from './trace-fixture.js';
 
@@ -18,6 +19,25 @@ describe('the runs store', () => {
     expect(run.tree).toMatchObject({ path: LEAD, status: 'running', lastTurn: 1, inTools: ['read_file'] });
     // The process that wrote it is this one, still alive: not "interrupted".
     expect(run.interrupted).toBe(false);
+  });
+
+  it('a transcript line that is JSON but no event is an error naming the file and line, not a crash', async () => {
+    for (const [bad, what] of [
+      ['{}', /:\d+: not an event of a run record$/],
+      ['{"path":5,"type":"x","agent":"a","depth":0,"time":1}', /:\d+: not an event of a run record$/],
+      [
+        `{"path":"${LEAD}","type":"turn.end","agent":"lead","depth":0,"time":1,"usage":null}`,
+        /0000-[\w-]+\.jsonl: not a transcript of a run record \(.+\)$/,
+      ],
+    ] as const) {
+      const { runsDir, id } = await recordReviewRun();
+      const dir = join(runsDir, id, 'agents');
+      const [file] = readdirSync(dir).sort();
+      appendFileSync(join(dir, file as string), `${bad}\n{"cut`);
+      const failed = await loadRun(runsDir, id).catch((error: unknown) => error);
+      expect(failed).toBeInstanceOf(ConfigError);
+      expect((failed as Error).message).toMatch(what);
+    }
   });
 
   it('the tree from the transcripts is the tree run.json was given at the end', async () => {

@@ -118,6 +118,8 @@ export async function runCommand(
     // An agent with [output] prints its checked value, never the text it streams on the way.
     const stream = spec.output === undefined && (streamFlag(argv) ?? asked?.stream ?? spec.stream ?? false);
     if (options.dryRun === true) {
+      // As Go axe: a config.toml that cannot be read fails a dry run too (exit 2).
+      for (const warning of (await globalConfig()).warnings ?? []) stderr.write(`Warning: ${warning}\n`);
       const view = await dryRunView(spec, configDir, overrides, inputs);
       const text = renderDryRun({
         ...view,

@@ -1,3 +1,4 @@
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
@@ -313,6 +314,23 @@ describe.concurrent('axe run', () => {
     expect(solo.stdout).toContain('--- User Message ---\n(default)\n');
     expect(solo.stdout).toContain('--- Sub-Agents ---\n(none)\n');
     expect(lead.stdout + solo.stdout).not.toContain('test-key');
+  });
+
+  it('--dry-run reads config.toml as a run does: a broken one is exit 2 naming it, an unknown key a warning', async () => {
+    const { home } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const config = path.join(home.configDir, 'config.toml');
+    const dryRun = () =>
+      runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--dry-run'], { env: home.env('') });
+    writeFileSync(config, '[providers.anthropic\n');
+    const broken = await dryRun();
+    expect(broken).toMatchObject({ code: 2, stdout: '' });
+    expect(lines(broken.stderr)).toEqual([expect.stringMatching(/^axe: .*config\.toml:1:\d+: /)]);
+    writeFileSync(config, 'colour = "blue"\n');
+    const warned = await dryRun();
+    expect(warned.code).toBe(0);
+    expect(warned.stdout).toContain('=== Dry Run ===');
+    expect(lines(warned.stderr)).toEqual([expect.stringMatching(/^Warning: .*colour: unknown/)]);
   });
 
   it('stops at the token budget with exit 4, printing the answer so far', async () => {

@@ -86,6 +86,25 @@ export function joinNegativeValues(argv: string[], valueFlags: ReadonlySet<strin
   return joined;
 }
 
+/**
+ * `--json=1`, `--verbose=TRUE`: Go's values of a switch, made `true` or `false` before cac reads
+ * them. cac keeps only those two, and takes any other value for one more argument of the command
+ * ("Unused args"); a value that is no boolean is said as such here.
+ */
+export function switchValuesAsBooleans(argv: string[], switches: ReadonlySet<string>): string[] {
+  const end = argv.indexOf('--');
+  return argv.map((arg, i) => {
+    const given = end !== -1 && i > end ? null : /^--([a-z][a-z-]*)=(.*)$/s.exec(arg);
+    const key = given ? camelCase(given[1] as string) : '';
+    if (!given || !switches.has(key)) return arg;
+    return `--${given[1]}=${String(switchValue(key, given[2]))}`;
+  });
+}
+
+function camelCase(name: string): string {
+  return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
+}
+
 /** cac reports `--bogusFlag` for `--bogus-flag`: find the flag as the user typed it. */
 export function flagAsTyped(reported: string, argv: string[]): string {
   const key = reported.replace(/^-+/, '');

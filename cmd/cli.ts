@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
-import { flagAsTyped, joinNegativeValues, lastWins } from './argv.js';
+import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
 import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
@@ -159,7 +159,8 @@ async function parseAndRun(): Promise<void> {
     ),
   );
   try {
-    cli.parse([...process.argv.slice(0, 2), ...joinNegativeValues(argv, valueFlags)], { run: false });
+    const normalized = joinNegativeValues(switchValuesAsBooleans(argv, switches), valueFlags);
+    cli.parse([...process.argv.slice(0, 2), ...normalized], { run: false });
     if (cli.matchedCommand) {
       await cli.runMatchedCommand();
       return;

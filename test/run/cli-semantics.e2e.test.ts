@@ -120,7 +120,13 @@ describe.concurrent('flags', () => {
       stdout: 'plain',
     });
 
+    // Go's values of a switch: 1 / 0 / TRUE as well as true / false.
+    fake.enqueue({ text: 'numbered' });
+    const numbered = await runAxe([...base, '--json=1', '--verbose=0', '--stream=FALSE'], { env });
+    expect(numbered).toMatchObject({ code: 0, stderr: '' });
+    expect(JSON.parse(numbered.stdout)).toMatchObject({ content: 'numbered' });
     const cases: [string[], string][] = [
+      [[...base, '--json=maybe'], 'axe: --json: expected true or false, got "maybe"\n'],
       [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe --help)\n'],
       [['--bogus'], 'axe: unknown option --bogus (see axe --help)\n'],
       [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],

@@ -95,7 +95,8 @@ export function mapTools(
 
 /**
  * opencode's `{ name: true | false }`: changes to the default tools — `true` adds a tool, `false`
- * takes one away (`{ write: false }` is the default set without write_file).
+ * takes one away (`{ write: false }` is the default set without write_file). `"*"` sets them all
+ * first: `{ "*": false, read: true }` is read_file alone.
  */
 function toggledTools(
   value: JsonObject,
@@ -103,8 +104,11 @@ function toggledTools(
   warnings: FieldNote[],
   spawnable: string[] | undefined,
 ): JsonValue {
-  let tools: string[] = [...DEFAULT_MARKDOWN_TOOLS];
+  const all = value['*'];
+  let tools: string[] =
+    all === false ? [] : all === true ? [...BUILTIN_TOOL_NAMES] : [...DEFAULT_MARKDOWN_TOOLS];
   for (const [name, on] of Object.entries(value)) {
+    if (name === '*' && typeof all === 'boolean') continue;
     // Turning off a tool axe does not have needs no word.
     const axeName = mapToolName(name, field, on === true ? warnings : [], spawnable);
     if (axeName === undefined) continue;

@@ -148,6 +148,15 @@ Lead.
     expect(spec.warnings).toEqual([expect.stringMatching(/mode: opencode field not supported/)]);
   });
 
+  it('opencode\'s "*" sets every tool first: off, then the ones named; on, then the ones taken away', async () => {
+    const only = await load('---\ndescription: d\ntools:\n  "*": false\n  read: true\n---\nhi\n');
+    expect(only.tools).toEqual(['read_file']);
+    const most = await load('---\ndescription: d\ntools:\n  "*": true\n  bash: false\n---\nhi\n');
+    expect(most.tools).toContain('write_file');
+    expect(most.tools).not.toContain('run_command');
+    expect([...only.warnings, ...most.warnings]).toEqual([]);
+  });
+
   it('accepts every axe field in snake_case', async () => {
     const spec = await load(
       '---\nname: s\nmodel: openai/gpt-4o\nsub_agents: [a]\nsub_agents_config:\n  max_depth: 2\nparams:\n  max_tokens: 100\nretry:\n  max_retries: 0\n---\nhi\n',

@@ -24,14 +24,17 @@ import {
 } from './types.js';
 import { type StreamTranslator, trimSlash, type Wire } from './wire.js';
 
-/** Anthropic requires `max_tokens`; this stands in when the agent sets none. */
+/**
+ * Anthropic requires `max_tokens`; this stands in when the agent sets none, as much beyond a
+ * thinking budget (which must be below max_tokens) when there is one.
+ */
 const DEFAULT_MAX_TOKENS = 4096;
 
 /** Anthropic Messages API: `POST {base}/v1/messages`. */
 export function toWire(request: ChatRequest): JsonObject {
   const body: JsonObject = {
     model: request.model,
-    max_tokens: request.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: request.maxTokens ?? (request.thinkingBudget ?? 0) + DEFAULT_MAX_TOKENS,
     messages: request.messages.flatMap(messageToWire),
   };
   if (request.system !== '') {

@@ -44,6 +44,28 @@ async function toolLoop(
   return { first, second };
 }
 
+describe('Anthropic thinking without max_tokens', () => {
+  it('the default max_tokens stands above the thinking budget, as the API requires', async () => {
+    fake.reset();
+    fake.enqueue({ text: 'thought it through' });
+    const provider = createProvider(settingsFor('anthropic', fake.url), { retry: DEFAULT_RETRY, pool });
+    const base = conversation(false);
+    const request = {
+      ...base,
+      messages: base.messages.slice(0, 1),
+      model: 'claude-sonnet-4-5',
+      thinkingBudget: 8000,
+    };
+    const answer = await provider.chat(request, { signal: new AbortController().signal });
+    expect(answer.content).toBe('thought it through');
+    expect(fake.rejections).toEqual([]);
+    expect(fake.requests[0]?.body).toMatchObject({
+      max_tokens: 12096,
+      thinking: { type: 'enabled', budget_tokens: 8000 },
+    });
+  });
+});
+
 describe('reasoning round trips', () => {
   for (const stream of [false, true]) {
     it(`Anthropic thinking blocks, with their signatures, lead the next request's assistant turn${stream ? ' (streamed)' : ''}`, async () => {

@@ -1,5 +1,6 @@
 import type { Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
+import type { FileHandle } from 'node:fs/promises';
 import { fsPromises } from './promises.js';
 import { readAll } from './read-all.js';
 
@@ -56,21 +57,35 @@ export async function readRegularFile(path: string, maxBytes: number): Promise<B
   checkRegular(path, await stat(path), maxBytes);
   const handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    checkRegular(path, await handle.stat(), maxBytes);
-    const buffer = Buffer.allocUnsafe(Math.min(maxBytes + 1, 64 * 1024));
-    const chunks: Buffer[] = [];
-    let total = 0;
-    for (;;) {
-      const { bytesRead } = await handle.read(buffer, 0, buffer.length, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      if (total > maxBytes) throw tooLarge(path, maxBytes);
-      chunks.push(Buffer.from(buffer.subarray(0, bytesRead)));
-    }
-    return Buffer.concat(chunks, total);
+    const stats = await handle.stat();
+    checkRegular(path, stats, maxBytes);
+    return await readOpenFile(handle, stats.size, maxBytes, () => tooLarge(path, maxBytes));
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The rest of an open file, at most `maxBytes`: `tooLarge(bytesRead)` is thrown past them,
+ * whatever size the file claimed (`size`; a file that grows while it is read, /proc files). One
+ * read when the file is that size: a byte more is asked to see that it ends there.
+ */
+export async function readOpenFile(
+  handle: FileHandle,
+  size: number,
+  maxBytes: number,
+  tooLarge: (bytesRead: number) => Error,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (let room = Math.min(size, maxBytes) + 1; ; room = 64 * 1024) {
+    const { bytesRead, buffer } = await handle.read(Buffer.allocUnsafe(room), 0, room, null);
+    if (bytesRead === 0) break;
+    total += bytesRead;
+    if (total > maxBytes) throw tooLarge(total);
+    chunks.push(buffer.subarray(0, bytesRead));
+  }
+  return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, total);
 }
 
 /**

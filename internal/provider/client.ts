@@ -67,7 +67,10 @@ export function createWireProvider(
 interface SharedParts {
   /** Only shown in messages: credentials in the URL's user info or query are masked. */
   shownBaseUrl: string;
-  /** The headers before signing (a JSON body's), for a streamed request and for a whole one; made at the first call (the key is checked first). */
+  /**
+   * The headers before signing (a JSON body's), for a streamed request and for a whole one; made
+   * at the first call (the key is checked first).
+   */
   headers(stream: boolean): Readonly<Record<string, string>>;
   /** Whether the base URL passed `checkBaseUrl` once (it is the same for every call). */
   baseUrlChecked: boolean;

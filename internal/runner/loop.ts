@@ -148,7 +148,8 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     const turnRequest = { ...request, messages: [...messages] };
     const release = await ctx.budget.reserve(turnRequest, ctx.signal);
     let response: ChatResponse;
-    // From the reservation on, nothing may leave it held: the calls waiting on the budget would wait forever.
+    // From the reservation on, nothing may leave it held: the calls waiting on the budget would
+    // wait forever.
     try {
       emitEvent(ctx, setup.agent, {
         type: 'turn.start',
@@ -203,13 +204,10 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     // A turn that submits runs its calls whatever the limits: the agent ends with it.
     const submitting = response.toolCalls.some((call) => TERMINAL.has(call.name));
     const stop = submitting ? undefined : limitReached(setup, turn, limit);
-    if (stop) {
-      // The conversation keeps the turn (a resume, a grace turn read it), its calls unanswered.
-      add(reply);
-      throw stop;
-    }
-
+    // Kept even when a limit ends the agent here (a resume, a grace turn read it): its calls
+    // then go unanswered.
     add(reply);
+    if (stop) throw stop;
     if (await answer(response.toolCalls, turn)) return;
     if (submitting) {
       const later = limitReached(setup, turn, limit);

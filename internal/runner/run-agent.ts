@@ -266,7 +266,10 @@ interface AgentTools {
   connections?: ChildConnections;
 }
 
-/** The tools of an agent offered none: shared by every such agent (nothing of its own kept for the run), never changed. */
+/**
+ * The tools of an agent offered none: shared by every such agent (nothing of its own kept for the
+ * run), never changed.
+ */
 const NO_TOOLS: AgentTools = Object.freeze({
   specs: [],
   handlers: new Map<string, ToolHandler>(),

@@ -53,6 +53,9 @@ export function createStartPacer(perTurn = CHILDREN_PER_TURN): StartPacer {
   };
 }
 
-/** The process's pacers, one for children and one for a turn's tool calls: the event loop they share out is the process's. */
+/**
+ * The process's pacers, one for children and one for a turn's tool calls: the event loop they
+ * share out is the process's.
+ */
 export const childStarts = createStartPacer();
 export const callStarts = createStartPacer();

@@ -51,8 +51,9 @@ async function readText(
   let bytes: Buffer;
   let stamp: FileStamp;
   try {
-    stamp = stampOf(await handle.stat({ bigint: true }));
-    bytes = await readWholeFile(handle, shown, `path "${shown}" is a directory, not a file`);
+    const info = await handle.stat({ bigint: true });
+    stamp = stampOf(info);
+    bytes = await readWholeFile(handle, info, shown, `path "${shown}" is a directory, not a file`);
   } finally {
     await handle.close();
   }

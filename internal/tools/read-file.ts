@@ -41,6 +41,7 @@ export const readFileTool = defineTool(
     try {
       content = await readWholeFile(
         handle,
+        await handle.stat(),
         path,
         `path "${path}" is a directory, not a file (use list_directory)`,
       );

@@ -118,3 +118,22 @@ export function onAbort(signal: AbortSignal, listener: () => void): () => void {
     signal.removeEventListener('abort', own.dispatch);
   };
 }
+
+/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
+export function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const timer = setTimeout(() => {
+      unfollow();
+      resolve();
+    }, ms);
+    // The agent's signal, which every child of a fan-out retrying at once may wait on: see onAbort.
+    const unfollow = onAbort(signal, () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    });
+  });
+}

@@ -1,4 +1,5 @@
 import type { FileHandle } from 'node:fs/promises';
+import { sleep } from '../abort.js';
 import { fsPromises } from '../fs/promises.js';
 import { processAlive } from '../process-alive.js';
 
@@ -12,6 +13,8 @@ const LOCK_WAIT_MS = 10_000;
  */
 const LOCK_STALE_MS = 60_000;
 
+const NEVER = new AbortController().signal;
+
 /** The tokens of the locks this process holds: a lock with our pid and another token is stale. */
 const held = new Set<string>();
 
@@ -19,11 +22,16 @@ const held = new Set<string>();
  * Runs `work` while holding `<file>.lock`, a lock file created exclusively (O_EXCL), so that
  * writers in different processes — two runs appending, a `gc` trimming — take turns. The lock
  * holds `<pid> <token>`: a lock left by a process that no longer exists (killed mid-write) is
- * broken, never waited on forever.
+ * broken, never waited on forever. The wait ends, rejecting with its reason, when `signal` aborts
+ * (Ctrl-C, the run's deadline).
  */
-export async function withFileLock<T>(file: string, work: () => Promise<T>): Promise<T> {
+export async function withFileLock<T>(
+  file: string,
+  work: () => Promise<T>,
+  signal: AbortSignal = NEVER,
+): Promise<T> {
   const lock = `${file}.lock`;
-  const token = await acquire(lock, file);
+  const token = await acquire(lock, file, signal);
   try {
     return await work();
   } finally {
@@ -35,7 +43,7 @@ export async function withFileLock<T>(file: string, work: () => Promise<T>): Pro
 }
 
 /** Takes the lock, breaking a stale one; its token. */
-async function acquire(lock: string, file: string): Promise<string> {
+async function acquire(lock: string, file: string, signal: AbortSignal): Promise<string> {
   const deadline = Date.now() + LOCK_WAIT_MS;
   for (let wait = 2; ; wait = Math.min(wait * 2, 50)) {
     const token = await tryCreate(lock);
@@ -46,7 +54,7 @@ async function acquire(lock: string, file: string): Promise<string> {
         `${file} stays locked by another process (${lock}); remove the lock if no axe is running`,
       );
     }
-    await new Promise((resolve) => setTimeout(resolve, wait + Math.random() * wait));
+    await sleep(wait + Math.random() * wait, signal);
   }
 }
 

@@ -78,27 +78,31 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
 
 /**
  * Appends one entry, creating the file (and its directory) when needed; a failed append leaves
- * the log as it was.
+ * the log as it was. Waiting for another writer ends when `signal` aborts.
  */
-export async function appendEntry(file: string, entry: Buffer): Promise<void> {
+export async function appendEntry(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
   const { mkdir, open } = fsPromises();
   await mkdir(dirname(file), { recursive: true });
-  await withFileLock(file, async () => {
-    const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
-    try {
-      const { size } = await handle.stat();
+  await withFileLock(
+    file,
+    async () => {
+      const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
       try {
-        await handle.writeFile(entry);
-        await handle.sync();
-      } catch (error) {
-        // A cut entry (full disk) would glue the next one to it mid-line: the log ends where it did.
-        await handle.truncate(size).catch(() => {});
-        throw error;
+        const { size } = await handle.stat();
+        try {
+          await handle.writeFile(entry);
+          await handle.sync();
+        } catch (error) {
+          // A cut entry (full disk) would glue the next one to it mid-line: the log ends where it did.
+          await handle.truncate(size).catch(() => {});
+          throw error;
+        }
+      } finally {
+        await handle.close();
       }
-    } finally {
-      await handle.close();
-    }
-  });
+    },
+    signal,
+  );
 }
 
 /**

@@ -1,4 +1,4 @@
-import { abortsBy, withTimeout } from '../abort.js';
+import { abortsBy, sleep, withTimeout } from '../abort.js';
 import { ConfigError, MissingKeyError } from '../errors.js';
 import type { HttpResponse } from '../http/connection.js';
 import type { HttpPool } from '../http/pool.js';
@@ -9,7 +9,7 @@ import { abortError, afterRetries, type CallContext, failureError, httpError } f
 import { boundedChunks, postJson, readText } from './http.js';
 import { isObject, parseJson } from './json.js';
 import { ListenerError, ResponseBuilder, type WireResponse } from './response-builder.js';
-import { nextRetryDelay, retryAfterMs, sleep } from './retry.js';
+import { nextRetryDelay, retryAfterMs } from './retry.js';
 import { createStreamReader } from './stream.js';
 import type {
   ChatOptions,

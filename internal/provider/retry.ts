@@ -1,4 +1,3 @@
-import { onAbort } from '../abort.js';
 import type { ProviderError } from '../errors.js';
 import type { RetryPolicy } from './types.js';
 
@@ -50,23 +49,4 @@ export function nextRetryDelay(
   const delay = requested ?? backoffDelay(policy, retry, random);
   if (deadline !== undefined && now + delay >= deadline) return undefined;
   return delay;
-}
-
-/** Resolves after `ms`, or rejects as soon as `signal` aborts. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) {
-      reject(signal.reason);
-      return;
-    }
-    const timer = setTimeout(() => {
-      unfollow();
-      resolve();
-    }, ms);
-    // The agent's signal, which every child of a fan-out retrying at once may wait on: see onAbort.
-    const unfollow = onAbort(signal, () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    });
-  });
 }

@@ -250,7 +250,7 @@ async function collectBackground(
 
 async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {
   try {
-    await appendEntry(file, formatEntry(new Date(), input, answer));
+    await appendEntry(file, formatEntry(new Date(), input, answer), ctx.signal);
   } catch (error) {
     const message = `failed to save memory for "${spec.name}": ${errorMessage(error)}`;
     emitEvent(ctx, spec.name, { type: 'warning', message });

@@ -118,6 +118,23 @@ describe('the memory file lock', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  it('stops waiting for a live lock when the run is cancelled, leaving the lock and the log alone', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'axe-lock-'));
+    const file = path.join(dir, 'agent.md');
+    writeFileSync(`${file}.lock`, `${process.ppid}\n`);
+    const controller = new AbortController();
+    const started = Date.now();
+    const append = appendEntry(file, formatEntry(AT, 'cancelled', 'not kept'), controller.signal);
+    await sleep(50);
+    controller.abort(new Error('cancelled (Ctrl-C)'));
+    await expect(append).rejects.toThrow('cancelled (Ctrl-C)');
+    // Not the 10 s a lock is waited on.
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(existsSync(file)).toBe(false);
+    expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${process.ppid}\n`);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   it('never removes a lock that replaced the stale one it judged, even on the same inode', async () => {
     const dir = mkdtempSync(path.join(tmpdir(), 'axe-lock-'));
     const file = path.join(dir, 'agent.md');

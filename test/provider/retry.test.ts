@@ -1,7 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { sleep } from '../../internal/abort.js';
 import { ProviderError, type ProviderErrorCategory } from '../../internal/errors.js';
-import { backoffDelay, nextRetryDelay, retryAfterMs, sleep } from '../../internal/provider/retry.js';
+import { backoffDelay, nextRetryDelay, retryAfterMs } from '../../internal/provider/retry.js';
 import type { RetryPolicy } from '../../internal/provider/types.js';
 
 const policy: RetryPolicy = { maxRetries: 3, backoff: 'exponential', initialDelayMs: 100, maxDelayMs: 1000 };

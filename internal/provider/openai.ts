@@ -196,9 +196,11 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
             indexOffset += 1;
           }
           const index = wireIndex + indexOffset;
-          if (!builder.hasToolCall(index)) {
-            builder.startToolCall(index, id ?? '', optString(fn?.name) ?? '');
-          }
+          // The id and name may come in a later delta than the call's first: as in the openai SDK,
+          // a non-empty one replaces the one held.
+          const name = optString(fn?.name) ?? '';
+          if (builder.hasToolCall(index)) builder.identifyToolCall(index, id ?? '', name);
+          else builder.startToolCall(index, id ?? '', name);
           if (id !== undefined && id !== '') idByIndex.set(wireIndex, id);
           builder.addToolArguments(index, optString(fn?.arguments) ?? '');
         }

@@ -62,6 +62,14 @@ export class ResponseBuilder {
     this.emit({ type: 'toolcall.start', index, id, name });
   }
 
+  /** An id or name sent after the call started: a non-empty one replaces the one held. */
+  identifyToolCall(index: number, id: string, name: string): void {
+    const call = this.calls.get(index);
+    if (call === undefined) return;
+    if (id !== '') call.id = id;
+    if (name !== '') call.name = name;
+  }
+
   hasToolCall(index: number): boolean {
     return this.calls.has(index);
   }

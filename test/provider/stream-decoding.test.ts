@@ -341,6 +341,32 @@ describe('lenient where real servers differ', () => {
     const again = WIRES.openai.fromWire(body as unknown as JsonValue).toolCalls.map((c) => c.id);
     expect(again.some((id) => ids.includes(id))).toBe(false);
   });
+
+  it('a tool call whose id and name come in later deltas than its first keeps them', () => {
+    const chunk = (delta: object, finish: string | null = null) =>
+      `data: ${JSON.stringify({
+        id: 'chatcmpl-B7x',
+        object: 'chat.completion.chunk',
+        created: 1731000000,
+        model: 'qwen3-coder',
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      })}\n\n`;
+    const body =
+      chunk({ role: 'assistant', content: null }) +
+      chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function' }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { name: 'read_file' } }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }) +
+      chunk({ tool_calls: [{ index: 0, function: { arguments: '"a.ts"}' } }] }) +
+      chunk({ tool_calls: [{ index: 1, type: 'function', function: { arguments: '' } }] }) +
+      chunk({ tool_calls: [{ index: 1, id: 'call_2', function: { name: 'list_dir', arguments: '{}' } }] }) +
+      chunk({}, 'tool_calls') +
+      'data: {"id":"chatcmpl-B7x","object":"chat.completion.chunk","created":1731000000,"model":"qwen3-coder","choices":[],"usage":{"prompt_tokens":20,"completion_tokens":9,"total_tokens":29}}\n\n' +
+      'data: [DONE]\n\n';
+    expect(decodeChunks('openai', [enc.encode(body)]).response.toolCalls).toEqual([
+      { id: 'call_1', name: 'read_file', arguments: { path: 'a.ts' } },
+      { id: 'call_2', name: 'list_dir', arguments: {} },
+    ]);
+  });
 });
 
 describe('refusals are kept, not dropped', () => {

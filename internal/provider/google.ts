@@ -1,3 +1,5 @@
+import { maskSecrets } from '../secrets.js';
+import { oneLine } from '../text.js';
 import {
   type ErrorInfo,
   isObject,
@@ -8,6 +10,7 @@ import {
   optObject,
   optString,
   parseJson,
+  WireError,
   wireErrorFrom,
 } from './json.js';
 import { ResponseBuilder, type WireResponse } from './response-builder.js';
@@ -16,7 +19,8 @@ import { mergeSameRole, type StreamTranslator, trimSlash, type Wire } from './wi
 
 /**
  * Gemini: `POST {base}/v1beta/models/{model}:generateContent` (`:streamGenerateContent?alt=sse`
- * when streaming). Gemini sends no tool-call ids; they are synthesised as `gemini_<i>`.
+ * when streaming). A function call's `id`, when Gemini sends one (Gemini 3 does), is sent back
+ * with the call and with its `functionResponse`; a call without one gets `gemini_<i>`, never sent.
  * Schemas go in the JSON Schema fields (`parametersJsonSchema`, `responseJsonSchema`): the older
  * `parameters` / `responseSchema` take only an OpenAPI subset that refuses common JSON Schema
  * (`additionalProperties`, an object without properties).
@@ -63,6 +67,7 @@ function messageToWire(message: Message): JsonObject[] {
         role: 'user',
         parts: message.results.map((result) => ({
           functionResponse: {
+            ...givenId(result.callId),
             name: result.name,
             response: { [result.isError ? 'error' : 'output']: result.content },
           },
@@ -73,11 +78,22 @@ function messageToWire(message: Message): JsonObject[] {
   const parts: JsonObject[] = [];
   if (message.content !== '') parts.push({ text: message.content });
   for (const call of message.toolCalls ?? []) {
-    const part: JsonObject = { functionCall: { name: call.name, args: call.arguments } };
+    const part: JsonObject = { functionCall: { ...givenId(call.id), name: call.name, args: call.arguments } };
     if (call.signature !== undefined) part.thoughtSignature = call.signature;
     parts.push(part);
   }
   return parts.length === 0 ? [] : [{ role: 'model', parts }];
+}
+
+/** The ids axe makes up for calls Gemini sent without one. */
+const MADE_UP_ID = /^gemini_\d+$/;
+
+/**
+ * The `id` field of a call and of its result: the id Gemini gave the call, which it matches the
+ * result to; none for a made-up one (Gemini then matches by name and order).
+ */
+function givenId(id: string): JsonObject {
+  return MADE_UP_ID.test(id) ? {} : { id };
 }
 
 /** `promptTokenCount` includes cached tokens; thinking tokens are billed as output. */
@@ -98,38 +114,79 @@ function throwIfError(body: JsonObject): void {
   if (info !== undefined) throw wireErrorFrom(info);
 }
 
+/**
+ * Finish reasons (the SDK's `FinishReason`) after which a candidate holds no usable answer, and
+ * what each means. A failed tool call leaves none unless some call did come whole (text before it
+ * was only its lead-in); `LANGUAGE` and `OTHER` leave none when nothing came. Refusals and safety
+ * blocks (`SAFETY`, `RECITATION`, …) are not here: the sender marks them, and a refused run with
+ * no answer fails in the runner. The failure is a WireError, as for any response the wire cannot
+ * use: a server error, retried (the model may well make the call right the next time) unless a
+ * stream had already delivered part of the answer.
+ */
+const FAILED_TOOL_CALL = new Map([
+  ['MALFORMED_FUNCTION_CALL', "the model's function call was malformed"],
+  ['UNEXPECTED_TOOL_CALL', "the model's tool call was invalid"],
+  ['TOO_MANY_TOOL_CALLS', 'the model called too many tools in a row'],
+]);
+const NO_ANSWER = new Map([
+  ['LANGUAGE', 'the model stopped: the language is not supported'],
+  ['OTHER', 'the model stopped for an unspecified reason'],
+]);
+/** A finishMessage can quote the whole malformed call: it is cut to this many characters. */
+const MAX_FINISH_MESSAGE = 300;
+
+/** What the answer carried so far (over the chunks of a stream). */
+interface Carried {
+  toolCalls: number;
+  text: boolean;
+}
+
+function throwIfNoAnswer(candidate: JsonObject, reason: string, carried: Carried): void {
+  if (carried.toolCalls > 0) return;
+  const what = FAILED_TOOL_CALL.get(reason) ?? (carried.text ? undefined : NO_ANSWER.get(reason));
+  if (what === undefined) return;
+  // Masked before it is cut: no part of a key the model wrote into the call is left.
+  const message = oneLine(maskSecrets(optString(candidate.finishMessage) ?? ''));
+  const cut = message.length > MAX_FINISH_MESSAGE ? `${message.slice(0, MAX_FINISH_MESSAGE)}…` : message;
+  throw new WireError(`${what} (finishReason ${reason}${cut === '' ? '' : `: ${cut}`})`);
+}
+
 /** Feeds one GenerateContentResponse (a whole response, or one chunk of a stream) to the builder. */
-function addChunk(builder: ResponseBuilder, chunk: JsonObject, nextToolIndex: number): number {
+function addChunk(builder: ResponseBuilder, chunk: JsonObject, carried: Carried): void {
   throwIfError(chunk);
   builder.setModel(optString(chunk.modelVersion) ?? '');
   const metadata = optObject(chunk.usageMetadata);
   if (metadata !== undefined) builder.setUsage(usageFromWire(metadata));
-  let toolIndex = nextToolIndex;
   const candidate = optObject(optArray(chunk.candidates)[0]);
   for (const part of optArray(optObject(candidate?.content)?.parts).filter(isObject)) {
     const call = optObject(part.functionCall);
     if (call !== undefined) {
-      const id = optString(call.id) ?? `gemini_${toolIndex}`;
+      const index = carried.toolCalls;
+      const given = optString(call.id);
       const args = JSON.stringify(call.args ?? {});
       builder.addWholeToolCall(
-        toolIndex,
-        id,
+        index,
+        given === undefined || given === '' ? `gemini_${index}` : given,
         optString(call.name) ?? '',
         args,
         optString(part.thoughtSignature),
       );
-      toolIndex += 1;
-    } else if (part.thought !== true) builder.addText(optString(part.text) ?? '');
+      carried.toolCalls += 1;
+    } else if (part.thought !== true) {
+      const text = optString(part.text) ?? '';
+      if (text.trim() !== '') carried.text = true;
+      builder.addText(text);
+    }
   }
-  const finish =
-    optString(candidate?.finishReason) ?? optString(optObject(chunk.promptFeedback)?.blockReason);
+  const reason = optString(candidate?.finishReason);
+  if (candidate !== undefined && reason !== undefined) throwIfNoAnswer(candidate, reason, carried);
+  const finish = reason ?? optString(optObject(chunk.promptFeedback)?.blockReason);
   if (finish !== undefined) builder.setStopReason(finish);
-  return toolIndex;
 }
 
 export function fromWire(json: JsonValue): WireResponse {
   const builder = new ResponseBuilder('');
-  addChunk(builder, objectAt(json, 'response body'), 0);
+  addChunk(builder, objectAt(json, 'response body'), { toolCalls: 0, text: false });
   return builder.finish();
 }
 
@@ -152,13 +209,13 @@ function retryDelayOf(json: JsonValue): number | undefined {
 
 /** Data-only SSE, each event a partial GenerateContentResponse; the last one carries `finishReason`. */
 function createStream(builder: ResponseBuilder): StreamTranslator {
-  let toolIndex = 0;
+  const carried: Carried = { toolCalls: 0, text: false };
   return {
     get complete() {
       return builder.stopped;
     },
     message({ data }) {
-      toolIndex = addChunk(builder, objectAt(parseJson(data, 'stream event'), 'stream event'), toolIndex);
+      addChunk(builder, objectAt(parseJson(data, 'stream event'), 'stream event'), carried);
     },
   };
 }

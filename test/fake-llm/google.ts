@@ -116,9 +116,14 @@ function response(
   };
 }
 
+/** A call's `id` only when the script gives one: Gemini 3 sends ids, the models before it none. */
 function callParts(reply: ScriptedReply): JsonRecord[] {
   return (reply.toolCalls ?? []).map((call) => ({
-    functionCall: { name: call.name, args: argumentsValue(call) },
+    functionCall: {
+      ...(call.id === undefined ? {} : { id: call.id }),
+      name: call.name,
+      args: argumentsValue(call),
+    },
   }));
 }
 

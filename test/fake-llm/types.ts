@@ -52,7 +52,7 @@ export interface RecordedRequest {
 }
 
 export interface ScriptedToolCall {
-  /** Defaults to a wire-appropriate id (toolu_…, call_…); Ollama and Gemini send none. */
+  /** Defaults to a wire-appropriate id (toolu_…, call_…); Ollama sends none, nor Gemini unless the script gives one. */
   id?: string;
   name: string;
   /** An object normally; a string is sent raw (OpenAI) to simulate unparseable arguments. */

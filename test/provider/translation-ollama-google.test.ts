@@ -124,7 +124,7 @@ describe('ollama toWire', () => {
 });
 
 describe('google toWire', () => {
-  it('systemInstruction, functionDeclarations, functionCall with signature, functionResponse output / error', () => {
+  it('systemInstruction, functionDeclarations, functionCall with id and signature, functionResponse with id, output / error', () => {
     const request = conversation(false, { temperature: 0, maxTokens: 99 });
     const assistant = request.messages[1];
     if (assistant?.role === 'assistant' && assistant.toolCalls?.[0])
@@ -138,18 +138,22 @@ describe('google toWire', () => {
           parts: [
             { text: 'Let me check both.' },
             {
-              functionCall: { name: 'get_weather', args: { city: 'Paris', days: 2 } },
+              functionCall: { id: 'call_1', name: 'get_weather', args: { city: 'Paris', days: 2 } },
               thoughtSignature: 'sig==',
             },
-            { functionCall: { name: 'get_time', args: { zone: 'Asia/Tokyo' } } },
+            { functionCall: { id: 'call_2', name: 'get_time', args: { zone: 'Asia/Tokyo' } } },
           ],
         },
         {
           role: 'user',
           parts: [
-            { functionResponse: { name: 'get_weather', response: { output: 'Sunny, 21°C' } } },
+            { functionResponse: { id: 'call_1', name: 'get_weather', response: { output: 'Sunny, 21°C' } } },
             {
-              functionResponse: { name: 'get_time', response: { error: 'error: time service unavailable' } },
+              functionResponse: {
+                id: 'call_2',
+                name: 'get_time',
+                response: { error: 'error: time service unavailable' },
+              },
             },
           ],
         },

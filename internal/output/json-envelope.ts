@@ -1,6 +1,7 @@
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import { BudgetError } from '../errors.js';
-import type { JsonValue } from '../provider/types.js';
+import { isObject } from '../provider/json.js';
+import type { JsonObject, JsonValue } from '../provider/types.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
 import { detectRefusal } from './refusal.js';
 
@@ -113,8 +114,16 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
   return envelope;
 }
 
+/**
+ * The envelope's keys in alphabetical order, as Go axe prints them (it marshals a map, and Go's
+ * encoding/json sorts a map's keys); axe's own keys take their places among them.
+ */
 export function renderJsonEnvelope(outcome: RunOutcome): string {
-  return `${JSON.stringify(buildJsonEnvelope(outcome))}\n`;
+  return `${JSON.stringify(sortedKeys(buildJsonEnvelope(outcome)))}\n`;
+}
+
+function sortedKeys<T extends object>(value: T): T {
+  return Object.fromEntries(Object.entries(value).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) as T;
 }
 
 /** The runner reports `provider/model`; the provider name never contains a slash. */
@@ -128,7 +137,10 @@ function splitModel(qualified: string): { provider: string; model: string } {
 function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
   return {
     name: detail.name,
-    input: detail.input ?? {},
+    // A map in Go axe: its keys sorted.
+    input: isObject(detail.input as JsonValue)
+      ? sortedKeys(detail.input as JsonObject)
+      : (detail.input ?? {}),
     output: detail.output,
     is_error: detail.isError,
     turn: detail.turn - 1,

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BudgetError, CancelledError, RuntimeError } from '../../internal/errors.js';
 import { type DryRunView, renderDryRun } from '../../internal/output/dry-run.js';
 import { interruptedLine } from '../../internal/output/in-flight.js';
-import { buildJsonEnvelope } from '../../internal/output/json-envelope.js';
+import { buildJsonEnvelope, renderJsonEnvelope } from '../../internal/output/json-envelope.js';
 import { detectRefusal } from '../../internal/output/refusal.js';
 import { createRunRenderer } from '../../internal/output/run-renderer.js';
 import { createVerboseFormatter, preview, verboseSummary } from '../../internal/output/verbose.js';
@@ -225,6 +225,39 @@ describe('--json envelope', () => {
         },
       ],
     });
+  });
+
+  it("prints its keys in alphabetical order, as Go axe's map does; a call's input keys too", () => {
+    const text = renderJsonEnvelope({
+      result: result({
+        toolCalls: 1,
+        toolCallDetails: [
+          {
+            name: 'read_file',
+            input: { path: 'a', limit: 5, offset: 1 },
+            output: 'x',
+            isError: false,
+            turn: 1,
+            durationMs: 3,
+          },
+        ],
+      }),
+      budget: { used: 42, limit: 100 },
+    });
+    expect(text.endsWith('}\n')).toBe(true);
+    const envelope = JSON.parse(text) as Record<string, unknown>;
+    const keys = Object.keys(envelope);
+    expect(keys).toEqual([...keys].sort());
+    expect(keys.slice(0, 4)).toEqual([
+      'agents',
+      'budget_exceeded',
+      'budget_max_tokens',
+      'budget_used_tokens',
+    ]);
+    const [detail] = envelope.tool_call_details as Record<string, unknown>[];
+    // Go's struct order, then its map's sorted keys.
+    expect(Object.keys(detail ?? {})).toEqual(['name', 'input', 'output', 'is_error', 'turn', 'duration_ms']);
+    expect(Object.keys(detail?.input as object)).toEqual(['limit', 'offset', 'path']);
   });
 
   it('omits budget and error fields when there are none', () => {

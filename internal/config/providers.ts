@@ -83,9 +83,21 @@ function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): R
   return headers;
 }
 
-/** Go axe's region order: `AWS_REGION` > `AWS_DEFAULT_REGION` > `[providers.bedrock] region`. */
-function awsSettings(table: ProviderConfig, env: NodeJS.ProcessEnv): NonNullable<ProviderSettings['aws']> {
-  const region = env.AWS_REGION || env.AWS_DEFAULT_REGION || table.region || undefined;
+/**
+ * Go axe's region order: `AWS_REGION` > `AWS_DEFAULT_REGION` > `AXE_<NAME>_REGION` >
+ * `[providers.<name>] region`.
+ */
+function awsSettings(
+  providerName: string,
+  table: ProviderConfig,
+  env: NodeJS.ProcessEnv,
+): NonNullable<ProviderSettings['aws']> {
+  const region =
+    env.AWS_REGION ||
+    env.AWS_DEFAULT_REGION ||
+    env[`AXE_${envName(providerName)}_REGION`] ||
+    table.region ||
+    undefined;
   return { ...(region ? { region } : {}), credentials: awsCredentialSource(env) };
 }
 
@@ -111,7 +123,7 @@ export function resolveProviderSettings(
   const keyEnv = builtin?.apiKeyEnv ?? `${envName(providerName)}_API_KEY`;
   const baseUrlEnv = `AXE_${envName(providerName)}_BASE_URL`;
   const api = table.api ?? builtin?.api;
-  const aws = api === 'bedrock' ? awsSettings(table, env) : undefined;
+  const aws = api === 'bedrock' ? awsSettings(providerName, table, env) : undefined;
   const regional = aws?.region ? `https://bedrock-runtime.${aws.region}.amazonaws.com` : undefined;
   // A Bedrock provider without a region has no base URL yet: its request says which setting is missing.
   const baseUrl = env[baseUrlEnv] || table.base_url || regional || builtin?.baseUrl;

@@ -120,6 +120,18 @@ describe('resolveProviderSettings', () => {
     });
   });
 
+  it("takes Bedrock's region in Go axe's order: AWS_REGION, AWS_DEFAULT_REGION, AXE_BEDROCK_REGION, config.toml", () => {
+    const config = { providers: { bedrock: { region: 'eu-west-1' } } };
+    const region = (env: NodeJS.ProcessEnv) => resolveProviderSettings(config, 'bedrock', env).aws?.region;
+    expect(region({})).toBe('eu-west-1');
+    expect(region({ AXE_BEDROCK_REGION: 'us-east-2' })).toBe('us-east-2');
+    expect(region({ AXE_BEDROCK_REGION: 'us-east-2', AWS_DEFAULT_REGION: 'us-west-2' })).toBe('us-west-2');
+    expect(region({ AWS_DEFAULT_REGION: 'us-west-2', AWS_REGION: 'ap-south-1' })).toBe('ap-south-1');
+    expect(
+      resolveProviderSettings({ providers: {} }, 'bedrock', { AXE_BEDROCK_REGION: 'us-east-2' }).aws?.region,
+    ).toBe('us-east-2');
+  });
+
   it('takes env over config.toml over defaults, for the key and the base URL', () => {
     const config = { providers: { openai: { api_key: 'from-file', base_url: 'http://file.example/v1' } } };
     expect(resolveProviderSettings(config, 'openai', {})).toMatchObject({

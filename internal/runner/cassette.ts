@@ -12,9 +12,9 @@ import { maskSecrets } from '../secrets.js';
 /**
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
  * SHA-256 of the canonical request (provider, model, system, messages, tools, params — sorted
- * keys; never keys, headers or the stream flag). Replay serves identical requests in recorded
- * order, preferring the entry recorded for the same agent path, so parallel fan-out replays
- * identically whatever order the requests arrive in.
+ * keys; never keys, headers or the stream flag; sub-agents' durations as 0). Replay serves
+ * identical requests in recorded order, preferring the entry recorded for the same agent path, so
+ * parallel fan-out replays identically whatever order the requests arrive in.
  *
  * A recording is kept in memory and published only when the run succeeds, in one atomic rename:
  * an interrupted or failed run, or a full disk, leaves the previous cassette as it was, and of two
@@ -43,7 +43,16 @@ class CassetteMissError extends AxeError {
 
 function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
   const { stream: _stream, ...rest } = request;
-  return sortKeys(JSON.parse(JSON.stringify({ provider, ...rest })) as JsonValue);
+  return sortKeys(JSON.parse(withoutDurations(JSON.stringify({ provider, ...rest }))) as JsonValue);
+}
+
+/**
+ * A JSON sub-agent result (`result_format = "json"`, `task_output`) holds the child's wall-clock
+ * `duration_seconds`, different every run, in a string of the request (hence the escaped quotes):
+ * keyed on it, the caller's next request would never replay.
+ */
+function withoutDurations(json: string): string {
+  return json.replace(/\\"duration_seconds\\":[\d.]+/g, '\\"duration_seconds\\":0');
 }
 
 function requestKey(canonical: JsonValue): string {
@@ -195,8 +204,11 @@ function parseEntry(line: string): CassetteEntry | undefined {
   if (typeof key !== 'string' || typeof agent !== 'string') return undefined;
   const answered = isChatResponse(response) || isRecordedError(error);
   if (!answered || (deltas !== undefined && !isStringArray(deltas))) return undefined;
+  // Recorded before durations were left out of the key: keyed as its request is now.
+  const recorded = JSON.stringify(request ?? null);
+  const canonical = withoutDurations(recorded);
   return {
-    key,
+    key: canonical === recorded ? key : requestKey(JSON.parse(canonical) as JsonValue),
     agent,
     provider: typeof provider === 'string' ? provider : '',
     request: (request ?? null) as JsonValue,

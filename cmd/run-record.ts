@@ -1,7 +1,7 @@
 import type { GlobalConfig } from '../internal/config/global.js';
 import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
 import { fileDigest } from '../internal/record/digest.js';
-import { completedChildren, recordedConversation } from '../internal/record/pick-up.js';
+import { completedChildren, recordedConversation, resumedConversation } from '../internal/record/pick-up.js';
 import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
 import { RunRecorder } from '../internal/record/recorder.js';
 import { findRun, isLive, loadRun, pruneRuns, runsDir } from '../internal/record/store.js';
@@ -104,8 +104,9 @@ export async function continuePlan(ref: string, agent: string, env: NodeJS.Proce
 
 /**
  * `--resume <run>`: a run that did not complete, picked up where its top-level agent stopped —
- * calls left unanswered run again, except the sub-agents that had completed. Refused when the
- * agent file changed since (unless `force`), or when the run completed.
+ * calls left unanswered, or answered only as Ctrl-C or the deadline stopped them, run again, except
+ * the sub-agents that had completed. Refused when the agent file changed since (unless `force`), or
+ * when the run completed.
  */
 export async function resumePlan(
   ref: string,
@@ -138,7 +139,7 @@ export async function resumePlan(
       `--resume: ${request.agentFile} changed since run ${record.id}; resuming would run another agent (--force resumes anyway)`,
     );
   }
-  const messages = recordedConversation(run);
+  const messages = resumedConversation(run);
   const last = messages.at(-1);
   if (last?.role === 'assistant' && (last.toolCalls ?? []).length === 0) {
     throw new ConfigError(

@@ -1,3 +1,4 @@
+import { resolve } from 'node:path';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
@@ -59,6 +60,8 @@ export async function runCommand(
   const picked = await pickUp(agentName, options, argv, env);
   // A resumed run runs as it was asked: from its directory, with its agents, flags and message.
   const asked = picked?.kind === 'pick-up' ? picked.request : undefined;
+  // The files this command line names are the shell's, also for a run that goes elsewhere.
+  const files = fileFlags(argv, options, asked ? process.cwd() : undefined);
   if (asked) enter(asked.cwd);
   const agentsDirs = asked?.agentsDirs ?? agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
@@ -87,7 +90,9 @@ export async function runCommand(
     workdirOverride: asked ? asked.workdir : lastValue(argv, options.workdir, ['--workdir']),
     artifactDirOverride: asked ? asked.artifactDir : lastValue(argv, options.artifactDir, ['--artifact-dir']),
   };
-  const replay = asked ? asked.replay : lastValue(argv, options.replay, ['--replay']);
+  // `--replay` with --resume serves the resumed run from that cassette (its requests are a
+  // complete run's later ones); without it, a resumed run replays what it replayed.
+  const replay = files.replay ?? asked?.replay;
   const pool =
     options.dryRun === true || replay !== undefined
       ? undefined
@@ -148,7 +153,7 @@ export async function runCommand(
       stderr,
       tty: stdout.isTTY,
       progress: progressTarget(progress, { verbose: options.verbose === true, stream: stderr, env }),
-      ...definedOnly({ events: lastValue(argv, options.events, ['--events']) }),
+      ...definedOnly({ events: files.events }),
     });
     running = () => renderer.inFlight();
     stopProgress = () => renderer.stop();
@@ -199,7 +204,7 @@ export async function runCommand(
       startedAt,
       maxTokens,
       stream,
-      record: lastValue(argv, options.record, ['--record']),
+      record: files.record,
       replay,
       ...(pool ? { pool } : {}),
       ...(picked?.prior ? { prior: picked.prior } : {}),
@@ -240,13 +245,59 @@ async function pickUp(
     if (promptFlag(argv, options.prompt) !== undefined) {
       throw new ConfigError("--resume picks up the run's own message: -p cannot be used with it");
     }
+    for (const [key, flag] of RESUME_OWN_FLAGS) {
+      if (options[key] !== undefined && options[key] !== false) {
+        throw new ConfigError(
+          `--resume runs the run with its own agents, flags and inputs: ${flag} cannot be used with it`,
+        );
+      }
+    }
     const { resumePlan } = await import('./run-record.js');
-    return { kind: 'pick-up', ...(await resumePlan(resume, agentName, options.force === true, env)) };
+    const plan = await resumePlan(resume, agentName, options.force === true, env);
+    const { replay } = plan.request;
+    if (replay !== undefined && options.record !== undefined && options.replay === undefined) {
+      throw new ConfigError(`--resume: run ${plan.id} replays ${replay}: --record cannot be used with it`);
+    }
+    return { kind: 'pick-up', ...plan };
   }
   if (follow === undefined || follow === false) return undefined;
   const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
   const { continuePlan } = await import('./run-record.js');
   return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
+}
+
+/**
+ * What a resumed run takes from the run it picks up, never from its command line (the options'
+ * keys and the flags): refused rather than ignored. (`--timeout`, `--max-tokens` and `--stream`
+ * are honoured; so are the files `--record`, `--replay` and `--events`, and the output flags.)
+ */
+const RESUME_OWN_FLAGS: readonly (readonly [string, string])[] = [
+  ['model', '--model'],
+  ['skill', '--skill'],
+  ['workdir', '--workdir'],
+  ['artifactDir', '--artifact-dir'],
+  ['agentsDir', '--agents-dir'],
+  ['input', '--input'],
+  ['inputsJson', '--inputs-json'],
+  ['stdinAppend', '--stdin-append'],
+];
+
+/**
+ * `--record`, `--replay` and `--events` as given; with `here` (a resumed run, which then enters
+ * the directory it ran in), relative to it: the shell's directory (`--events -` is stderr).
+ */
+function fileFlags(
+  argv: string[],
+  options: Record<string, unknown>,
+  here: string | undefined,
+): { record?: string; replay?: string; events?: string } {
+  const file = (value: string | undefined): string | undefined =>
+    value === undefined || here === undefined || value === '-' ? value : resolve(here, value);
+  return definedOnly({
+    record: file(lastValue(argv, options.record, ['--record'])),
+    replay: file(lastValue(argv, options.replay, ['--replay'])),
+    events: file(lastValue(argv, options.events, ['--events'])),
+  });
 }
 
 /** `--resume` runs where the run it picks up ran. */

@@ -6,8 +6,45 @@ import type { LoadedRun } from './store.js';
 
 /** The top-level agent's conversation as its transcript recorded it. */
 export function recordedConversation(run: LoadedRun): Message[] {
-  const lines = run.tree ? (run.transcripts.get(run.tree.transcript) ?? []) : [];
-  return lines.flatMap((line) => (line.type === 'message' ? [line.message] : []));
+  return topLines(run).flatMap((line) => (line.type === 'message' ? [line.message] : []));
+}
+
+function topLines(run: LoadedRun): TranscriptLine[] {
+  return run.tree ? (run.transcripts.get(run.tree.transcript) ?? []) : [];
+}
+
+/** How Ctrl-C (`cancelled`) and the run's deadline (`timeout`) end the agents they stop. */
+const STOPPED: ReadonlySet<string> = new Set(['cancelled', 'timeout']);
+
+/**
+ * `--resume`: the top-level conversation to pick up. Ctrl-C or the run's deadline, arriving while
+ * the last turn's calls ran, still leaves a tool message with every call answered — the stopped
+ * ones as failures ("interrupted by SIGINT", "timeout after 2s"). That message is not the turn's
+ * answer: it is left out, so the turn's calls run again (the sub-agents that completed are
+ * reused, `completedChildren`). A tool message after which a model turn started was complete
+ * when the run stopped: it stands, and that model turn is the one sent again.
+ */
+export function resumedConversation(run: LoadedRun): Message[] {
+  const messages = recordedConversation(run);
+  const [asked, answered] = messages.slice(-2);
+  if (asked?.role !== 'assistant' || !asked.toolCalls?.length || answered?.role !== 'tool') return messages;
+  const lines = topLines(run);
+  const told = lines.findLastIndex((line) => line.type === 'message');
+  if (lines.slice(told + 1).some((line) => line.type === 'turn.start')) return messages;
+  return stoppedInCalls(run, asked.toolCalls) ? messages.slice(0, -1) : messages;
+}
+
+/**
+ * Whether Ctrl-C or the deadline stopped the run while these calls ran: the top-level agent ended
+ * so (its transcript, or `run.json`), or — a second Ctrl-C exits before that is written — one of
+ * the sub-agents the calls started was cancelled.
+ */
+function stoppedInCalls(run: LoadedRun, calls: readonly { id: string }[]): boolean {
+  if (STOPPED.has(run.tree?.status ?? '') || STOPPED.has(run.record.status)) return true;
+  const ids = new Set(calls.map((call) => call.id));
+  return (run.tree?.children ?? []).some(
+    (child) => child.status === 'cancelled' && child.callId !== undefined && ids.has(child.callId),
+  );
 }
 
 /**

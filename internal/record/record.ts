@@ -10,6 +10,16 @@ import type { AgentStatus, RunEvent } from '../runner/events.js';
  */
 export const RUN_RECORD_VERSION = 1;
 
+/**
+ * The most `axe runs` reads of a `run.json`, above what axe writes there: the message is held
+ * twice (`request.input`, the tree's `task`), and piped stdin (READ_LIMITS.stdin, 16 MiB) is up to
+ * 6 times its bytes as JSON (a control character is `\u0001`): 192 MiB; what came in flags (`-p`,
+ * `--input`) is within the kernel's limit on arguments (6 MiB, 36 MiB as JSON). The tree, whose
+ * tasks and errors are the models', has no bound of its own: the recorder leaves it out of a
+ * run.json it would take past this (the transcripts hold it).
+ */
+export const RUN_JSON_MAX = 256 * 2 ** 20;
+
 /** `running` until the run ends; a run killed before it could say how it ended stays `running`. */
 export type RecordStatus = 'running' | AgentStatus;
 

@@ -8,7 +8,7 @@ import { treeCost, treeUsage } from '../runner/result.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
-import { type RecordedRequest, RUN_RECORD_VERSION, type RunRecord } from './record.js';
+import { type RecordedRequest, RUN_JSON_MAX, RUN_RECORD_VERSION, type RunRecord } from './record.js';
 import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
@@ -24,6 +24,13 @@ const FLUSH_WITHIN_MS = 500;
 
 /** The run a run resumed or continued. */
 type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
+
+/**
+ * A record holds whole conversations, piped input and the files tools read: its directories are
+ * the user's only (the runs directory too: nobody else needs to see when axe ran), and so are its files.
+ */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 /** Said once on stderr when the record cannot be written; the run itself goes on. */
 export type RecordProblem = (message: string) => void;
@@ -103,7 +110,7 @@ export class RunRecorder {
         this.broken = true;
         return;
       }
-      mkdirSync(runsDir, { recursive: true });
+      mkdirSync(runsDir, { recursive: true, mode: DIR_MODE });
       const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
       this.record = {
@@ -171,7 +178,9 @@ export class RunRecorder {
         if (lines) lines.push(text);
         else pending.set(file, [text]);
       }
-      for (const [file, lines] of pending) appendFileSync(join(this.dir, file), lines.join(''));
+      for (const [file, lines] of pending) {
+        appendFileSync(join(this.dir, file), lines.join(''), { mode: FILE_MODE });
+      }
     } catch (error) {
       this.giveUp(error);
     }
@@ -250,7 +259,7 @@ export class RunRecorder {
 
   /** run.json, replaced whole (see `replaceFileSync`: a log, not the user's data). */
   private writeRunJson(record: RunRecord): void {
-    replaceFileSync(join(this.dir, 'run.json'), `${maskSecrets(JSON.stringify(record, null, 2))}\n`);
+    replaceFileSync(join(this.dir, 'run.json'), runJsonText(record), FILE_MODE);
   }
 
   private giveUp(error: unknown): void {
@@ -262,13 +271,28 @@ export class RunRecorder {
   }
 }
 
+/**
+ * run.json's text, masked, at most `maxBytes` (what `axe runs` reads of it) whatever the run: a
+ * tree that would take it past them is left out — the transcripts hold it, and `axe runs show`
+ * builds it from them.
+ */
+export function runJsonText(record: RunRecord, maxBytes = RUN_JSON_MAX): string {
+  const text = `${maskSecrets(JSON.stringify(record, null, 2))}\n`;
+  // A UTF-16 unit is 3 bytes of UTF-8 at the most: most records need no count of their bytes.
+  if (record.tree === undefined || text.length * 3 <= maxBytes || Buffer.byteLength(text) <= maxBytes) {
+    return text;
+  }
+  const { tree: _, ...rest } = record;
+  return `${maskSecrets(JSON.stringify(rest, null, 2))}\n`;
+}
+
 /** A new directory `<runsDir>/<run-id>`, created exclusively; its id. */
 function newRunDir(runsDir: string, startedAt: Date): string {
   for (let attempt = 0; ; attempt++) {
     const id = newRunId(startedAt);
     try {
-      mkdirSync(join(runsDir, id));
-      mkdirSync(join(runsDir, id, 'agents'));
+      mkdirSync(join(runsDir, id), { mode: DIR_MODE });
+      mkdirSync(join(runsDir, id, 'agents'), { mode: DIR_MODE });
       return id;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST' || attempt >= 8) throw error;

@@ -2,17 +2,23 @@ import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { resolvePaths } from '../config/paths.js';
 import { ConfigError, errorMessage } from '../errors.js';
+import { fsErrorReason } from '../fs/fs-error.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { processAlive } from '../process-alive.js';
-import type { RecordedAgent, RecordStatus, RunRecord, TranscriptLine } from './record.js';
+import {
+  type RecordedAgent,
+  type RecordStatus,
+  RUN_JSON_MAX,
+  RUN_RECORD_VERSION,
+  type RunRecord,
+  type TranscriptLine,
+} from './record.js';
 import { isRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
-const MiB = 2 ** 20;
-/** The most read of one run's `run.json`, and of one transcript. */
-const RUN_JSON_MAX = 16 * MiB;
-const TRANSCRIPT_MAX = 256 * MiB;
+/** The most read of one transcript. */
+const TRANSCRIPT_MAX = 256 * 2 ** 20;
 
 /** `<data dir>/runs`. */
 export function runsDir(env: NodeJS.ProcessEnv): string {
@@ -47,17 +53,109 @@ export async function findRun(dir: string, ref: string): Promise<string> {
   throw new ConfigError(`"${ref}" matches ${matches.length} runs: ${matches.slice(0, 3).join(', ')}, …`);
 }
 
-/** A run's `run.json`; a ConfigError naming the file when it is missing or not a record. */
+/**
+ * A run's `run.json`; a ConfigError naming the file when it is missing or not a record, or naming
+ * the field when one that `axe runs`, `--resume` or `--continue` reads is missing or of another type.
+ */
 export async function readRunRecord(dir: string, id: string): Promise<RunRecord> {
   const file = join(dir, id, 'run.json');
+  let record: unknown;
   try {
-    const record = JSON.parse((await readRegularFile(file, RUN_JSON_MAX)).toString('utf8')) as RunRecord;
-    if (record.version !== 1 || record.id !== id) throw new Error('not a run record of this axe');
-    return record;
+    record = JSON.parse((await readRegularFile(file, RUN_JSON_MAX)).toString('utf8'));
   } catch (error) {
-    throw new ConfigError(`${file}: cannot read the run record (${errorMessage(error)})`);
+    throw new ConfigError(`${file}: cannot read the run record (${fsErrorReason(error)})`);
   }
+  if (!isObject(record) || record.version !== RUN_RECORD_VERSION || record.id !== id) {
+    throw new ConfigError(`${file}: cannot read the run record (not a run record of this axe)`);
+  }
+  const problem = RUN_RECORD(record, '');
+  if (problem !== undefined) throw new ConfigError(`${file}: ${problem}`);
+  return record as unknown as RunRecord;
 }
+
+/** What is wrong with a value (`field` names it, dotted: `request.agent`), or undefined. */
+type Check = (value: unknown, field: string) => string | undefined;
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+const is =
+  (expected: string, ok: (value: unknown) => boolean): Check =>
+  (value, field) =>
+    ok(value) ? undefined : `"${field}" must be ${expected}`;
+
+const optional =
+  (check: Check): Check =>
+  (value, field) =>
+    value === undefined ? undefined : check(value, field);
+
+/** An object whose fields each pass their check (the first that does not is named). */
+const shape =
+  (fields: Record<string, Check>): Check =>
+  (value, field) => {
+    if (!isObject(value)) return `"${field}" must be an object`;
+    for (const [name, check] of Object.entries(fields)) {
+      const problem = check(value[name], field === '' ? name : `${field}.${name}`);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  };
+
+const STRING = is('a string', (v) => typeof v === 'string');
+const NUMBER = is('a number', (v) => typeof v === 'number' && Number.isFinite(v));
+const WHOLE = is('a whole number', (v) => Number.isSafeInteger(v));
+const POSITIVE = is('a number above 0', (v) => typeof v === 'number' && Number.isFinite(v) && v > 0);
+const BOOLEAN = is('true or false', (v) => typeof v === 'boolean');
+const OBJECT = is('an object', isObject);
+const STRINGS = is('a list of strings', (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'));
+/** 0 or below would be a process group to `kill(pid, 0)`: alive, whatever became of the run. */
+const PID = is('a process id (a whole number above 0)', (v) => Number.isSafeInteger(v) && (v as number) > 0);
+
+/**
+ * The fields of a RunRecord that `axe runs list | show` (runs-view, the HTML trace), `--resume` and
+ * `--continue` read, with their types. `tree` is only checked to be an object: axe never reads it
+ * back (`runs show` builds the tree from the transcripts).
+ */
+const RUN_RECORD = shape({
+  pid: PID,
+  startedAt: STRING,
+  status: STRING,
+  request: shape({
+    agent: STRING,
+    agentFile: STRING,
+    agentDigest: STRING,
+    input: STRING,
+    inputs: OBJECT,
+    cwd: STRING,
+    agentsDirs: STRINGS,
+    model: optional(STRING),
+    skill: optional(STRING),
+    workdir: optional(STRING),
+    artifactDir: optional(STRING),
+    timeoutSeconds: POSITIVE,
+    maxTokens: optional(POSITIVE),
+    stream: BOOLEAN,
+    replay: optional(STRING),
+  }),
+  endedAt: optional(STRING),
+  durationMs: optional(NUMBER),
+  exitCode: optional(WHOLE),
+  error: optional(STRING),
+  usage: optional(
+    shape({
+      total: NUMBER,
+      inputTokens: NUMBER,
+      outputTokens: NUMBER,
+      cacheReadTokens: NUMBER,
+      cacheWriteTokens: NUMBER,
+    }),
+  ),
+  cost: optional(NUMBER),
+  resumedFrom: optional(STRING),
+  continuedFrom: optional(STRING),
+  tree: optional(OBJECT),
+});
 
 /** A run that never said how it ended, and whose process is gone (killed, or its machine crashed). */
 export function interrupted(record: RunRecord): boolean {
@@ -118,11 +216,17 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
 }
 
 /**
- * One transcript's lines; a line cut by a crash (the last one) is left out. A line that is JSON
- * but no event (something else wrote the file) is a ConfigError naming it.
+ * One transcript's lines; a line cut by a crash (the last one) is left out. A file that cannot be
+ * read (a directory, a FIFO, over TRANSCRIPT_MAX, no permission) or a line that is JSON but no
+ * event (something else wrote the file) is a ConfigError naming it.
  */
 async function readTranscript(file: string): Promise<TranscriptLine[]> {
-  const text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
+  let text: string;
+  try {
+    text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
+  } catch (error) {
+    throw new ConfigError(`${file}: cannot read the transcript (${fsErrorReason(error)})`);
+  }
   const lines: TranscriptLine[] = [];
   for (const [index, raw] of text.split('\n').entries()) {
     if (raw === '') continue;

@@ -137,3 +137,25 @@ export function sleep(ms: number, signal: AbortSignal): Promise<void> {
     });
   });
 }
+
+/** `work`'s outcome, or `signal`'s reason as soon as it aborts (`work` then runs on, ignored). */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) {
+      work.catch(() => {});
+      reject(signal.reason);
+      return;
+    }
+    const unfollow = onAbort(signal, () => reject(signal.reason));
+    work.then(
+      (value) => {
+        unfollow();
+        resolve(value);
+      },
+      (error: unknown) => {
+        unfollow();
+        reject(error);
+      },
+    );
+  });
+}

@@ -9,3 +9,12 @@ export function utf8Prefix(bytes: Uint8Array, maxBytes: number): string {
   while (end > 0 && end < bytes.length && ((bytes[end] ?? 0) & 0xc0) === 0x80) end--;
   return Buffer.from(bytes.buffer, bytes.byteOffset, end).toString('utf8');
 }
+
+/**
+ * The first `max` UTF-16 units of `text`, one fewer when the cut would split a surrogate pair (an
+ * emoji): a lone surrogate makes a request unsendable (Anthropic: 400 "no low surrogate").
+ */
+export function wholeCharsPrefix(text: string, max: number): string {
+  const last = text.charCodeAt(max - 1);
+  return text.slice(0, last >= 0xd800 && last <= 0xdbff ? max - 1 : max);
+}

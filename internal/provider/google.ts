@@ -1,5 +1,5 @@
 import { maskSecrets } from '../secrets.js';
-import { oneLine } from '../text.js';
+import { oneLine, wholeCharsPrefix } from '../text.js';
 import {
   type ErrorInfo,
   isObject,
@@ -147,7 +147,8 @@ function throwIfNoAnswer(candidate: JsonObject, reason: string, carried: Carried
   if (what === undefined) return;
   // Masked before it is cut: no part of a key the model wrote into the call is left.
   const message = oneLine(maskSecrets(optString(candidate.finishMessage) ?? ''));
-  const cut = message.length > MAX_FINISH_MESSAGE ? `${message.slice(0, MAX_FINISH_MESSAGE)}…` : message;
+  const cut =
+    message.length > MAX_FINISH_MESSAGE ? `${wholeCharsPrefix(message, MAX_FINISH_MESSAGE)}…` : message;
   throw new WireError(`${what} (finishReason ${reason}${cut === '' ? '' : `: ${cut}`})`);
 }
 

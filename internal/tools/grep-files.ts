@@ -2,6 +2,7 @@ import { constants } from 'node:fs';
 import { join } from 'node:path';
 import { compileGlob, GlobError } from '../fs/glob.js';
 import { fsPromises } from '../fs/promises.js';
+import { wholeCharsPrefix } from '../text.js';
 import { optionalBoolean, optionalString, requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { openInSandbox } from './sandbox.js';
@@ -9,8 +10,8 @@ import { walkWorkdir } from './workdir-walk.js';
 
 /** At most this many matching lines come back; the rest are counted. */
 export const MAX_GREP_MATCHES = 200;
-/** A matching line is cut to this many characters. */
-const MAX_LINE_CHARS = 500;
+/** A matching line is cut to this many characters (UTF-16 units; one fewer not to split an emoji). */
+export const MAX_LINE_CHARS = 500;
 /** Larger files are skipped (named in the answer). */
 const MAX_GREP_FILE_BYTES = 10 * 1024 * 1024;
 
@@ -62,7 +63,7 @@ export const grepFilesTool = defineTool(
           more++;
           continue;
         }
-        const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)}…` : line;
+        const shown = line.length > MAX_LINE_CHARS ? `${wholeCharsPrefix(line, MAX_LINE_CHARS)}…` : line;
         lines.push(`${file}:${number}: ${shown.replace(/\r$/, '')}`);
       }
     }

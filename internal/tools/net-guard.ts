@@ -1,5 +1,6 @@
-import { lookup } from 'node:dns/promises';
+import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
+import { untilAborted } from '../abort.js';
 import { forbiddenReason, isLoopback } from './ip-ranges.js';
 
 export interface HostPolicy {
@@ -18,8 +19,11 @@ export interface CheckedTarget {
 
 export class NetGuardError extends Error {}
 
-/** Resolves the URL's host ONCE and checks every address; returns the one to connect to. */
-export async function checkUrl(url: URL, policy: HostPolicy): Promise<CheckedTarget> {
+/**
+ * Resolves the URL's host ONCE and checks every address; returns the one to connect to. When
+ * `signal` aborts during the lookup, rejects at once with its reason.
+ */
+export async function checkUrl(url: URL, policy: HostPolicy, signal?: AbortSignal): Promise<CheckedTarget> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new NetGuardError(
       `unsupported scheme "${url.protocol.replace(':', '')}": only http and https are allowed`,
@@ -31,7 +35,7 @@ export async function checkUrl(url: URL, policy: HostPolicy): Promise<CheckedTar
     throw new NetGuardError(`host "${host}" is not in allowed_hosts`);
   }
   const literal = isIP(host);
-  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await resolveAll(host);
+  const addresses = literal ? [{ address: host, family: literal as 4 | 6 }] : await resolveAll(host, signal);
   if (addresses.length === 0) throw new NetGuardError(`host "${host}" resolved to no addresses`);
   for (const { address } of addresses) {
     const reason = addressRefusal(address, policy);
@@ -53,12 +57,23 @@ export function addressRefusal(
   return forbiddenReason(address);
 }
 
-async function resolveAll(host: string): Promise<{ address: string; family: 4 | 6 }[]> {
-  try {
-    const found = await lookup(host, { all: true, verbatim: true });
-    return found.map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code ?? 'lookup failed';
-    throw new NetGuardError(`cannot resolve host "${host}": ${code}`);
-  }
+/**
+ * The host's addresses by `dns.lookup` (getaddrinfo), as the system resolves names: /etc/hosts and
+ * nsswitch included, which c-ares' `Resolver` would skip. getaddrinfo cannot be cancelled, and a
+ * resolver that never answers holds it for its timeout × attempts × nameservers (10 s and more),
+ * so the lookup races `signal`: the deadline, Ctrl-C and url_fetch's own limit end the wait at
+ * once, and the abandoned lookup finishes on its thread, its answer dropped. (That thread is one
+ * of libuv's 4, and the process cannot exit before it returns: libuv joins its threads at exit.)
+ */
+async function resolveAll(host: string, signal?: AbortSignal): Promise<{ address: string; family: 4 | 6 }[]> {
+  signal?.throwIfAborted();
+  // `dnsPromises.lookup` read at call time, not a named import: tests replace it with a slow one.
+  const lookup = dnsPromises.lookup(host, { all: true, verbatim: true }).then(
+    (found) =>
+      found.map((a) => ({ address: a.address, family: a.family === 6 ? (6 as const) : (4 as const) })),
+    (error: NodeJS.ErrnoException) => {
+      throw new NetGuardError(`cannot resolve host "${host}": ${error.code ?? 'lookup failed'}`);
+    },
+  );
+  return signal === undefined ? lookup : untilAborted(lookup, signal);
 }

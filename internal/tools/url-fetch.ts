@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { withTimeout } from '../abort.js';
+import { wholeCharsPrefix } from '../text.js';
 import { requiredString } from './args.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { htmlToText } from './html-to-text.js';
@@ -66,7 +67,7 @@ function shownUrl(url: URL): string {
 async function fetchFollowingRedirects(start: URL, policy: HostPolicy, signal: AbortSignal) {
   let url = start;
   for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
-    const target = await checkUrl(url, policy);
+    const target = await checkUrl(url, policy, signal);
     const response = await getPinned(target, policy, signal);
     const location = response.headers.location;
     if (response.statusCode >= 300 && response.statusCode < 400 && typeof location === 'string') {
@@ -125,5 +126,5 @@ function bodyText(contentType: string, body: Buffer): string {
 
 function truncate(text: string): string {
   if (text.length <= URL_FETCH_MAX_CHARS) return text;
-  return `${text.slice(0, URL_FETCH_MAX_CHARS)}\n... [response truncated, exceeded ${URL_FETCH_MAX_CHARS} characters]`;
+  return `${wholeCharsPrefix(text, URL_FETCH_MAX_CHARS)}\n... [response truncated, exceeded ${URL_FETCH_MAX_CHARS} characters]`;
 }

@@ -6,7 +6,7 @@ import { defineTool } from '../define-tool.js';
 import type { Tool, ToolContext } from '../types.js';
 import { mcpResultToOutput, toInputSchema } from './content.js';
 import { expandRecord } from './expand.js';
-import { ProcessGroupStdioTransport } from './stdio-transport.js';
+import { ANSWER_TOO_LARGE, ProcessGroupStdioTransport } from './stdio-transport.js';
 
 /** One connected MCP server: its tools and how to end the connection (and its process). */
 export interface McpConnection {
@@ -113,7 +113,7 @@ async function connectOne(
     const tools = await listAllTools(client, context.signal);
     return {
       server: server.name,
-      tools: tools.map((tool) => toTool(client, tool)),
+      tools: tools.map((tool) => toTool(client, tool, (error) => callFailure(server.name, transport, error))),
       close: async () => {
         context.signal.removeEventListener('abort', onAbort);
         await close();
@@ -197,21 +197,52 @@ async function listAllTools(client: Client, runSignal: AbortSignal): Promise<Lis
   throw new Error(`tools/list did not end after ${MAX_LIST_PAGES} pages`);
 }
 
-function toTool(client: Client, tool: ListedTool): Tool {
+function toTool(client: Client, tool: ListedTool, failure: (error: unknown) => Error): Tool {
   const defined = defineTool(
     { name: tool.name, description: tool.description ?? '', parameters: toInputSchema(tool.inputSchema) },
     async (args, context) => {
-      const result = await ownSignal(context.signal, (signal) =>
-        client.callTool({ name: tool.name, arguments: args }, undefined, {
-          signal,
-          timeout: CALL_TIMEOUT_MS,
-          resetTimeoutOnProgress: true,
-        }),
-      );
+      let result: unknown;
+      try {
+        result = await ownSignal(context.signal, (signal) =>
+          client.callTool({ name: tool.name, arguments: args }, undefined, {
+            signal,
+            timeout: CALL_TIMEOUT_MS,
+            resetTimeoutOnProgress: true,
+          }),
+        );
+      } catch (error) {
+        throw failure(error);
+      }
       return mcpResultToOutput(result);
     },
   );
   return { ...defined, readOnly: tool.annotations?.readOnlyHint === true };
+}
+
+/** The SDK's error for a request pending when the connection closed (a server may use -32000 too). */
+const CONNECTION_CLOSED = { code: -32000, message: 'MCP error -32000: Connection closed' };
+
+/**
+ * A failed call as the model reads it, naming the server. The SDK's bare `Connection closed` (the
+ * call was pending) and `Not connected` (a later call) say how a stdio server ended when it exited
+ * on its own; an answer over the size limit says so, without the SDK's `MCP error -32603:`.
+ */
+function callFailure(server: string, transport: Transport, error: unknown): Error {
+  const prefix = `mcp server "${server}"`;
+  if (!(error instanceof Error)) return new Error(`${prefix}: ${String(error)}`, { cause: error });
+  const { code, data } = error as { code?: unknown; data?: unknown };
+  const exit = transport instanceof ProcessGroupStdioTransport ? transport.exitStatus() : undefined;
+  const ended = exit ? `: the server ${exit}` : '';
+  let message = error.message;
+  if (code === CONNECTION_CLOSED.code && message === CONNECTION_CLOSED.message)
+    message = `connection closed during the call${ended}`;
+  else if (error.message === 'Not connected') message = `not connected${ended}`;
+  else if (asReason(data) === ANSWER_TOO_LARGE) message = message.replace(/^MCP error -?\d+: /, '');
+  return new Error(`${prefix}: ${message}`, { cause: error });
+}
+
+function asReason(data: unknown): unknown {
+  return typeof data === 'object' && data !== null ? (data as { reason?: unknown }).reason : undefined;
 }
 
 /**

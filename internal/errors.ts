@@ -105,16 +105,21 @@ export interface ProviderErrorDetails {
   shouldRetry?: boolean;
   /** Retries made before this error ended the call (absent: none). */
   retries?: number;
+  /**
+   * The exit code where Go axe's differs from the category's: a 4xx it counts as a server error
+   * (exit 3), which axe still names for what it is and does not retry.
+   */
+  exitCode?: ExitCode;
 }
 
 /**
  * An error from a provider call. Exit 1 for bad_request (the Go axe contract), 130 for a user
- * cancel, 3 for everything else.
+ * cancel, 3 for everything else (or `details.exitCode`).
  */
 export class ProviderError extends AxeError {
   readonly details: ProviderErrorDetails;
   constructor(message: string, details: ProviderErrorDetails, options?: { cause?: unknown }) {
-    super(message, exitCodeFor(details.category), options);
+    super(message, details.exitCode ?? exitCodeFor(details.category), options);
     this.details = details;
   }
   get category(): ProviderErrorCategory {

@@ -1,5 +1,6 @@
 import {
   CancelledError,
+  ExitCode,
   errorMessage,
   ProviderError,
   type ProviderErrorCategory,
@@ -30,6 +31,21 @@ function categoryForStatus(status: number): ProviderErrorCategory {
   if (status === 408 || status >= 500) return 'server';
   return 'bad_request';
 }
+
+/**
+ * The failure statuses each wire's Go axe provider counts as a bad request (exit 1); every other
+ * one is a server error, or worse, there (exit 3): a 404 from Anthropic or Bedrock (an unknown
+ * model), a 413 or a 422 from any.
+ */
+const GO_BAD_REQUEST: Readonly<Record<ProviderApi, ReadonlySet<number>>> = {
+  anthropic: new Set([400]),
+  bedrock: new Set([400]),
+  openai: new Set([400, 404]),
+  responses: new Set([400, 404]),
+  opencode: new Set([400, 404]),
+  google: new Set([400, 404]),
+  ollama: new Set([400, 404]),
+};
 
 /** Error types carried in bodies and stream error events (Anthropic, OpenAI, Gemini status names). */
 const CATEGORY_BY_TYPE = new Map<string, ProviderErrorCategory>([
@@ -124,6 +140,8 @@ export function httpError(context: CallContext, failure: HttpFailure): ProviderE
   const byType = failure.providerType === undefined ? undefined : CATEGORY_BY_TYPE.get(failure.providerType);
   const category = byType === 'overloaded' ? 'overloaded' : categoryForStatus(status);
   const details: Omit<ProviderErrorDetails, 'provider'> = { category, status };
+  if (category === 'bad_request' && !GO_BAD_REQUEST[context.api].has(status))
+    details.exitCode = ExitCode.provider;
   if (providerMessage !== undefined) details.providerMessage = providerMessage;
   if (failure.requestId !== undefined) details.requestId = failure.requestId;
   if (failure.retryAfterMs !== undefined) details.retryAfterMs = failure.retryAfterMs;

@@ -33,7 +33,8 @@ interface Case {
   name: string;
   fault: Fault;
   category: string;
-  exitCode: number;
+  /** Go axe's exit code, by wire where its providers differ. */
+  exitCode: number | ((api: WireApi) => number);
   message: RegExp;
   /** Requests the call makes in total (1 + retries). */
   requests: number;
@@ -69,7 +70,8 @@ const CASES: Case[] = [
     name: '404',
     fault: { kind: 'status', status: 404 },
     category: 'bad_request',
-    exitCode: 1,
+    // Go's Anthropic and Bedrock providers count a 404 as a server error; the others as a bad request.
+    exitCode: (api) => (api === 'anthropic' || api === 'bedrock' ? 3 : 1),
     message: /\(HTTP 404\): Model not found.*check the model name "test-model" and the base URL/,
     requests: 1,
   },
@@ -77,7 +79,8 @@ const CASES: Case[] = [
     name: '413',
     fault: { kind: 'status', status: 413 },
     category: 'bad_request',
-    exitCode: 1,
+    // A server error to every Go provider.
+    exitCode: 3,
     message: /\(HTTP 413\).*the request is too large/,
     requests: 1,
   },
@@ -158,7 +161,7 @@ describe.each(APIS)('%s fault matrix', (api) => {
         fake.respond(() => ({ text: 'partial answer', fault: c.fault }));
         const { error, events } = await failure(api, stream);
         expect(error.category).toMatch(new RegExp(`^(${c.category})$`));
-        expect(error.exitCode).toBe(c.exitCode);
+        expect(error.exitCode).toBe(typeof c.exitCode === 'number' ? c.exitCode : c.exitCode(api));
         expect(error.message).toMatch(new RegExp(`^${api === 'openai' ? 'openrouter' : api}: `));
         expect(error.message).toMatch(c.message);
         // A stream that already delivered events is never retried (the deltas cannot be taken back).

@@ -5,29 +5,18 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../internal/errors.js';
 import type { Usage } from '../../internal/provider/types.js';
-import type { RecordedRequest, RunRecord } from '../../internal/record/record.js';
+import type { RunRecord } from '../../internal/record/record.js';
 import { RunRecorder, runJsonText } from '../../internal/record/recorder.js';
 import { loadRun, readRunRecord } from '../../internal/record/store.js';
 import type { RunEventBody } from '../../internal/runner/events.js';
 import { failedBeforeStart } from '../../internal/runner/result.js';
 import { tempDirForFile } from '../temp-dir.js';
+import { request } from './trace-fixture.js';
 
 const AXE_BIN = join(resolve(dirname(fileURLToPath(import.meta.url)), '../..'), 'dist/main.js');
 const MiB = 2 ** 20;
 
 const usage: Usage = { inputTokens: 10, outputTokens: 5, cacheReadTokens: 0, cacheWriteTokens: 0 };
-
-const request: RecordedRequest = {
-  agent: 'lead',
-  agentFile: '/agents/lead.toml',
-  agentDigest: '0'.repeat(64),
-  input: 'Review the diff.',
-  inputs: {},
-  cwd: '/repo',
-  agentsDirs: ['/agents'],
-  timeoutSeconds: 300,
-  stream: false,
-};
 
 /**
  * A finished run of `lead` asked `input`, as the top-level agent records it: its task and (unless

@@ -34,7 +34,8 @@ const usage = (input: number, output: number): Usage => ({
   cacheWriteTokens: 0,
 });
 
-const request: RecordedRequest = {
+/** What a run of the lead was asked, as run.json records it. */
+export const request: RecordedRequest = {
   agent: LEAD,
   agentFile: '/agents/lead.toml',
   agentDigest: '0'.repeat(64),

@@ -24,6 +24,55 @@ export function isWithin(child: string, parent: string): boolean {
 
 /** The real absolute path `requested` names inside the workdir (the leaf may not exist yet). */
 export async function resolveInSandbox(workdir: string, requested: string): Promise<string> {
+  const resolved = await resolveParts(workdir, requested);
+  if (resolved.rest === '' && namesDirectory(requested)) await refuseNonDirectory(resolved, requested);
+  return resolved.checked;
+}
+
+/**
+ * `resolveInSandbox` for a file about to be written, its missing directories created: refused
+ * when the path names a directory (the workdir itself, a trailing "/") or goes through a file.
+ */
+export async function resolveToWrite(workdir: string, requested: string): Promise<string> {
+  const resolved = await resolveParts(workdir, requested);
+  const { root, rest, checked } = resolved;
+  if (checked === root) throw new SandboxError(`path "${requested}" is the workdir itself, not a file`);
+  // Its missing directories would be made inside `existing`: mkdir would fail on a file there.
+  if (rest !== '') await refuseNonDirectory(resolved, requested);
+  if (!namesDirectory(requested)) return checked;
+  if (rest === '') {
+    await refuseNonDirectory(resolved, requested);
+    throw new SandboxError(`path "${requested}" is a directory, not a file`);
+  }
+  throw new SandboxError(`path "${requested}" names a directory, not a file`);
+}
+
+/** Creates the missing directories above a path `resolveToWrite` checked. */
+export async function makeParents(checked: string, shown: string): Promise<void> {
+  try {
+    await fsPromises().mkdir(dirname(checked), { recursive: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // A directory replaced by a file since the check.
+    if (code === 'EEXIST' || code === 'ENOTDIR') {
+      throw new SandboxError(`path "${shown}": a part of the path is not a directory`);
+    }
+    throw describeOpenError(error, shown);
+  }
+}
+
+interface Resolved {
+  /** The workdir's real path. */
+  root: string;
+  /** The longest existing prefix of the path, lexically, and its real path. */
+  existing: string;
+  real: string;
+  /** The missing part after `existing` ('' when the whole path exists). */
+  rest: string;
+  checked: string;
+}
+
+async function resolveParts(workdir: string, requested: string): Promise<Resolved> {
   if (requested === '') throw new SandboxError('"path" is required');
   if (requested.includes('\0'))
     throw new SandboxError(`path ${JSON.stringify(requested)} contains a NUL byte`);
@@ -46,7 +95,30 @@ export async function resolveInSandbox(workdir: string, requested: string): Prom
   if (!isWithin(real, root)) {
     throw new SandboxError(`path "${requested}" leaves the workdir through a symlink (to ${real})`);
   }
-  return rest === '' ? real : join(real, rest);
+  return { root, existing, real, rest, checked: rest === '' ? real : join(real, rest) };
+}
+
+/**
+ * Whether a path can only name a directory: it ends in "/" or its last part is "." or "..".
+ * `resolve` drops that ending, but the file system honours it (`f/` is ENOTDIR for a file `f`).
+ */
+function namesDirectory(requested: string): boolean {
+  const last = requested.split(sep === '/' ? '/' : /[\\/]/).pop();
+  return last === '' || last === '.' || last === '..';
+}
+
+/**
+ * Refuses a path whose existing part is used as a directory (a trailing "/", missing parts after
+ * it) but is not one, naming that part relative to the workdir.
+ */
+async function refuseNonDirectory({ root, existing, real }: Resolved, requested: string): Promise<void> {
+  // Gone since it was resolved: opening or writing it says what is wrong.
+  const info = await fsPromises()
+    .stat(real)
+    .catch(() => undefined);
+  if (info === undefined || info.isDirectory()) return;
+  const what = info.isFile() ? 'is a file, not a directory' : 'is not a directory';
+  throw new SandboxError(`path "${requested}": "${relative(root, existing)}" ${what}`);
 }
 
 async function longestExistingPrefix(

@@ -1,9 +1,7 @@
-import { dirname } from 'node:path';
-import { fsPromises } from '../fs/promises.js';
 import { optionalString, requiredString } from './args.js';
 import { inRoot, toolRoot } from './artifact-arg.js';
 import { defineTool, objectSchema } from './define-tool.js';
-import { resolveInSandbox, writeInSandbox } from './sandbox.js';
+import { makeParents, resolveToWrite, writeInSandbox } from './sandbox.js';
 
 export const writeFileTool = defineTool(
   {
@@ -24,8 +22,8 @@ export const writeFileTool = defineTool(
     const where = toolRoot(args, context, context.artifacts?.defaultWrite);
     const data = Buffer.from(content, 'utf8');
     await inRoot(where, async () => {
-      const checked = await resolveInSandbox(where.root, path);
-      await fsPromises().mkdir(dirname(checked), { recursive: true });
+      const checked = await resolveToWrite(where.root, path);
+      await makeParents(checked, path);
       await writeInSandbox(where.root, checked, data, path);
     });
     if (!where.artifact) return `wrote ${data.length} bytes to ${path}`;

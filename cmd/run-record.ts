@@ -1,10 +1,12 @@
+import { realpathSync } from 'node:fs';
+import { resolve } from 'node:path';
 import type { GlobalConfig } from '../internal/config/global.js';
 import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
 import { fileDigest } from '../internal/record/digest.js';
 import { completedChildren, recordedConversation, resumedConversation } from '../internal/record/pick-up.js';
 import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
 import { RunRecorder } from '../internal/record/recorder.js';
-import { findRun, isLive, loadRun, pruneRuns, runsDir } from '../internal/record/store.js';
+import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from '../internal/record/store.js';
 import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
 
 const DEFAULT_RUNS_KEPT = 100;
@@ -94,12 +96,44 @@ async function recordedRun(ref: string, env: NodeJS.ProcessEnv) {
 export async function continuePlan(ref: string, agent: string, env: NodeJS.ProcessEnv): Promise<PickedUp> {
   const run = await recordedRun(ref, env);
   const { request } = run.record;
-  if (request.agent !== agent) {
+  if (!sameAgent(agent, request)) {
     throw new ConfigError(
-      `--continue: run ${run.record.id} is a run of "${request.agent}", not "${agent}" (axe run ${request.agent} --continue ${run.record.id})`,
+      `--continue: run ${run.record.id} is a run of ${agentNamed(request)}, not "${agent}" (axe run ${agentArg(request)} --continue ${run.record.id})`,
     );
   }
   return { id: run.record.id, request, prior: { kind: 'follow', messages: recordedConversation(run) } };
+}
+
+/**
+ * The agent named on the command line is the recorded run's: the same name as typed, or — for a
+ * name that is a path (`proj/bot.md`, `/abs/bot.md`, as `locateAgent` takes it) — the same file,
+ * however it is spelled from wherever the shell is.
+ */
+function sameAgent(agent: string, request: RecordedRequest): boolean {
+  if (agent === request.agent) return true;
+  if (!/[/\\]/.test(agent)) return false;
+  return canonical(resolve(process.cwd(), agent)) === canonical(request.agentFile);
+}
+
+/** The file behind a path (symlinks followed), or the path when it cannot be read. */
+function canonical(file: string): string {
+  try {
+    return realpathSync(file);
+  } catch {
+    return file;
+  }
+}
+
+/** The recorded agent in a message: its name, and its file when the name was a path. */
+function agentNamed(request: RecordedRequest): string {
+  return /[/\\]/.test(request.agent) && request.agent !== request.agentFile
+    ? `"${request.agent}" (${request.agentFile})`
+    : `"${request.agent}"`;
+}
+
+/** How to name the recorded agent from any directory: its file when its name was a path. */
+function agentArg(request: RecordedRequest): string {
+  return /[/\\]/.test(request.agent) ? request.agentFile : request.agent;
 }
 
 /**
@@ -117,11 +151,21 @@ export async function resumePlan(
   const run = await recordedRun(ref, env);
   const { record } = run;
   const { request } = record;
-  if (agent !== undefined && agent !== request.agent) {
-    throw new ConfigError(`--resume: run ${record.id} is a run of "${request.agent}", not "${agent}"`);
+  if (agent !== undefined && !sameAgent(agent, request)) {
+    throw new ConfigError(`--resume: run ${record.id} is a run of ${agentNamed(request)}, not "${agent}"`);
   }
-  if (isLive(record)) {
+  // `--force` does not resume a run whose very process still runs it (its pid, start time and
+  // boot match): that would run the same agent twice at once, on the same files. It does resume
+  // one whose pid alone is in use (a record without its process's identity, or no /proc here),
+  // which only the user can tell from another process that took the pid.
+  const liveness = runLiveness(record);
+  if (liveness === 'alive') {
     throw new ConfigError(`--resume: run ${record.id} is still running (pid ${record.pid})`);
+  }
+  if (liveness === 'unverified' && !force) {
+    throw new ConfigError(
+      `--resume: run ${record.id} may still be running: its pid ${record.pid} is in use, and nothing tells whether by that run (--force resumes it anyway)`,
+    );
   }
   if (record.status === 'completed') {
     throw new ConfigError(

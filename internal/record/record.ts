@@ -1,3 +1,4 @@
+import type { ProcessIdentity } from '../process-alive.js';
 import type { JsonValue, Usage } from '../provider/types.js';
 import type { AgentStatus, RunEvent } from '../runner/events.js';
 
@@ -49,6 +50,12 @@ export interface RunRecord {
   version: typeof RUN_RECORD_VERSION;
   id: string;
   pid: number;
+  /**
+   * What tells the process that ran it from another that later has its pid (Linux: its start
+   * time, the boot, the host name). Absent from records written before axe kept it, and where
+   * `/proc` does not tell it (macOS): their run is told by its pid alone.
+   */
+  process?: ProcessIdentity;
   request: RecordedRequest;
   startedAt: string;
   endedAt?: string;

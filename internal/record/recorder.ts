@@ -2,6 +2,7 @@ import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { replaceFileSync } from '../fs/replace-file.js';
+import { ownIdentity } from '../process-alive.js';
 import { splitPath } from '../runner/agent-path.js';
 import type { RunEvent } from '../runner/events.js';
 import { treeCost, treeUsage } from '../runner/result.js';
@@ -113,10 +114,14 @@ export class RunRecorder {
       mkdirSync(runsDir, { recursive: true, mode: DIR_MODE });
       const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
+      // Beside the pid, what tells this process from another that gets its pid later (a container's
+      // pid 1, a reboot): without it a killed run would look alive as long as its pid is in use.
+      const identity = ownIdentity();
       this.record = {
         version: RUN_RECORD_VERSION,
         id,
         pid: process.pid,
+        ...(identity ? { process: identity } : {}),
         request: asked.request,
         startedAt: isoTime(startedAt),
         status: 'running',

@@ -5,7 +5,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
-import { processAlive } from '../process-alive.js';
+import { type Liveness, processLiveness } from '../process-alive.js';
 import {
   type RecordedAgent,
   type RecordStatus,
@@ -119,6 +119,13 @@ const PID = is('a process id (a whole number above 0)', (v) => Number.isSafeInte
  */
 const RUN_RECORD = shape({
   pid: PID,
+  process: optional(
+    shape({
+      startTicks: optional(WHOLE),
+      bootId: optional(STRING),
+      hostname: optional(STRING),
+    }),
+  ),
   startedAt: STRING,
   status: STRING,
   request: shape({
@@ -157,14 +164,25 @@ const RUN_RECORD = shape({
   tree: optional(OBJECT),
 });
 
-/** A run that never said how it ended, and whose process is gone (killed, or its machine crashed). */
-export function interrupted(record: RunRecord): boolean {
-  return record.status === 'running' && !processAlive(record.pid);
+/**
+ * Whether a run that never said how it ended is still going: `gone` when its process is (killed,
+ * or its machine crashed or rebooted, or its pid now another process's: the record names the
+ * process beyond its pid, see `processLiveness`), `alive` when that very process runs, `unverified`
+ * when a process has its pid and nothing tells whether it is the one (a record without the
+ * process's identity, or no `/proc` here: macOS). A run that ended is `gone`.
+ */
+export function runLiveness(record: RunRecord): Liveness {
+  return record.status === 'running' ? processLiveness(record.pid, record.process) : 'gone';
 }
 
-/** A run another axe is still writing. */
+/** A run that never said how it ended, and whose process is gone. */
+export function interrupted(record: RunRecord): boolean {
+  return record.status === 'running' && runLiveness(record) === 'gone';
+}
+
+/** A run another axe may still be writing (also when only its pid says so). */
 export function isLive(record: RunRecord): boolean {
-  return record.status === 'running' && processAlive(record.pid);
+  return runLiveness(record) !== 'gone';
 }
 
 /** The run's status as `runs list`, `runs show --json` and the HTML trace give it. */

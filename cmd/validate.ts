@@ -18,6 +18,12 @@ export async function validateCommand(names: string[], options: Record<string, u
     if (!(error instanceof FileProblem)) throw error;
     configFindings.push(problemFinding(error));
   }
+  // Unknown keys of config.toml, a key in it others may read: warnings, errors under --strict.
+  const { source } = globalConfig;
+  if (source !== undefined) {
+    for (const note of globalConfig.notes ?? [])
+      configFindings.push({ file: source, severity: 'warning', ...note });
+  }
   const result = await lintAgents({ names, searchDirs, env: process.env, configDir, globalConfig });
   const findings = [...configFindings, ...result.findings];
   const strict = options.strict === true;

@@ -5,7 +5,7 @@ import { readRegularFileSync } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import type { JsonValue, ProviderApi } from '../provider/types.js';
 import { addSecret } from '../secrets.js';
-import { FileProblem, formatProblem, unreadableFile } from './file-problem.js';
+import { FileProblem, formatProblem, type ProblemLocation, unreadableFile } from './file-problem.js';
 import { validate } from './generated/config-validator.js';
 import { validateIgnoringUnknown } from './schema-messages.js';
 import { parseTomlFile } from './toml.js';
@@ -30,9 +30,16 @@ export interface GlobalConfig {
   source?: string;
   /** Said once on stderr by whoever loads it for a run (a key in a file others may read). */
   warnings?: string[];
+  /** The same, each with its place in the file apart (`axe validate`). */
+  notes?: ConfigNote[];
   providers: Record<string, ProviderConfig>;
   /** `[runs] keep`: how many run records to keep. */
   runsKeep?: number;
+}
+
+/** A warning about config.toml, with the field and place it is about. */
+export interface ConfigNote extends ProblemLocation {
+  message: string;
 }
 
 /**
@@ -58,28 +65,35 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   );
   const [first] = invalid;
   if (first) throw new FileProblem(file, first.message, { field: first.field, ...locate(first.segments) });
-  const ignored = unknown.map((problem) =>
-    formatProblem(file, problem.message, { field: problem.field, ...locate(problem.segments) }),
-  );
+  const notes: ConfigNote[] = unknown.map((problem) => ({
+    message: problem.message,
+    field: problem.field,
+    ...locate(problem.segments),
+  }));
   const data = parsed as { providers?: Record<string, ProviderConfig>; runs?: { keep?: number } };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
     addSecret(table.api_key);
     for (const value of Object.values(table.headers ?? {})) addSecret(value);
   }
+  const readableKey = readableKeyWarning(file, providers);
   return {
     source: file,
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
-    warnings: [...ignored, ...keyFileWarnings(file, providers)],
+    warnings: [
+      ...notes.map((note) => formatProblem(file, note.message, note)),
+      ...(readableKey ? [`${file} ${readableKey}`] : []),
+    ],
+    notes: readableKey ? [...notes, { message: readableKey }] : notes,
   };
 }
 
-/** A config.toml holding a key should be readable by its owner only. */
-function keyFileWarnings(file: string, providers: Record<string, ProviderConfig>): string[] {
-  if (!Object.values(providers).some((table) => table.api_key)) return [];
+/** A config.toml holding a key should be readable by its owner only: what to say when it is not. */
+function readableKeyWarning(file: string, providers: Record<string, ProviderConfig>): string | undefined {
+  if (!Object.values(providers).some((table) => table.api_key)) return undefined;
   const mode = statSync(file).mode;
-  if ((mode & 0o077) === 0) return [];
+  if ((mode & 0o077) === 0) return undefined;
   const octal = (mode & 0o777).toString(8);
-  return [`${file} holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`];
+  return `holds an API key and is readable by others (mode ${octal}): run chmod 600 ${file}`;
 }

@@ -1,6 +1,7 @@
 import type { ErrorObject } from 'ajv';
 import { isObject } from '../provider/json.js';
 import type { JsonValue } from '../provider/types.js';
+import { redactUrl } from '../redact.js';
 import { suggestion } from './did-you-mean.js';
 import { own } from './own.js';
 
@@ -110,9 +111,18 @@ export function parseField(field: string): (string | number)[] {
 function formatField(segments: (string | number)[]): string {
   let out = '';
   for (const segment of segments) {
-    out += typeof segment === 'number' ? `[${segment}]` : out ? `.${segment}` : segment;
+    const name = typeof segment === 'number' ? '' : visible(segment);
+    out += typeof segment === 'number' ? `[${segment}]` : out ? `.${name}` : name;
   }
   return out;
+}
+
+/**
+ * A key as the file wrote it, its control characters escaped: a file from a cloned repository
+ * could otherwise move the cursor, clear the screen or start a new line in the error axe prints.
+ */
+function visible(key: string): string {
+  return key.replace(/\p{Cc}/gu, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /**
@@ -243,12 +253,12 @@ function kindOf(value: JsonValue | undefined): string {
   return isObject(value) ? 'a table' : `a ${typeof value}`;
 }
 
-/** A short rendering of a found value for `(got …)`. */
+/** A short rendering of a found value for `(got …)`; a URL's user info and query masked. */
 function show(value: JsonValue | undefined): string {
   if (value === undefined) return 'nothing';
   if (Array.isArray(value)) return 'a list';
   if (isObject(value)) return 'a table';
-  const text = JSON.stringify(value);
+  const text = JSON.stringify(typeof value === 'string' ? redactUrl(value) : value);
   return text.length > 60 ? `${text.slice(0, 57)}…` : text;
 }
 

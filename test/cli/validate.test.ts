@@ -96,6 +96,20 @@ describe('axe validate', () => {
     });
   });
 
+  it("counts config.toml's warnings: an unknown key is a warning, an error under --strict", () => {
+    const { cwd, env, configDir } = tempHome();
+    mkdirSync(join(configDir, 'agents'), { recursive: true });
+    writeFileSync(join(configDir, 'agents', 'a.toml'), 'name = "a"\nmodel = "anthropic/x"\n');
+    writeFileSync(join(configDir, 'config.toml'), '[providers.anthropic]\napi_keyy = "x"\n');
+    const plain = axe(['validate', 'a'], { cwd, env });
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).toMatch(
+      /^warning: .*config\.toml:2:1: providers\.anthropic\.api_keyy: unknown field, ignored \(did you mean "api_key"\?\)$/m,
+    );
+    expect(plain.stdout).toMatch(/0 errors, 1 warning$/m);
+    expect(axe(['validate', 'a', '--strict'], { cwd, env }).code).toBe(2);
+  });
+
   it('reports a broken config.toml as a finding, without a stack trace', () => {
     const { cwd, env, configDir } = tempHome();
     mkdirSync(configDir, { recursive: true });

@@ -21,6 +21,20 @@ describe('loadGlobalConfig', () => {
     expect(config.providers.bedrock).toEqual({ region: 'us-east-1' });
   });
 
+  it('never prints a URL password or a raw control character in its errors and warnings', async () => {
+    const bad = tempDir({
+      'config.toml': '[providers.anthropic]\nbase_url = "ftp://user:supersecretpw@x"\n',
+    });
+    const error = await loadGlobalConfig(bad).catch((thrown: unknown) => thrown);
+    expect(error).toBeInstanceOf(ConfigError);
+    expect((error as Error).message).toContain('(got "ftp://***@x/")');
+    expect((error as Error).message).not.toContain('supersecretpw');
+    const odd = tempDir({ 'config.toml': '"\\u001b[2Jx\\ny" = 1\n' });
+    const [warning] = (await loadGlobalConfig(odd)).warnings ?? [];
+    expect(warning).toContain('\\u001b[2Jx\\u000ay: unknown field');
+    expect(warning).not.toMatch(/\p{Cc}/u);
+  });
+
   it("loads Go axe's scaffolded config.toml uncommented: empty strings mean the defaults", async () => {
     const dir = tempDir({
       'config.toml':

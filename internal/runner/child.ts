@@ -3,6 +3,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
+import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { reuseKey } from './agent-path.js';
 import type { AskParent } from './ask-parent.js';
 import type { BackgroundChildren } from './background.js';
@@ -76,6 +77,8 @@ export interface ChildRequest {
   callId: string;
   /** call_agent's `resume`: the earlier conversation of the agent it continues. */
   resume?: readonly Message[];
+  /** A worker: the tools it may use at most (its caller's own), whatever its task's `tools` say. */
+  onlyTools?: readonly string[];
 }
 
 /**
@@ -103,7 +106,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       ...smallest('maxTokens', defaults.childMaxTokens),
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
-    ...(overrides.tools ? { onlyTools: overrides.tools } : {}),
+    ...narrowest(request.onlyTools, overrides.tools),
     ...(request.resume
       ? { prior: { kind: 'follow', messages: request.resume } }
       : 'spec' in prepared && prepared.spec.forkContext
@@ -295,13 +298,36 @@ export async function loadSpec(
  */
 export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
   const { output: _output, ...spec } = parent.spec;
+  const skill = parent.ctx.overrides.skill || spec.skill;
   return {
     ...spec,
+    ...(skill ? { skill } : {}),
     model: parent.model,
     workdir: workdir ?? parent.workdir,
     memory: { ...spec.memory, enabled: false },
     subAgentsConfig: { ...spec.subAgentsConfig, spawn: false, delegate: false },
   };
+}
+
+/**
+ * `{ onlyTools }` of a worker: the tools its caller was narrowed to (`tools` of the call that
+ * started it; none: all), but for the delegation tools a worker never has.
+ */
+export function workerTools(parent: ParentRun): { onlyTools?: readonly string[] } {
+  const only = parent.ctx.onlyTools;
+  if (only === undefined) return {};
+  return {
+    onlyTools: only.filter((name) => name !== SPAWN_AGENTS_TOOL_NAME && name !== DELEGATE_TASK_TOOL_NAME),
+  };
+}
+
+/** `{ onlyTools }`: the tools in both lists, or in the one given; nothing when neither is. */
+function narrowest(
+  most: readonly string[] | undefined,
+  asked: readonly string[] | undefined,
+): { onlyTools?: string[] } {
+  if (most === undefined) return asked ? { onlyTools: [...asked] } : {};
+  return { onlyTools: asked ? most.filter((name) => asked.includes(name)) : [...most] };
 }
 
 /** `{ [key]: the smallest of optional limits }`, or nothing when none is set. */

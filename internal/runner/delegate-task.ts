@@ -2,7 +2,7 @@ import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
-import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec } from './child.js';
+import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -72,6 +72,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
     const plan = checkPlan(call.arguments, parent);
     if ('error' in plan) return { output: toolFailure(plan.error) };
     const callNumber = ++calls;
+    const workerOnly = workerTools(parent);
     const outcomes: Promise<Outcome>[] = [];
     const run = async (subtask: Subtask, index: number): Promise<Outcome> => {
       const before = await Promise.all(subtask.dependsOn.map((j) => outcomes[j] as Promise<Outcome>));
@@ -92,6 +93,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
         overrides: {},
         history,
         callId: call.id,
+        ...(subtask.agent ? {} : workerOnly),
       });
       return { result };
     };

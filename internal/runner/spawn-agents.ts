@@ -11,6 +11,7 @@ import {
   startChild,
   withOverrides,
   workerSpec,
+  workerTools,
 } from './child.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure } from './result.js';
@@ -75,6 +76,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
     if ('error' in tasks) return { output: toolFailure(tasks.error) };
     const callNumber = ++calls;
     const { background } = parent;
+    const onlyTools = workerTools(parent);
     const outcomes = await Promise.all(
       tasks.map((task, index): Promise<AgentRunResult | { launched: string }> => {
         const step = `${SPAWN_AGENTS_TOOL_NAME}#${callNumber}.${index + 1}`;
@@ -94,6 +96,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             overrides: task.overrides,
             history,
             callId: call.id,
+            ...onlyTools,
           });
         if (!task.background || !background) return run(parent);
         const place = { step, agent: parent.spec.name, task: task.task };

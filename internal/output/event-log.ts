@@ -2,7 +2,7 @@ import { closeSync, openSync, writeSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import type { RunEvent } from '../runner/events.js';
-import { maskSecrets } from '../secrets.js';
+import { maskSecrets, SecretHoldback } from '../secrets.js';
 import type { TextSink } from './run-renderer.js';
 
 export interface EventLog {
@@ -15,7 +15,7 @@ export interface EventLog {
  * (schemas/run-event.schema.json), written as it happens.
  */
 export function openEventLog(target: string, stderr: TextSink): EventLog {
-  if (target === '-') return { write: (event) => stderr.write(line(event)), close: () => {} };
+  if (target === '-') return heldText({ write: (event) => stderr.write(line(event)), close: () => {} });
   let fd: number;
   try {
     fd = openSync(target, 'w', 0o644);
@@ -24,7 +24,7 @@ export function openEventLog(target: string, stderr: TextSink): EventLog {
   }
   /** A write failed (said once), or the log is closed: nothing more is written. */
   let broken = false;
-  return {
+  return heldText({
     write: (event) => {
       if (broken) return;
       try {
@@ -40,6 +40,45 @@ export function openEventLog(target: string, stderr: TextSink): EventLog {
       // Events after the run's end (a last warning of its record) have no place in it.
       broken = true;
       closeSync(fd);
+    },
+  });
+}
+
+type TextDelta = Extract<RunEvent, { type: 'text.delta' }>;
+
+/**
+ * Each agent's `text.delta` events masked as one text: a key the model echoes can come split
+ * across them. Per agent path, the tail of a delta that could begin a key is held back and goes
+ * out at the head of the agent's next delta; so a delta's `text` may be shorter than streamed, and
+ * one whose text is all held is not written. What is still held is written as one more
+ * `text.delta` (with the agent's last delta's `time`) before the agent's next other event, or at
+ * the log's close.
+ */
+function heldText(log: EventLog): EventLog {
+  const held = new Map<string, { holdback: SecretHoldback; last: TextDelta }>();
+  const flush = (path: string): void => {
+    const entry = held.get(path);
+    if (!entry) return;
+    held.delete(path);
+    const text = entry.holdback.flush();
+    if (text !== '') log.write({ ...entry.last, text });
+  };
+  return {
+    write: (event) => {
+      if (event.type !== 'text.delta') {
+        flush(event.path);
+        log.write(event);
+        return;
+      }
+      const entry = held.get(event.path) ?? { holdback: new SecretHoldback(), last: event };
+      entry.last = event;
+      held.set(event.path, entry);
+      const text = entry.holdback.push(event.text);
+      if (text !== '') log.write({ ...event, text });
+    },
+    close: () => {
+      for (const path of [...held.keys()]) flush(path);
+      log.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { ExitCode, RecordingError } from '../errors.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
-import { maskSecrets } from '../secrets.js';
+import { maskSecrets, SecretHoldback } from '../secrets.js';
 import { openEventLog } from './event-log.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
@@ -55,7 +55,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const stdoutSink = options.tty ? aboveTree(options.stdout) : options.stdout;
   // Nothing the run prints may carry a key: a model or server may echo one back.
   let lastOut = '';
-  const stdout = masked({
+  const stdout = maskedStream({
     write: (text: string) => {
       if (text !== '') lastOut = text;
       return stdoutSink.write(text);
@@ -84,17 +84,20 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     if (event.type === 'turn.start') turnText = '';
     else if (event.type === 'text.delta') {
       turnText += event.text;
-      stdout.write(event.text);
-    } else if (event.type === 'turn.end' && event.toolCalls > 0 && turnText !== '') {
+      stdout.stream(event.text);
+    } else if (event.type === 'turn.end' || event.type === 'agent.end') {
+      // The turn's text is whole: what was held back (it could have begun a key) goes out now.
+      stdout.flush();
       // A turn's text cannot be known to be final until the turn ends: text said before tool
       // calls has been streamed already, so set the final answer apart from it.
-      stdout.write('\n\n');
+      if (event.type === 'turn.end' && event.toolCalls > 0 && turnText !== '') stdout.write('\n\n');
     }
   };
 
   const finish = (outcome: RunOutcome): void => {
     tree?.stop();
     eventLog?.close();
+    stdout.flush();
     if (!showsAnswer(outcome)) {
       // Go axe prints nothing on stdout for a failed run, no envelope either.
     } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
@@ -119,6 +122,33 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
 
 function masked(sink: TextSink): TextSink {
   return { write: (text) => sink.write(maskSecrets(text)) };
+}
+
+interface MaskedStream extends TextSink {
+  /** Streamed text: written masked, but for a tail that could begin a key, held until it is known. */
+  stream(text: string): void;
+  /** Writes the held tail (masked). */
+  flush(): void;
+}
+
+/**
+ * A masked sink that also takes streamed text, whose deltas are masked as one text (a key can come
+ * split across them). Whatever else is written after streamed text goes out after its held tail.
+ */
+function maskedStream(sink: TextSink): MaskedStream {
+  const holdback = new SecretHoldback();
+  const put = (text: string): void => {
+    if (text !== '') sink.write(text);
+  };
+  const flush = () => put(holdback.flush());
+  return {
+    stream: (text) => put(holdback.push(text)),
+    flush,
+    write: (text) => {
+      flush();
+      return sink.write(maskSecrets(text));
+    },
+  };
 }
 
 /**

@@ -7,7 +7,7 @@ import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/re
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
-import { maskSecrets } from '../secrets.js';
+import { maskSecrets, SecretHoldback } from '../secrets.js';
 
 /**
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
@@ -39,6 +39,13 @@ class CassetteMissError extends AxeError {
   constructor(message: string) {
     super(message, ExitCode.provider);
   }
+}
+
+/** Deltas masked as one stream: each as much as could be written when it came, the rest after. */
+function maskedDeltas(deltas: readonly string[]): string[] {
+  const holdback = new SecretHoldback();
+  const masked = [...deltas.map((delta) => holdback.push(delta)), holdback.flush()];
+  return masked.filter((delta) => delta !== '');
 }
 
 function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
@@ -125,8 +132,12 @@ export class CassetteRecorder {
 
   /** Replaces the cassette with this run's exchanges, whole or not at all. */
   async publish(): Promise<void> {
-    // Requests never hold keys; an answer or error that echoes one is masked like any output.
-    const lines = this.entries.map((entry) => `${maskSecrets(JSON.stringify(entry))}\n`);
+    // Requests never hold keys; an answer or error that echoes one is masked like any output (its
+    // deltas as the stream they were: a key split across them is masked whole).
+    const lines = this.entries.map(
+      (entry) =>
+        `${maskSecrets(JSON.stringify(entry.deltas ? { ...entry, deltas: maskedDeltas(entry.deltas) } : entry))}\n`,
+    );
     await writeFileAtomic(this.file, lines.join(''));
   }
 }

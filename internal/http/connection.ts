@@ -54,6 +54,11 @@ export class Connection implements ResponseSink {
     /** The pool's name for the server and settings this connection was opened with. */
     readonly key: string,
     private readonly owner: ConnectionOwner,
+    /**
+     * The socket `socket` runs over, when it is not a socket of its own: a proxy's connection that
+     * carries a tunnel. It holds the process open or not, and is closed with the connection.
+     */
+    readonly carrier?: Socket,
   ) {
     socket.on('data', (data: Buffer) => this.#onData(data));
     socket.on('end', () => this.#onEnd());
@@ -75,6 +80,7 @@ export class Connection implements ResponseSink {
     this.#body = undefined;
     this.#parser.expect(this);
     this.socket.ref();
+    this.carrier?.ref();
     return new Promise((resolve, reject) => {
       this.#resolve = resolve;
       this.#reject = reject;
@@ -128,6 +134,13 @@ export class Connection implements ResponseSink {
   /** Ends the connection; an exchange in flight fails as Node's does when its socket is destroyed. */
   destroy(): void {
     this.socket.destroy();
+    this.carrier?.destroy();
+  }
+
+  /** An idle connection does not keep the process alive. */
+  unref(): void {
+    this.socket.unref();
+    this.carrier?.unref();
   }
 
   #onData(data: Buffer): void {
@@ -169,7 +182,7 @@ export class Connection implements ResponseSink {
       return;
     }
     this.socket.resume();
-    this.socket.unref();
+    this.unref();
     this.owner.release(this);
   }
 
@@ -194,7 +207,7 @@ export class Connection implements ResponseSink {
 
   #close(): void {
     this.owner.forget(this);
-    this.socket.destroy();
+    this.destroy();
   }
 }
 

@@ -1,7 +1,15 @@
 import type { Socket } from 'node:net';
 import type { TLSSocket, ConnectionOptions as TlsOptions } from 'node:tls';
 import { Connection, type ConnectionOwner, type HttpResponse } from './connection.js';
-import { parseTarget, postHead, type RequestTarget, serverName } from './request-head.js';
+import {
+  authority,
+  connectToProxy,
+  type ForwardProxy,
+  type ProxyConfig,
+  proxyConfig,
+  Tunnel,
+} from './proxy.js';
+import { parseTarget, postHead, type RequestTarget, serverName, viaProxy } from './request-head.js';
 
 /**
  * The one HTTP client every provider uses: HTTP/1.1 over `node:net` and `node:tls` sockets, a
@@ -9,6 +17,10 @@ import { parseTarget, postHead, type RequestTarget, serverName } from './request
  * redirects never followed, no socket timeouts (the run's deadline bounds every call). It does
  * what a model call needs and no more: `node:http` is never loaded, and a wide fan-out, which pays
  * the client once per child, ends sooner. `node:tls` is loaded only for https://.
+ *
+ * Behind a proxy (HTTPS_PROXY, HTTP_PROXY, NO_PROXY, read once per pool as Go reads them; see
+ * proxy.ts) an https:// request goes through a CONNECT tunnel, TLS to the server inside it; an
+ * http:// one goes to the proxy in absolute form. Connections are kept per proxy and server.
  */
 export interface HttpPool {
   /**
@@ -54,14 +66,23 @@ interface Route {
   key: string;
   target: RequestTarget;
   servername: string;
+  /** The proxy its connections go through. */
+  proxy: ForwardProxy | undefined;
 }
 
-export function createHttpPool(): HttpPool {
-  return new Pool();
+/** Where a URL's requests go: the target as the request head names it, and the proxy on the way. */
+interface Destination {
+  target: RequestTarget;
+  proxy: ForwardProxy | undefined;
+}
+
+/** A pool for one run; its proxies are those `env` sets (`process.env` unless given). */
+export function createHttpPool(env: NodeJS.ProcessEnv = process.env): HttpPool {
+  return new Pool(proxyConfig(env));
 }
 
 class Pool implements HttpPool, ConnectionOwner {
-  readonly #targets = new Map<string, RequestTarget>();
+  readonly #destinations = new Map<string, Destination>();
   /** Idle connections by route key, the most recently used last (each one opening or open). */
   readonly #idle = new Map<string, Connection[]>();
   readonly #all = new Set<Connection>();
@@ -69,6 +90,8 @@ class Pool implements HttpPool, ConnectionOwner {
   readonly #routes = new Map<string, Route>();
   readonly #sessions = new Map<string, Buffer>();
   #closed = false;
+
+  constructor(private readonly proxies: ProxyConfig | undefined) {}
 
   post(
     url: string,
@@ -79,10 +102,10 @@ class Pool implements HttpPool, ConnectionOwner {
   ): Promise<HttpResponse> {
     try {
       if (this.#closed) throw new Error('the HTTP pool is closed: the run is over');
-      const target = this.#target(url);
+      const destination = this.#destination(url);
       signal.throwIfAborted();
-      const head = postHead(target, headers, payload.byteLength);
-      return this.#take(this.#route(target, headers)).send(head, payload, signal, onWritten);
+      const head = postHead(destination.target, headers, payload.byteLength);
+      return this.#take(this.#route(destination, headers)).send(head, payload, signal, onWritten);
     } catch (error) {
       return Promise.reject(error);
     }
@@ -91,7 +114,7 @@ class Pool implements HttpPool, ConnectionOwner {
   warm(url: string, count: number): void {
     if (this.#closed) return;
     try {
-      const route = this.#routes.get(this.#target(url).server);
+      const route = this.#routes.get(this.#destination(url).target.server);
       if (route) this.#fill(route, count);
     } catch {
       // Only a head start (and run from a socket's callback): a request connects, or fails, itself.
@@ -101,9 +124,9 @@ class Pool implements HttpPool, ConnectionOwner {
   preconnect(url: string, headers: Record<string, string>): void {
     if (this.#closed || Object.keys(headers).some((name) => name.toLowerCase() === 'host')) return;
     try {
-      const target = this.#target(url);
-      if (this.#routes.has(target.server)) return;
-      this.#fill(this.#route(target, headers), 1);
+      const destination = this.#destination(url);
+      if (this.#routes.has(destination.target.server)) return;
+      this.#fill(this.#route(destination, headers), 1);
     } catch {
       // An invalid URL, a connection that cannot be opened: the request says so itself.
     }
@@ -133,22 +156,29 @@ class Pool implements HttpPool, ConnectionOwner {
     if (at >= 0) idle?.splice(at, 1);
   }
 
-  #target(url: string): RequestTarget {
-    let target = this.#targets.get(url);
-    if (!target) {
-      target = parseTarget(url);
-      this.#targets.set(url, target);
+  /** Throws for a URL that is not http:// or https://, and for a malformed proxy variable that applies. */
+  #destination(url: string): Destination {
+    let destination = this.#destinations.get(url);
+    if (!destination) {
+      const target = parseTarget(url);
+      const proxy = this.proxies?.proxyFor(target);
+      // Only an http:// request names its proxy's target in its head: an https:// one tunnels.
+      destination = {
+        target: proxy && target.protocol === 'http:' ? viaProxy(target, proxy.authorization) : target,
+        proxy,
+      };
+      this.#destinations.set(url, destination);
     }
-    return target;
+    return destination;
   }
 
-  /** How a request to `target` with `headers` connects: by TLS, to the server its Host names. */
-  #route(target: RequestTarget, headers: Record<string, string | number>): Route {
+  /** How a request to `target` with `headers` connects: by TLS, to the server its Host names; through its proxy. */
+  #route({ target, proxy }: Destination, headers: Record<string, string | number>): Route {
     const servername = target.protocol === 'https:' ? serverName(target, headers) : '';
-    const key = `${target.protocol}//${target.server}/${servername}`;
+    const key = `${target.protocol}//${target.server}/${servername}${proxy ? ` via ${proxy.key}` : ''}`;
     let route = this.#routes.get(target.server);
     if (route?.key !== key) {
-      route = { key, target, servername };
+      route = { key, target, servername, proxy };
       this.#routes.set(target.server, route);
     }
     return route;
@@ -178,12 +208,13 @@ class Pool implements HttpPool, ConnectionOwner {
     this.#idle.set(route.key, idle);
     while (idle.length < count) {
       const connection = this.#open(route);
-      connection.socket.unref();
+      connection.unref();
       idle.push(connection);
     }
   }
 
   #open(route: Route): Connection {
+    if (route.proxy) return this.#openVia(route, route.proxy);
     const { target, servername, key } = route;
     let socket: Socket;
     if (target.protocol === 'https:') {
@@ -201,6 +232,36 @@ class Pool implements HttpPool, ConnectionOwner {
     socket.setNoDelay(true);
     socket.setKeepAlive(true, KEEP_ALIVE_MS);
     const connection = new Connection(socket, key, this);
+    this.#all.add(connection);
+    return connection;
+  }
+
+  /**
+   * A connection through `proxy`: to the proxy itself for http:// (the request names its target),
+   * or TLS to the target inside a CONNECT tunnel for https://.
+   */
+  #openVia(route: Route, proxy: ForwardProxy): Connection {
+    const { target, servername, key } = route;
+    const carrier = connectToProxy(proxy);
+    carrier.setNoDelay(true);
+    carrier.setKeepAlive(true, KEEP_ALIVE_MS);
+    if (target.protocol === 'http:') {
+      const connection = new Connection(carrier, key, this);
+      this.#all.add(connection);
+      return connection;
+    }
+    const tunnel = new Tunnel(carrier, proxy, authority(target));
+    // `host` is the name the certificate must bear when there is no server name (an IP address).
+    const options: TlsOptions = { socket: tunnel, host: target.hostname };
+    if (servername !== '') options.servername = servername;
+    const session = this.#sessions.get(key);
+    if (session) options.session = session;
+    const tls: TLSSocket = process.getBuiltinModule('node:tls').connect(options);
+    tls.on('session', (next: Buffer) => this.#keepSession(key, next));
+    tls.once('error', () => this.#sessions.delete(key));
+    // The tunnel's failure (the proxy refused, closed, or is unreachable) is the request's.
+    tunnel.on('error', (error: Error) => tls.destroy(error));
+    const connection = new Connection(tls, key, this, carrier);
     this.#all.add(connection);
     return connection;
   }

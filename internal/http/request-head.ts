@@ -5,12 +5,17 @@ export interface RequestTarget {
   protocol: 'http:' | 'https:';
   hostname: string;
   port: number;
-  /** Path and query, as the request line carries them. */
+  /**
+   * What the request line carries: the path and query, or, for a request sent to an HTTP proxy,
+   * the absolute URL (`http://host:port/path`, RFC 9112 §3.2.2; see `viaProxy`).
+   */
   path: string;
   /** `hostname:port`: the server whose connections `HttpPool.warm` opens. */
   server: string;
   /** The Host header Node sends for this target: the port only when it is not the protocol's default. */
   host: string;
+  /** Sent as Proxy-Authorization (unless the headers give one): a request to an HTTP proxy that asks for it. */
+  proxyAuthorization?: string;
 }
 
 export function parseTarget(url: string): RequestTarget {
@@ -32,6 +37,16 @@ export function parseTarget(url: string): RequestTarget {
     server: `${hostname}:${port}`,
     host: port === defaultPort ? bracketed : `${bracketed}:${port}`,
   };
+}
+
+/**
+ * `target` as a request to an HTTP proxy names it: in absolute form, with the proxy's credentials
+ * when it has them. Its connection goes to the proxy; `server` stays the origin's.
+ */
+export function viaProxy(target: RequestTarget, authorization: string | undefined): RequestTarget {
+  const proxied: RequestTarget = { ...target, path: `${target.protocol}//${target.host}${target.path}` };
+  if (authorization !== undefined) proxied.proxyAuthorization = authorization;
+  return proxied;
 }
 
 function headerError(code: string, message: string): TypeError {
@@ -90,6 +105,9 @@ function headLines(target: RequestTarget, headers: Readonly<Record<string, strin
     fields.set(name.toLowerCase(), [name, value]);
   }
   if (!fields.has('host')) fields.set('host', ['Host', target.host]);
+  if (target.proxyAuthorization !== undefined && !fields.has('proxy-authorization')) {
+    fields.set('proxy-authorization', ['Proxy-Authorization', target.proxyAuthorization]);
+  }
   let head = `POST ${target.path} HTTP/1.1\r\n`;
   for (const [name, value] of fields.values()) head += `${name}: ${value}\r\n`;
   if (!fields.has('connection')) head += 'Connection: keep-alive\r\n';

@@ -3,7 +3,12 @@ import { resolve } from 'node:path';
 import type { GlobalConfig } from '../internal/config/global.js';
 import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
 import { fileDigest } from '../internal/record/digest.js';
-import { completedChildren, recordedConversation, resumedConversation } from '../internal/record/pick-up.js';
+import {
+  completedChildren,
+  earlierCalls,
+  recordedConversation,
+  resumedConversation,
+} from '../internal/record/pick-up.js';
 import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
 import { RunRecorder } from '../internal/record/recorder.js';
 import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from '../internal/record/store.js';
@@ -101,7 +106,12 @@ export async function continuePlan(ref: string, agent: string, env: NodeJS.Proce
       `--continue: run ${run.record.id} is a run of ${agentNamed(request)}, not "${agent}" (axe run ${agentArg(request)} --continue ${run.record.id})`,
     );
   }
-  return { id: run.record.id, request, prior: { kind: 'follow', messages: recordedConversation(run) } };
+  const messages = recordedConversation(run);
+  return {
+    id: run.record.id,
+    request,
+    prior: { kind: 'follow', messages, earlier: earlierCalls(run, messages) },
+  };
 }
 
 /**
@@ -193,7 +203,9 @@ export async function resumePlan(
   return {
     id: record.id,
     request,
-    ...(messages.length > 0 ? { prior: { kind: 'pick-up' as const, messages } } : {}),
+    ...(messages.length > 0
+      ? { prior: { kind: 'pick-up' as const, messages, earlier: earlierCalls(run, messages) } }
+      : {}),
     reuse: completedChildren(run, messages),
   };
 }

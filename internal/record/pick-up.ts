@@ -1,6 +1,8 @@
 import type { Message } from '../provider/types.js';
 import { reuseKey, splitPath } from '../runner/agent-path.js';
+import type { EarlierCalls } from '../runner/context.js';
 import type { AgentRunResult } from '../runner/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import type { RecordedAgent, TranscriptLine } from './record.js';
 import type { LoadedRun } from './store.js';
 
@@ -97,4 +99,46 @@ function resultOf(node: RecordedAgent, end: AgentEnd): AgentRunResult {
     filesModified: [],
     children: [],
   };
+}
+
+/** The tools whose calls number the sub-agents they start: `lead/call_agent#3:helper`, `lead/spawn_agents#2.1:lead`. */
+const NUMBERED: readonly string[] = [CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME];
+
+/**
+ * `--resume`, `--continue`: what the new run's top-level agent, picking up `conversation`, keeps of
+ * the recorded run's sub-agents — the highest number each tool gave its calls, in the tree or in
+ * an agent_id the conversation holds (one a run before that gave, for a chain of runs), and the
+ * conversations of the sub-agents that finished, by agent_id.
+ */
+export function earlierCalls(run: LoadedRun, conversation: readonly Message[]): EarlierCalls {
+  const numbers: Record<string, number> = {};
+  const conversations = new Map<string, { agent: string; messages: Message[] }>();
+  const root = run.tree;
+  if (!root) return { numbers, conversations };
+  const note = (tool: string, number: number) => {
+    if (NUMBERED.includes(tool) && number > (numbers[tool] ?? 0)) numbers[tool] = number;
+  };
+  for (const child of root.children) {
+    const step = /^([a-z_]+)#(\d+)/.exec(splitPath(child.path).step ?? '');
+    if (step) note(step[1] as string, Number(step[2]));
+  }
+  const ids = new RegExp(`${escapeRegExp(root.path)}/([a-z_]+)#(\\d+)`, 'g');
+  for (const [, tool, number] of JSON.stringify(conversation).matchAll(ids))
+    note(tool as string, Number(number));
+  const finished = (node: RecordedAgent) => {
+    for (const child of node.children) {
+      const lines = run.transcripts.get(child.transcript) ?? [];
+      const messages = lines.flatMap((line) => (line.type === 'message' ? [line.message] : []));
+      if (messages.length > 0 && lines.some(isAgentEnd)) {
+        conversations.set(child.path, { agent: child.agent, messages });
+      }
+      finished(child);
+    }
+  };
+  finished(root);
+  return { numbers, conversations };
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }

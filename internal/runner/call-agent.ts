@@ -5,6 +5,7 @@ import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../prov
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { reuseKey } from './agent-path.js';
 import {
   type CallOverrides,
   type ChildRequest,
@@ -15,7 +16,7 @@ import {
   startChild,
   withOverrides,
 } from './child.js';
-import type { RunContext } from './context.js';
+import { callsBefore, type RunContext } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure, treeUsage } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -106,7 +107,8 @@ export async function loadSubAgents(names: readonly string[], ctx: RunContext): 
  * is_error result in the spec's words, and the parent carries on.
  */
 export function callAgentHandler(options: CallAgentOptions): ToolHandler {
-  let calls = 0;
+  // After those of the conversation it picks up: no agent_id in it is given again.
+  let calls = callsBefore(options.ctx, CALL_AGENT_TOOL_NAME);
   return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
     const args = validateArgs(call.arguments, options);
     if ('error' in args) return { output: toolFailure(args.error) };
@@ -235,6 +237,7 @@ async function runSubAgent(
   }
   const prepared = await prepare(options);
   const result = await startChild(options, request(prepared));
+  keepReusedConversation(options, args.agent, step, callId, result);
   if (options.spec.subAgentsConfig.resultFormat === 'json')
     return { output: jsonResult(result), children: [result] };
   const output: ToolOutput =
@@ -246,6 +249,24 @@ async function runSubAgent(
           ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
           : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
+}
+
+/**
+ * `--resume`: a child reused from the run picked up gets a new agent_id; `resume` of that id
+ * continues the conversation it had there.
+ */
+function keepReusedConversation(
+  options: CallAgentOptions,
+  agent: string,
+  step: string,
+  callId: string,
+  result: AgentRunResult,
+): void {
+  const { ctx } = options;
+  if (!options.spec.subAgentsConfig.resume) return;
+  const reused = ctx.reuse?.get(reuseKey(ctx.path, callId, step, agent));
+  const earlier = reused ? ctx.conversations.get(reused.path) : undefined;
+  if (earlier) ctx.conversations.set(result.path, earlier);
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

@@ -89,7 +89,8 @@ export interface RunContext {
   /** `--keep-artifacts`. */
   readonly keepArtifacts: boolean;
   /**
-   * Run-wide: the conversations of the sub-agents whose callers may `resume` them, by agent_id;
+   * Run-wide: the conversations of the sub-agents whose callers may `resume` them, by agent_id
+   * (with `--resume` / `--continue`, first those of the run picked up, `EarlierCalls`);
    * and (`--resume`) the results of children that completed in the run picked up, by `reuseKey`.
    */
   readonly conversations: Map<string, { agent: string; messages: readonly Message[] }>;
@@ -107,8 +108,30 @@ export interface RunContext {
  */
 export type PriorConversation =
   | { kind: 'fork'; messages: readonly Message[]; provider: string }
-  | { kind: 'follow'; messages: readonly Message[] }
-  | { kind: 'pick-up'; messages: readonly Message[] };
+  | { kind: 'follow'; messages: readonly Message[]; earlier?: EarlierCalls }
+  | { kind: 'pick-up'; messages: readonly Message[]; earlier?: EarlierCalls };
+
+/**
+ * `--resume`, `--continue`: the sub-agents of the recorded run the top-level agent's conversation
+ * comes from. Its agent_ids are in that conversation, so the new run's calls are numbered after
+ * them (a `resume` or `task_output` of an earlier id never reaches another sub-agent), and the
+ * finished ones can be continued with call_agent's `resume`.
+ */
+export interface EarlierCalls {
+  /** The highest call number each tool used (`call_agent` → 3 for `lead/call_agent#3:helper`). */
+  numbers: Readonly<Record<string, number>>;
+  /** The finished sub-agents' conversations as recorded, by agent_id (as `conversations`). */
+  conversations: ReadonlyMap<string, { agent: string; messages: readonly Message[] }>;
+}
+
+/**
+ * The number of the last call of `tool` (`call_agent`, `spawn_agents`, `delegate_task`) this agent's
+ * conversation already holds: 0 but for a top-level agent picking up a recorded run.
+ */
+export function callsBefore(ctx: RunContext, tool: string): number {
+  const { prior } = ctx;
+  return prior === undefined || prior.kind === 'fork' ? 0 : (prior.earlier?.numbers[tool] ?? 0);
+}
 
 export interface ChildContext {
   ctx: RunContext;

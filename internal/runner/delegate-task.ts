@@ -3,6 +3,7 @@ import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../prov
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
 import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
+import { callsBefore } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -67,7 +68,8 @@ type Outcome = { result: AgentRunResult } | { skipped: number };
 
 /** The handler of `delegate_task` for one agent run; never throws. */
 export function delegateTaskHandler(parent: ParentRun): ToolHandler {
-  let calls = 0;
+  // After those of the conversation it picks up: no agent_id in it is given again.
+  let calls = callsBefore(parent.ctx, DELEGATE_TASK_TOOL_NAME);
   return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
     const plan = checkPlan(call.arguments, parent);
     if ('error' in plan) return { output: toolFailure(plan.error) };

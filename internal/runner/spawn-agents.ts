@@ -13,6 +13,7 @@ import {
   workerSpec,
   workerTools,
 } from './child.js';
+import { callsBefore } from './context.js';
 import type { ExecutedCall, ToolHandler } from './loop.js';
 import { failureReason, toolFailure } from './result.js';
 import type { AgentRunResult } from './types.js';
@@ -70,7 +71,8 @@ interface SpawnTask {
 
 /** The handler of `spawn_agents` for one agent run; never throws. */
 export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
-  let calls = 0;
+  // After those of the conversation it picks up: no agent_id in it is given again.
+  let calls = callsBefore(parent.ctx, SPAWN_AGENTS_TOOL_NAME);
   return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
     const tasks = await checkTasks(call.arguments, parent);
     if ('error' in tasks) return { output: toolFailure(tasks.error) };

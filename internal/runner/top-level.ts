@@ -10,6 +10,7 @@ import {
   agentLoader,
   agentResolver,
   deadlineScope,
+  type EarlierCalls,
   emitEvent,
   type ProviderSource,
   type RunContext,
@@ -72,7 +73,8 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       },
       artifacts,
       keepArtifacts: request.keepArtifacts ?? false,
-      conversations: new Map(),
+      // A picked-up run's finished sub-agents: `resume` continues them as it would in their run.
+      conversations: new Map(spec.subAgentsConfig.resume ? earlierConversations(request.prior) : []),
       ...(request.prior ? { prior: request.prior } : {}),
       ...(request.reuse ? { reuse: request.reuse } : {}),
       ...(request.askPerson ? { askPerson: request.askPerson } : {}),
@@ -102,6 +104,11 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   }
   if (artifacts.dir !== undefined) outcome.artifacts = artifacts.list();
   return opened?.recorder ? publishRecording(opened.recorder, request, outcome) : outcome;
+}
+
+/** The conversations of the finished sub-agents of the run `prior` picks up, by agent_id. */
+function earlierConversations(prior: RunRequest['prior']): EarlierCalls['conversations'] {
+  return (prior?.kind !== 'fork' ? prior?.earlier?.conversations : undefined) ?? new Map();
 }
 
 /**

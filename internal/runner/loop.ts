@@ -117,6 +117,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   const { messages } = state;
   let pending = 0;
   let reminded = false;
+  let collectReminded = false;
   const tell = (message: Message): void => emitEvent(ctx, setup.agent, { type: 'message', message });
   const add = (message: Message): void => {
     messages.push(message);
@@ -132,7 +133,15 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     if (!submission) return false;
     state.output = submission.value;
     state.content = outputText(submission.value);
-    return true;
+    // Background sub-agents not collected: one more turn, as before a plain answer. The submission
+    // stands unless the agent submits again.
+    const uncollected =
+      collectReminded || limitReached(setup, turn, limit) ? undefined : setup.uncollected?.();
+    if (uncollected === undefined) return true;
+    collectReminded = true;
+    add({ role: 'user', content: uncollected });
+    pending = 0;
+    return false;
   };
   // A conversation picked up where it stopped (`--resume`) may end with calls not yet answered.
   const last = messages.at(-1);
@@ -140,7 +149,6 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     if (await answer(last.toolCalls, 1)) return;
   }
 
-  let collectReminded = false;
   for (let turn = 1; ; turn++) {
     ctx.signal.throwIfAborted();
     const spent = ctx.limits.stop('tokens');
@@ -179,7 +187,9 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
     };
     if (!hasTools || response.toolCalls.length === 0) {
-      state.content = response.content;
+      // A submission made before the reminder of uncollected sub-agents stands.
+      const submitted = state.output !== undefined;
+      if (!submitted) state.content = response.content;
       const uncollected = collectReminded || turn >= limit ? undefined : setup.uncollected?.();
       if (uncollected !== undefined) {
         collectReminded = true;
@@ -188,7 +198,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
         pending = 0;
         continue;
       }
-      if (!setup.submits) {
+      if (!setup.submits || submitted) {
         add(reply);
         return;
       }

@@ -107,6 +107,40 @@ describe.concurrent('background sub-agents', () => {
     await waitFor(() => child?.aborted === true);
   });
 
+  it('a submit_result with children uncollected gets the reminder turn too; the submission stands', async () => {
+    const { home, fake } = await setup();
+    home.agent('slow', agentToml('slow'));
+    home.agent(
+      'lead',
+      // `[output]` last: a table takes the keys after it.
+      agentToml('lead', { subAgents: ['slow'], subAgentsConfig: ['background = true', '', '[output]'] }),
+    );
+    fake.respond((request) => {
+      if (roleOf(request) === 'slow') {
+        return {
+          text: `slow: ${request.lastUserText}`,
+          delayMs: request.lastUserText.includes('long') ? 20_000 : 0,
+        };
+      }
+      if (request.toolResults.length === 0) return { toolCalls: [launch('fast one'), launch('long one')] };
+      if (request.lastUserText.startsWith('Before you finish')) return { text: 'nothing to add' };
+      return { toolCalls: [{ name: 'submit_result', arguments: { result: 'first' } }], delayMs: 500 };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: '"first"\n' });
+    const lead = fake.requests.filter((r) => roleOf(r) === 'lead');
+    expect(lead).toHaveLength(3);
+    expect(lead[2]?.lastUserText).toContain(
+      '- lead/call_agent#1:slow (task: fast one): completed, result not read',
+    );
+    expect(lead[2]?.lastUserText).toContain('- lead/call_agent#2:slow (task: long one): still running');
+    expect(result.stderr).toContain(
+      'background sub-agent lead/call_agent#2:slow (task: long one) was still running',
+    );
+  });
+
   it('Ctrl-C with background and foreground children running: exit 130 within a second, every request closed', async () => {
     const { home, fake } = await seed(
       (r) =>

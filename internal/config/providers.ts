@@ -1,4 +1,5 @@
-import { RuntimeError } from '../errors.js';
+import { ConfigError, RuntimeError } from '../errors.js';
+import { NOT_FIELD_CHAR, TOKEN } from '../http/syntax.js';
 import { awsCredentialSource } from '../provider/aws-credentials.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import { trimSlash } from '../provider/wire.js';
@@ -101,6 +102,33 @@ function awsSettings(
   return { ...(region ? { region } : {}), credentials: awsCredentialSource(env) };
 }
 
+/** Headers that frame the request: axe's own to set, a configured one would corrupt it. */
+const FRAMING = new Set(['content-length', 'transfer-encoding', 'connection']);
+
+/**
+ * A header or key no HTTP request can carry (a line break, a control character, a name with a
+ * space) is a config error naming where it came from (exit 2), not a network failure retried
+ * and blamed on the provider.
+ */
+function checkSendable(
+  provider: string,
+  headers: Record<string, string>,
+  apiKey: string | undefined,
+  keySource: string,
+): void {
+  for (const [name, value] of Object.entries(headers)) {
+    const field = `providers.${provider}.headers.${JSON.stringify(name)}`;
+    if (!TOKEN.test(name)) throw new ConfigError(`${field}: not a valid HTTP header name`);
+    if (FRAMING.has(name.toLowerCase())) throw new ConfigError(`${field}: axe sets this header itself`);
+    if (NOT_FIELD_CHAR.test(value)) {
+      throw new ConfigError(`${field}: the value holds a line break or another control character`);
+    }
+  }
+  if (apiKey !== undefined && NOT_FIELD_CHAR.test(apiKey)) {
+    throw new ConfigError(`${keySource}: the API key holds a line break or another control character`);
+  }
+}
+
 /** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
 function envName(providerName: string): string {
   return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -140,6 +168,7 @@ export function resolveProviderSettings(
   if (table.http_referer) headers['HTTP-Referer'] = table.http_referer;
   if (table.app_title) headers['X-Title'] = table.app_title;
   if (canonical === 'openrouter') Object.assign(headers, openRouterAttribution(table, env));
+  checkSendable(providerName, headers, apiKey, env[keyEnv] ? keyEnv : `providers.${providerName}.api_key`);
   return {
     name: providerName,
     api,

@@ -146,6 +146,35 @@ describe('resolveProviderSettings', () => {
     ).toBe('us-east-2');
   });
 
+  it('refuses a header or key no request can carry, naming where it came from (exit 2)', () => {
+    const settings =
+      (headers: Record<string, string>, env: NodeJS.ProcessEnv = {}, api_key?: string) =>
+      () =>
+        resolveProviderSettings(
+          { providers: { anthropic: { headers, ...(api_key ? { api_key } : {}) } } },
+          'anthropic',
+          env,
+        );
+    expect(settings({ 'X Bad': 'v' })).toThrow(
+      new ConfigError('providers.anthropic.headers."X Bad": not a valid HTTP header name'),
+    );
+    expect(settings({ 'Content-Length': '1' })).toThrow(
+      new ConfigError('providers.anthropic.headers."Content-Length": axe sets this header itself'),
+    );
+    expect(settings({ 'X-Team': 'a\r\nInjected: yes' })).toThrow(
+      /headers\."X-Team": the value holds a line break/,
+    );
+    expect(settings({}, { ANTHROPIC_API_KEY: 'sk-ant-123456789\n' })).toThrow(
+      new ConfigError('ANTHROPIC_API_KEY: the API key holds a line break or another control character'),
+    );
+    expect(settings({}, {}, 'sk-ant-123456789\n')).toThrow(
+      /^providers\.anthropic\.api_key: the API key holds/,
+    );
+    expect(settings({ 'X-Team': 'platform', Host: 'gw.example' })()).toMatchObject({
+      headers: { 'X-Team': 'platform' },
+    });
+  });
+
   it('takes env over config.toml over defaults, for the key and the base URL', () => {
     const config = { providers: { openai: { api_key: 'from-file', base_url: 'http://file.example/v1' } } };
     expect(resolveProviderSettings(config, 'openai', {})).toMatchObject({

@@ -16,6 +16,11 @@ export interface RequestTarget {
   host: string;
   /** Sent as Proxy-Authorization (unless the headers give one): a request to an HTTP proxy that asks for it. */
   proxyAuthorization?: string;
+  /**
+   * Basic credentials of the URL's user info (`http://user:pass@host`), sent as Authorization
+   * unless the headers give one, as Go's client sends them (an Ollama behind basic auth).
+   */
+  authorization?: string;
 }
 
 export function parseTarget(url: string): RequestTarget {
@@ -29,7 +34,7 @@ export function parseTarget(url: string): RequestTarget {
   const defaultPort = protocol === 'https:' ? 443 : 80;
   const port = parsed.port === '' ? defaultPort : Number(parsed.port);
   const bracketed = hostname.includes(':') ? `[${hostname}]` : hostname;
-  return {
+  const target: RequestTarget = {
     protocol,
     hostname,
     port,
@@ -37,6 +42,11 @@ export function parseTarget(url: string): RequestTarget {
     server: `${hostname}:${port}`,
     host: port === defaultPort ? bracketed : `${bracketed}:${port}`,
   };
+  if (parsed.username !== '' || parsed.password !== '') {
+    const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
+    target.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
+  }
+  return target;
 }
 
 /**
@@ -105,6 +115,9 @@ function headLines(target: RequestTarget, headers: Readonly<Record<string, strin
     fields.set(name.toLowerCase(), [name, value]);
   }
   if (!fields.has('host')) fields.set('host', ['Host', target.host]);
+  if (target.authorization !== undefined && !fields.has('authorization')) {
+    fields.set('authorization', ['Authorization', target.authorization]);
+  }
   if (target.proxyAuthorization !== undefined && !fields.has('proxy-authorization')) {
     fields.set('proxy-authorization', ['Proxy-Authorization', target.proxyAuthorization]);
   }

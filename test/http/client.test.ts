@@ -212,6 +212,9 @@ describe('the request head, byte for byte what node:http writes', () => {
     'https://[::1]/x',
     'http://[::1]:8080/x?a=1#f',
     'https://127.0.0.1/v1/messages',
+    // User info: Basic credentials, as Node (and Go) send them.
+    'http://alice:s3cret%40pass@example.com:11434/api/chat',
+    'https://user@example.com/x',
   ])('the Host line for %s (a default port is left out)', async (url) => {
     const headers = { 'content-length': 2 };
     expect(postHead(parseTarget(url), headers, PAYLOAD.byteLength)).toBe(await nodeHeadFor(url, headers));

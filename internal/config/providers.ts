@@ -147,9 +147,17 @@ export function resolveProviderSettings(
 ): ProviderSettings {
   const canonical = own(ALIASES, providerName) ?? providerName;
   const builtin = own(BUILTIN_PROVIDERS, canonical);
-  const table: ProviderConfig = own(config.providers, providerName) ?? own(config.providers, canonical) ?? {};
+  // Every name of the provider, the one used first: `gemini/…` and `google/…` (the `pro` and
+  // `flash` aliases) read the same `[providers.gemini]` or `[providers.google]` and base URL.
+  const names = [
+    ...new Set([providerName, canonical, ...Object.keys(ALIASES).filter((a) => ALIASES[a] === canonical)]),
+  ];
+  const table: ProviderConfig =
+    names.map((name) => own(config.providers, name)).find((found) => found !== undefined) ?? {};
   const keyEnv = builtin?.apiKeyEnv ?? `${envName(providerName)}_API_KEY`;
-  const baseUrlEnv = `AXE_${envName(providerName)}_BASE_URL`;
+  const baseUrlEnv =
+    names.map((name) => `AXE_${envName(name)}_BASE_URL`).find((variable) => env[variable]) ??
+    `AXE_${envName(providerName)}_BASE_URL`;
   const api = table.api ?? builtin?.api;
   const aws = api === 'bedrock' ? awsSettings(providerName, table, env) : undefined;
   const regional = aws?.region ? `https://bedrock-runtime.${aws.region}.amazonaws.com` : undefined;

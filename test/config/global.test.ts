@@ -175,6 +175,27 @@ describe('resolveProviderSettings', () => {
     });
   });
 
+  it("gemini and google are one provider: either name reads the other's table and base URL", () => {
+    const gemini = {
+      providers: { gemini: { api_key: 'from-gemini-table', base_url: 'http://gw.example/g' } },
+    };
+    expect(resolveProviderSettings(gemini, 'google', {})).toMatchObject({
+      apiKey: 'from-gemini-table',
+      baseUrl: 'http://gw.example/g',
+    });
+    const google = { providers: { google: { base_url: 'http://gw.example/google' } } };
+    expect(resolveProviderSettings(google, 'gemini', {}).baseUrl).toBe('http://gw.example/google');
+    expect(
+      resolveProviderSettings(empty, 'google', { AXE_GEMINI_BASE_URL: 'http://127.0.0.1:9' }),
+    ).toMatchObject({
+      baseUrl: 'http://127.0.0.1:9',
+      baseUrlEnv: 'AXE_GEMINI_BASE_URL',
+    });
+    expect(
+      resolveProviderSettings(empty, 'gemini', { AXE_GOOGLE_BASE_URL: 'http://127.0.0.1:8' }).baseUrl,
+    ).toBe('http://127.0.0.1:8');
+  });
+
   it('takes env over config.toml over defaults, for the key and the base URL', () => {
     const config = { providers: { openai: { api_key: 'from-file', base_url: 'http://file.example/v1' } } };
     expect(resolveProviderSettings(config, 'openai', {})).toMatchObject({

@@ -21,7 +21,8 @@ export interface CallContext {
   api: ProviderApi;
   baseUrl: string;
   model: string;
-  apiKeyEnv: string;
+  /** Where the key came from, as the user set it (`ANTHROPIC_API_KEY`, `providers.x.api_key in config.toml`). */
+  apiKeyPlace: string;
 }
 
 function categoryForStatus(status: number): ProviderErrorCategory {
@@ -77,7 +78,7 @@ const LABEL: Record<ProviderErrorCategory, string> = {
 
 function hint(details: Omit<ProviderErrorDetails, 'provider'>, context: CallContext): string {
   const { category, status } = details;
-  const key = context.apiKeyEnv === '' ? 'the API key' : `the API key in ${context.apiKeyEnv}`;
+  const key = context.apiKeyPlace === '' ? 'the API key' : `the API key in ${context.apiKeyPlace}`;
   // The server's retry-after, when it sent one, says when retrying makes sense.
   const when = details.retryAfterMs === undefined ? 'later' : `in ${formatWait(details.retryAfterMs)}`;
   switch (category) {

@@ -126,7 +126,10 @@ async function chat(
     api: settings.api,
     baseUrl: shared.shownBaseUrl,
     model: request.model,
-    apiKeyEnv: settings.apiKeyEnv,
+    apiKeyPlace:
+      settings.apiKeySource === 'config'
+        ? `providers.${settings.name}.api_key in config.toml`
+        : settings.apiKeyEnv,
   };
   const url = wire.url(settings.baseUrl, request);
   const body = JSON.stringify(wire.toWire(request));

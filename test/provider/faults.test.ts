@@ -189,6 +189,20 @@ it('never shows credentials carried in the base URL', async () => {
   expect(error.message).not.toContain('url-secret');
 });
 
+it('a 401 names where the key came from: its variable, or its config.toml field', async () => {
+  fake.reset();
+  fake.respond(() => ({ fault: { kind: 'status', status: 401 } }));
+  const fromConfig = settingsFor('anthropic', fake.url, { apiKeySource: 'config' });
+  const { error } = await chatFailure(
+    createProvider(fromConfig, { retry: FAST_RETRY, pool }),
+    conversation(false),
+  );
+  expect(error.message).toMatch(/; check the API key in providers\.anthropic\.api_key in config\.toml$/);
+  const fromEnv = settingsFor('anthropic', fake.url, { apiKeySource: 'env' });
+  const again = await chatFailure(createProvider(fromEnv, { retry: FAST_RETRY, pool }), conversation(false));
+  expect(again.error.message).toMatch(/; check the API key in ANTHROPIC_API_KEY$/);
+});
+
 describe('retries', () => {
   it('a 429 with retry-after-ms is retried after that wait and the retry is counted', async () => {
     fake.reset();

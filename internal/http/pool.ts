@@ -218,14 +218,7 @@ class Pool implements HttpPool, ConnectionOwner {
     const { target, servername, key } = route;
     let socket: Socket;
     if (target.protocol === 'https:') {
-      const options: TlsOptions = { host: target.hostname, port: target.port };
-      if (servername !== '') options.servername = servername;
-      const session = this.#sessions.get(key);
-      if (session) options.session = session;
-      const tls: TLSSocket = process.getBuiltinModule('node:tls').connect(options);
-      tls.on('session', (next: Buffer) => this.#keepSession(key, next));
-      tls.once('error', () => this.#sessions.delete(key));
-      socket = tls;
+      socket = this.#startTls(key, servername, { host: target.hostname, port: target.port });
     } else {
       socket = process.getBuiltinModule('node:net').connect({ host: target.hostname, port: target.port });
     }
@@ -252,18 +245,23 @@ class Pool implements HttpPool, ConnectionOwner {
     }
     const tunnel = new Tunnel(carrier, proxy, authority(target));
     // `host` is the name the certificate must bear when there is no server name (an IP address).
-    const options: TlsOptions = { socket: tunnel, host: target.hostname };
-    if (servername !== '') options.servername = servername;
-    const session = this.#sessions.get(key);
-    if (session) options.session = session;
-    const tls: TLSSocket = process.getBuiltinModule('node:tls').connect(options);
-    tls.on('session', (next: Buffer) => this.#keepSession(key, next));
-    tls.once('error', () => this.#sessions.delete(key));
+    const tls = this.#startTls(key, servername, { socket: tunnel, host: target.hostname });
     // The tunnel's failure (the proxy refused, closed, or is unreachable) is the request's.
     tunnel.on('error', (error: Error) => tls.destroy(error));
     const connection = new Connection(tls, key, this, carrier);
     this.#all.add(connection);
     return connection;
+  }
+
+  /** TLS for a route's connection: its server name, and the session kept from its last one. */
+  #startTls(key: string, servername: string, options: TlsOptions): TLSSocket {
+    if (servername !== '') options.servername = servername;
+    const session = this.#sessions.get(key);
+    if (session) options.session = session;
+    const tls = process.getBuiltinModule('node:tls').connect(options);
+    tls.on('session', (next: Buffer) => this.#keepSession(key, next));
+    tls.once('error', () => this.#sessions.delete(key));
+    return tls;
   }
 
   #keepSession(key: string, session: Buffer): void {

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { followParent, withTimeout } from '../abort.js';
-import { CancelledError } from '../errors.js';
+import { type AxeError, CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
 import { childPath } from './agent-path.js';
@@ -98,12 +98,17 @@ export class BackgroundChildren {
 
   /**
    * Ends the agent's background work: cancels every child still running, waits until each has
-   * settled, and returns every child's outcome (for the tree) with the ids it had to cancel.
+   * settled, and returns every child's outcome (for the tree) with the ids it had to stop (`reason`:
+   * why; cancelled by default).
    */
-  async finish(): Promise<{ results: AgentRunResult[]; cancelled: { id: string; task: string }[] }> {
+  async finish(
+    reason?: AxeError,
+  ): Promise<{ results: AgentRunResult[]; cancelled: { id: string; task: string }[] }> {
     const cancelled = this.registry.pending();
     if (cancelled.length > 0) {
-      this.controller.abort(new CancelledError('cancelled: still running when its caller finished'));
+      this.controller.abort(
+        reason ?? new CancelledError('cancelled: still running when its caller finished'),
+      );
     }
     await Promise.all(this.running.values());
     // Each outcome is handed over once, however often the agent's end is reached.

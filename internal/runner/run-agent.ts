@@ -106,8 +106,8 @@ export async function runAgentSettled(
       conversation: state.messages,
     };
   } catch (thrown) {
-    await collectBackground(background, spec, ctx, state);
     const error = typedError(thrown, ctx, provider);
+    await collectBackground(background, spec, ctx, state, error instanceof BudgetError ? error : undefined);
     const status = statusOf(error);
     const grace = spec.budget.gracePeriod;
     if (setup && grace && ctx.depth > 0 && (status === 'timeout' || status === 'max_turns')) {
@@ -238,11 +238,15 @@ async function collectBackground(
   spec: AgentSpec,
   ctx: RunContext,
   state: LoopState,
+  budget?: BudgetError,
 ): Promise<void> {
   if (!background) return;
-  const { results, cancelled } = await background.finish();
+  // The budget that stopped the agent stops them too: they report `budget_exceeded`, as any
+  // sub-agent the budget stops.
+  const { results, cancelled } = await background.finish(budget);
+  const how = budget ? `stopped: ${budget.message}` : 'finished: cancelled';
   for (const child of cancelled) {
-    const message = `background sub-agent ${child.id} (task: ${child.task}) was still running when "${spec.name}" finished: cancelled`;
+    const message = `background sub-agent ${child.id} (task: ${child.task}) was still running when "${spec.name}" ${how}`;
     emitEvent(ctx, spec.name, { type: 'warning', message });
   }
   state.children.push(...results);

@@ -141,6 +141,29 @@ describe.concurrent('background sub-agents', () => {
     );
   });
 
+  it('the token budget that stops the agent stops its background children as budget_exceeded', async () => {
+    const { home, fake } = await seed(
+      (r) =>
+        r.toolResults.length === 0
+          ? { toolCalls: [launch('long')] }
+          : {
+              toolCalls: [{ name: 'task_output', arguments: { agent_id: ID, block: false } }],
+              usage: { input: 25_000, output: 10 },
+            },
+      20_000,
+    );
+    const result = await runAxe(
+      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json', '--max-tokens', '20000'],
+      { env: home.env(fake.url) },
+    );
+    expect(result.code).toBe(4);
+    const tree = (JSON.parse(result.stdout) as { agents: Node[] }).agents;
+    expect(tree.map((n) => `${n.agent}:${n.status}`)).toEqual(['slow:budget_exceeded']);
+    expect(result.stderr).toContain(
+      `background sub-agent ${ID} (task: long) was still running when "lead" stopped: budget exceeded`,
+    );
+  });
+
   it('Ctrl-C with background and foreground children running: exit 130 within a second, every request closed', async () => {
     const { home, fake } = await seed(
       (r) =>

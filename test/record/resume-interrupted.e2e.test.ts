@@ -11,16 +11,8 @@ import { e2eHomes, runAxe, startAxe, type TempHome, waitFor } from '../run/cli.j
  */
 const setup = e2eHomes();
 
-function runIds(home: TempHome): string[] {
-  try {
-    return readdirSync(path.join(home.root, 'data', 'axe', 'runs')).sort();
-  } catch {
-    return [];
-  }
-}
-
 function runJson(home: TempHome, id: string): { status: string; resumedFrom?: string } {
-  return JSON.parse(readFileSync(path.join(home.root, 'data', 'axe', 'runs', id, 'run.json'), 'utf8'));
+  return JSON.parse(readFileSync(path.join(home.runsDir, id, 'run.json'), 'utf8'));
 }
 
 /** `lead` calls `worker` on `a` and `slow` in one turn; `slow` hangs until `hanging` says not. */
@@ -57,7 +49,7 @@ describe.concurrent('--resume of an interrupted run', () => {
       }
       const ended = await axe.done;
       expect(ended.code, ended.stderr).toBe(how === 'SIGINT' ? 130 : 3);
-      const [first] = runIds(home);
+      const [first] = home.runIds();
       expect(runJson(home, first as string).status).toBe(how === 'SIGINT' ? 'cancelled' : 'timeout');
       state.hanging = false;
       const before = workers().length;
@@ -118,7 +110,7 @@ describe.concurrent('--resume of an interrupted run', () => {
       cwd: ranIn,
     });
     expect(failed.code).not.toBe(0);
-    const [id] = runIds(home) as [string];
+    const [id] = home.runIds() as [string];
     fake.respond(() => ({ text: 'finished live' }));
     const live = await runAxe(['run', '--resume', id, '--record', 'c1.jsonl', '--events', 'ev.jsonl'], {
       env,
@@ -136,7 +128,7 @@ describe.concurrent('--resume of an interrupted run', () => {
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toBe('finished live');
     expect(fake.requests).toHaveLength(sent);
-    const newest = runIds(home).at(-1) as string;
+    const newest = home.runIds().at(-1) as string;
     expect(runJson(home, newest)).toMatchObject({ resumedFrom: id, status: 'completed' });
   });
 

@@ -1,10 +1,10 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml } from '../run/agents.js';
-import { AXE_BIN, e2eHomes, runAxe, type TempHome, waitFor } from '../run/cli.js';
+import { AXE_BIN, e2eHomes, runAxe, waitFor } from '../run/cli.js';
 
 /**
  * The reviewer's repros through the built CLI: a run killed in a pid namespace of its own (as in a
@@ -12,18 +12,6 @@ import { AXE_BIN, e2eHomes, runAxe, type TempHome, waitFor } from '../run/cli.js
  * of `./bot.md` continues as `proj/bot.md` or by its absolute path.
  */
 const setup = e2eHomes();
-
-function runsDir(home: TempHome): string {
-  return path.join(home.root, 'data', 'axe', 'runs');
-}
-
-function runIds(home: TempHome): string[] {
-  try {
-    return readdirSync(runsDir(home)).sort();
-  } catch {
-    return [];
-  }
-}
 
 /** `unshare -pf --mount-proc` works here (root, or user namespaces allowed). */
 const canUnshare =
@@ -59,8 +47,8 @@ describe.concurrent('run records and the process that made them', () => {
       );
       const exited = new Promise((resolve) => inside.on('close', resolve));
       await waitFor(() => fake.requests.length === 1);
-      const [id] = runIds(home);
-      const record = JSON.parse(readFileSync(path.join(runsDir(home), id as string, 'run.json'), 'utf8'));
+      const [id] = home.runIds();
+      const record = JSON.parse(readFileSync(path.join(home.runsDir, id as string, 'run.json'), 'utf8'));
       expect(record.pid).toBe(1);
       expect(record.process.startTicks).toEqual(expect.any(Number));
       expect(record.status).toBe('running');
@@ -79,8 +67,8 @@ describe.concurrent('run records and the process that made them', () => {
       home.file('config/axe/config.toml', '[runs]\nkeep = 1\n');
       const third = await runAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', 'again'], { env });
       expect(third.code, third.stderr).toBe(0);
-      expect(runIds(home)).not.toContain(id);
-      expect(runIds(home)).toHaveLength(1);
+      expect(home.runIds()).not.toContain(id);
+      expect(home.runIds()).toHaveLength(1);
     },
   );
 
@@ -111,7 +99,7 @@ describe.concurrent('run records and the process that made them', () => {
       'assistant:heard two',
       'user:three',
     ]);
-    const [, , newest] = runIds(home);
+    const [, , newest] = home.runIds();
     const other = await runAxe(['run', 'proj/other.md', '--continue', newest as string, '-p', 'x'], {
       env,
       cwd: home.root,

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -79,6 +79,20 @@ export class TempHome {
       });
     }
     return { ...env, ...extra };
+  }
+
+  /** Where this home's run records are (`XDG_DATA_HOME` of `env`). */
+  get runsDir(): string {
+    return path.join(this.root, 'data', 'axe', 'runs');
+  }
+
+  /** The ids of the runs recorded so far, oldest first. */
+  runIds(): string[] {
+    try {
+      return readdirSync(this.runsDir).sort();
+    } catch {
+      return [];
+    }
   }
 
   cleanup(): void {

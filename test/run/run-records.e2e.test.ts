@@ -14,18 +14,6 @@ import { AXE_BIN, e2eHomes, runAxe, startAxe, type TempHome, waitFor } from './c
  */
 const setup = e2eHomes();
 
-function runsDir(home: TempHome): string {
-  return path.join(home.root, 'data', 'axe', 'runs');
-}
-
-function runIds(home: TempHome): string[] {
-  try {
-    return readdirSync(runsDir(home)).sort();
-  } catch {
-    return [];
-  }
-}
-
 interface Line {
   type: string;
   path: string;
@@ -37,7 +25,7 @@ interface Line {
 
 /** The lines of each transcript of a run, by agent path. */
 function transcripts(home: TempHome, id: string): Map<string, Line[]> {
-  const dir = path.join(runsDir(home), id, 'agents');
+  const dir = path.join(home.runsDir, id, 'agents');
   const byPath = new Map<string, Line[]>();
   for (const file of readdirSync(dir).sort()) {
     const lines = readFileSync(path.join(dir, file), 'utf8')
@@ -130,9 +118,9 @@ describe.concurrent('run records', () => {
     );
     expect(result.code, result.stderr).toBe(0);
     const envelope = JSON.parse(result.stdout) as { agents: JsonNode[]; input_tokens: number };
-    const [id] = runIds(home);
+    const [id] = home.runIds();
     expect(id).toMatch(/^\d{8}-\d{6}\.\d{3}-[0-9a-f]{6}$/);
-    const record = JSON.parse(readFileSync(path.join(runsDir(home), id as string, 'run.json'), 'utf8'));
+    const record = JSON.parse(readFileSync(path.join(home.runsDir, id as string, 'run.json'), 'utf8'));
     expect(record).toMatchObject({
       status: 'completed',
       exitCode: 0,
@@ -188,8 +176,8 @@ describe.concurrent('run records', () => {
     expect((await run()).code).toBe(0);
     expect((await run(['--no-record-run'])).code).toBe(0);
     expect((await run([], { AXE_NO_RUN_RECORD: '1' })).code).toBe(0);
-    const [id] = runIds(home);
-    expect(runIds(home)).toHaveLength(1);
+    const [id] = home.runIds();
+    expect(home.runIds()).toHaveLength(1);
     const list = await runAxe(['runs', 'list', '--json'], { env });
     expect(JSON.parse(list.stdout)).toMatchObject([{ id, agent: 'solo', status: 'completed', exit_code: 0 }]);
     const show = await runAxe(['runs', 'show', (id as string).slice(0, 12)], { env });
@@ -204,7 +192,7 @@ describe.concurrent('run records', () => {
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('axe: no recorded run matches "nope" (see axe runs list)\n');
     expect((await runAxe(['runs', 'rm', 'last'], { env })).code).toBe(0);
-    expect(runIds(home)).toEqual([]);
+    expect(home.runIds()).toEqual([]);
   });
 
   it('a reader of stdout that went away: exit 141, every event in the record, and run.json says how the process ended', async () => {
@@ -212,7 +200,7 @@ describe.concurrent('run records', () => {
     home.agent('solo', agentToml('solo'));
     const gone = async (answer: string) => {
       fake.respond(() => ({ text: answer }));
-      const before = new Set(runIds(home));
+      const before = new Set(home.runIds());
       const child = spawn(
         process.execPath,
         [AXE_BIN, 'run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x'],
@@ -223,8 +211,8 @@ describe.concurrent('run records', () => {
       );
       child.stdout.destroy();
       const code = await new Promise((resolve) => child.on('close', resolve));
-      const id = runIds(home).find((run) => !before.has(run)) as string;
-      const run = JSON.parse(readFileSync(path.join(runsDir(home), id, 'run.json'), 'utf8'));
+      const id = home.runIds().find((run) => !before.has(run)) as string;
+      const run = JSON.parse(readFileSync(path.join(home.runsDir, id, 'run.json'), 'utf8'));
       return { code, run, types: [...transcripts(home, id).values()][0]?.map((line) => line.type) };
     };
     // A short answer fails at once, before the record is closed: the lines still waiting are
@@ -267,10 +255,10 @@ describe.concurrent('run records', () => {
       ),
     );
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 0]);
-    const ids = runIds(home);
+    const ids = home.runIds();
     expect(ids).toHaveLength(3);
     for (const id of ids) {
-      const record = JSON.parse(readFileSync(path.join(runsDir(home), id, 'run.json'), 'utf8'));
+      const record = JSON.parse(readFileSync(path.join(home.runsDir, id, 'run.json'), 'utf8'));
       expect(record.status).toBe('completed');
       const lines = transcripts(home, id).get('solo') ?? [];
       const input = record.request.input as string;
@@ -310,9 +298,9 @@ describe.concurrent('run records', () => {
       'assistant:you said again',
       'user:third',
     ]);
-    const [newest] = runIds(home).reverse();
-    const record = JSON.parse(readFileSync(path.join(runsDir(home), newest as string, 'run.json'), 'utf8'));
-    expect(record.continuedFrom).toBe(runIds(home)[1]);
+    const [newest] = home.runIds().reverse();
+    const record = JSON.parse(readFileSync(path.join(home.runsDir, newest as string, 'run.json'), 'utf8'));
+    expect(record.continuedFrom).toBe(home.runIds()[1]);
     const other = await runAxe(
       ['run', 'chat', '--agents-dir', home.agentsDir, '--continue', 'nope', '-p', 'x'],
       {
@@ -458,8 +446,8 @@ describe.concurrent('run records', () => {
     ).toEqual(['Task: slow']);
     const leadRequests = fake.requests.filter((r) => roleOf(r) === 'lead');
     expect(leadRequests).toHaveLength(2);
-    const ids = runIds(home);
-    const record = JSON.parse(readFileSync(path.join(runsDir(home), ids[1] as string, 'run.json'), 'utf8'));
+    const ids = home.runIds();
+    const record = JSON.parse(readFileSync(path.join(home.runsDir, ids[1] as string, 'run.json'), 'utf8'));
     expect(record).toMatchObject({ resumedFrom: ids[0], status: 'completed' });
     // A completed run has nothing to resume; a changed agent file is refused without --force.
     const again = await runAxe(['run', '--resume', 'last'], { env });

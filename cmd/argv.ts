@@ -108,10 +108,8 @@ function camelCase(name: string): string {
 /** cac reports `--bogusFlag` for `--bogus-flag`: find the flag as the user typed it. */
 export function flagAsTyped(reported: string, argv: string[]): string {
   const key = reported.replace(/^-+/, '');
-  const camel = (name: string) =>
-    name.replace(/([a-z])-([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase());
   const typed = argv.find(
-    (arg) => arg.startsWith('-') && camel(arg.replace(/^-+/, '').split('=')[0] ?? '') === key,
+    (arg) => arg.startsWith('-') && camelCase(arg.replace(/^-+/, '').split('=')[0] ?? '') === key,
   );
   return typed?.split('=')[0] ?? reported;
 }

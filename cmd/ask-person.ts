@@ -1,4 +1,5 @@
 import { createInterface } from 'node:readline';
+import { untilAborted } from '../internal/abort.js';
 import { stderr } from './stdio.js';
 
 /** What a question gets once the person has ended the input: the asking sub-agent goes on. */
@@ -26,25 +27,12 @@ export function terminalAsker(): (agent: string, question: string, signal: Abort
     // The next question waits for those ahead of this one and for this one, however it ends.
     line = ahead.then(() => mine);
     try {
-      await turn(ahead, signal);
+      await untilAborted(ahead, signal);
       return await askOnce(agent, question, signal, input);
     } finally {
       done();
     }
   };
-}
-
-/** Waits for `ahead`, or rejects as soon as `signal` fires. */
-function turn(ahead: Promise<void>, signal: AbortSignal): Promise<void> {
-  signal.throwIfAborted();
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    void ahead.then(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    });
-  });
 }
 
 function askOnce(

@@ -31,8 +31,7 @@ export interface ProcessIdentity {
  * there a run is told by its pid alone.
  */
 export function ownIdentity(): ProcessIdentity | undefined {
-  if (!procIsOurs()) return undefined;
-  const self = procStat(process.pid);
+  const self = ownStat();
   if (self === undefined) return undefined;
   const bootId = thisBootId();
   return {
@@ -92,15 +91,24 @@ function procStat(pid: number | 'self'): { pid: number; startTicks: number } | u
   return { pid: own, startTicks };
 }
 
-let procOurs: boolean | undefined;
+/** `/proc/self/stat` once read: null when it cannot be, or names another pid. */
+let selfStat: { pid: number; startTicks: number } | null | undefined;
 
 /**
- * `/proc` is there and is our pid namespace's (`/proc/self` is our pid): a `/proc` mounted for
- * another namespace (`unshare -p` without `--mount-proc`) names other processes by our pids.
+ * This process's `/proc` entry, when `/proc` is there and is our pid namespace's (`/proc/self` is
+ * our pid): a `/proc` mounted for another namespace (`unshare -p` without `--mount-proc`) names
+ * other processes by our pids.
  */
+function ownStat(): { pid: number; startTicks: number } | undefined {
+  if (selfStat === undefined) {
+    const stat = procStat('self');
+    selfStat = stat?.pid === process.pid ? stat : null;
+  }
+  return selfStat ?? undefined;
+}
+
 function procIsOurs(): boolean {
-  procOurs ??= procStat('self')?.pid === process.pid;
-  return procOurs;
+  return ownStat() !== undefined;
 }
 
 let bootIdRead = false;

@@ -1,8 +1,7 @@
 import type { BlockList, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { addSecret } from '../secrets.js';
-import type { RequestTarget } from './request-head.js';
+import { basicAuthorization, type RequestTarget } from './request-head.js';
 import { MAX_HEAD_BYTES } from './response-parser.js';
 
 /**
@@ -91,20 +90,10 @@ function parseProxy(variable: string, value: string): ForwardProxy | Malformed {
   }
   if (url.hostname === '') return invalid('no host');
   let authorization: string | undefined;
-  if (url.username !== '' || url.password !== '') {
-    let user: string;
-    let password: string;
-    try {
-      user = decodeURIComponent(url.username);
-      password = decodeURIComponent(url.password);
-    } catch {
-      return invalid('malformed percent-encoding in its user info');
-    }
-    authorization = `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
-    // Never echoed: not by a server that quotes a request back, not in a record.
-    addSecret(password);
-    addSecret(url.password);
-    addSecret(authorization.slice('Basic '.length));
+  try {
+    authorization = basicAuthorization(url);
+  } catch {
+    return invalid('malformed percent-encoding in its user info');
   }
   const protocol = url.protocol as 'http:' | 'https:';
   const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
@@ -220,7 +209,7 @@ function useProxy(target: RequestTarget, bypass: Bypass): boolean {
 }
 
 /** A proxy's error: it names the proxy (no credentials) and says what failed. */
-export function proxyError(proxy: ForwardProxy, what: string): Error {
+function proxyError(proxy: ForwardProxy, what: string): Error {
   return Object.assign(new Error(`proxy ${proxy.shown}: ${what}`), { code: 'ERR_PROXY' });
 }
 

@@ -1,3 +1,4 @@
+import { addSecret } from '../secrets.js';
 import { NOT_FIELD_CHAR, TOKEN } from './syntax.js';
 
 /** Where a request goes, parsed once per URL per run. */
@@ -42,11 +43,23 @@ export function parseTarget(url: string): RequestTarget {
     server: `${hostname}:${port}`,
     host: port === defaultPort ? bracketed : `${bracketed}:${port}`,
   };
-  if (parsed.username !== '' || parsed.password !== '') {
-    const credentials = `${decodeURIComponent(parsed.username)}:${decodeURIComponent(parsed.password)}`;
-    target.authorization = `Basic ${Buffer.from(credentials, 'utf8').toString('base64')}`;
-  }
+  const authorization = basicAuthorization(parsed);
+  if (authorization !== undefined) target.authorization = authorization;
   return target;
+}
+
+/**
+ * `Basic …` of a URL's user info (percent-decoded); undefined when it has none. Its password and
+ * token become secrets: a server may quote a request back. A malformed escape throws (URIError).
+ */
+export function basicAuthorization(url: URL): string | undefined {
+  if (url.username === '' && url.password === '') return undefined;
+  const password = decodeURIComponent(url.password);
+  const token = Buffer.from(`${decodeURIComponent(url.username)}:${password}`, 'utf8').toString('base64');
+  addSecret(password);
+  addSecret(url.password);
+  addSecret(token);
+  return `Basic ${token}`;
 }
 
 /**

@@ -56,8 +56,6 @@ export function createWireProvider(
 ): Provider {
   addSecret(settings.apiKey);
   for (const value of Object.values(settings.headers)) addSecret(value);
-  // A base URL's password is sent as Basic credentials (request-head.ts): a secret like the key.
-  addSecret(passwordOf(settings.baseUrl));
   const shared = sharedParts(settings, wire);
   return {
     name: settings.name,
@@ -293,13 +291,4 @@ function pickRequestId(headers: Record<string, string>): string | undefined {
     if (value !== undefined && value !== '') return value;
   }
   return undefined;
-}
-
-function passwordOf(url: string): string | undefined {
-  try {
-    const password = new URL(url).password;
-    return password === '' ? undefined : decodeURIComponent(password);
-  } catch {
-    return undefined;
-  }
 }

@@ -5,7 +5,6 @@ import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../prov
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import { reuseKey } from './agent-path.js';
 import {
   type CallOverrides,
   type ChildRequest,
@@ -237,7 +236,6 @@ async function runSubAgent(
   }
   const prepared = await prepare(options);
   const result = await startChild(options, request(prepared));
-  keepReusedConversation(options, args.agent, step, callId, result);
   if (options.spec.subAgentsConfig.resultFormat === 'json')
     return { output: jsonResult(result), children: [result] };
   const output: ToolOutput =
@@ -249,24 +247,6 @@ async function runSubAgent(
           ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
           : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
-}
-
-/**
- * `--resume`: a child reused from the run picked up gets a new agent_id; `resume` of that id
- * continues the conversation it had there.
- */
-function keepReusedConversation(
-  options: CallAgentOptions,
-  agent: string,
-  step: string,
-  callId: string,
-  result: AgentRunResult,
-): void {
-  const { ctx } = options;
-  if (!options.spec.subAgentsConfig.resume) return;
-  const reused = ctx.reuse?.get(reuseKey(ctx.path, callId, step, agent));
-  const earlier = reused ? ctx.conversations.get(reused.path) : undefined;
-  if (earlier) ctx.conversations.set(result.path, earlier);
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

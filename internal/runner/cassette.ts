@@ -202,6 +202,13 @@ export class CassettePlayer {
   }
 }
 
+/** An entry recorded before durations were left out of the key: keyed as its request is now. */
+function keyNow(request: unknown, key: string): string {
+  const recorded = JSON.stringify(request ?? null);
+  const canonical = withoutDurations(recorded);
+  return canonical === recorded ? key : requestKey(JSON.parse(canonical) as JsonValue);
+}
+
 /** A line of a cassette, checked field by field: replay hands its response to the loop as is. */
 function parseEntry(line: string): CassetteEntry | undefined {
   let value: unknown;
@@ -215,11 +222,8 @@ function parseEntry(line: string): CassetteEntry | undefined {
   if (typeof key !== 'string' || typeof agent !== 'string') return undefined;
   const answered = isChatResponse(response) || isRecordedError(error);
   if (!answered || (deltas !== undefined && !isStringArray(deltas))) return undefined;
-  // Recorded before durations were left out of the key: keyed as its request is now.
-  const recorded = JSON.stringify(request ?? null);
-  const canonical = withoutDurations(recorded);
   return {
-    key: canonical === recorded ? key : requestKey(JSON.parse(canonical) as JsonValue),
+    key: line.includes('duration_seconds') ? keyNow(request, key) : key,
     agent,
     provider: typeof provider === 'string' ? provider : '',
     request: (request ?? null) as JsonValue,

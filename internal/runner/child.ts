@@ -127,12 +127,17 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
     const reused = parent.ctx.reuse?.get(
       reuseKey(parent.ctx.path, request.callId, request.step, request.agent),
     );
+    const resumable = parent.spec.subAgentsConfig.resume;
     let result: AgentRunResult;
-    if (reused) result = { ...reused, ...where };
-    else if ('spec' in prepared) {
+    if (reused) {
+      result = { ...reused, ...where };
+      // Reused under a new agent_id: `resume` of it continues the conversation it had.
+      const earlier = resumable ? ctx.conversations.get(reused.path) : undefined;
+      if (earlier) ctx.conversations.set(ctx.path, earlier);
+    } else if ('spec' in prepared) {
       const settled = await parent.runSettled(prepared.spec, request.message, ctx);
       result = settled.result;
-      if (parent.spec.subAgentsConfig.resume && settled.conversation) {
+      if (resumable && settled.conversation) {
         ctx.conversations.set(ctx.path, { agent: request.agent, messages: settled.conversation });
       }
     } else result = failedBeforeStart(where, 'error', prepared.error, Date.now() - started);

@@ -133,15 +133,21 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     if (!submission) return false;
     state.output = submission.value;
     state.content = outputText(submission.value);
-    // Background sub-agents not collected: one more turn, as before a plain answer. The submission
-    // stands unless the agent submits again.
-    const uncollected =
-      collectReminded || limitReached(setup, turn, limit) ? undefined : setup.uncollected?.();
-    if (uncollected === undefined) return true;
+    // As before a plain answer; the submission stands unless the agent submits again.
+    return !remindUncollected(limitReached(setup, turn, limit) !== undefined);
+  };
+  /**
+   * Background sub-agents not collected: once, unless a limit ends the agent, the agent is told
+   * which (one more turn); true when it was.
+   */
+  const remindUncollected = (atLimit: boolean, answered = ''): boolean => {
+    const uncollected = collectReminded || atLimit ? undefined : setup.uncollected?.();
+    if (uncollected === undefined) return false;
     collectReminded = true;
+    if (answered !== '') add({ role: 'assistant', content: answered });
     add({ role: 'user', content: uncollected });
     pending = 0;
-    return false;
+    return true;
   };
   // A conversation picked up where it stopped (`--resume`) may end with calls not yet answered.
   const last = messages.at(-1);
@@ -190,14 +196,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       // A submission made before the reminder of uncollected sub-agents stands.
       const submitted = state.output !== undefined;
       if (!submitted) state.content = response.content;
-      const uncollected = collectReminded || turn >= limit ? undefined : setup.uncollected?.();
-      if (uncollected !== undefined) {
-        collectReminded = true;
-        if (response.content !== '') add({ role: 'assistant', content: response.content });
-        add({ role: 'user', content: uncollected });
-        pending = 0;
-        continue;
-      }
+      if (remindUncollected(turn >= limit, response.content)) continue;
       if (!setup.submits || submitted) {
         add(reply);
         return;

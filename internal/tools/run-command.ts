@@ -4,9 +4,8 @@ import { optionalInteger, requiredString } from './args.js';
 import { killChild, trackChild, untrackChild } from './child-reaper.js';
 import { checkCommand } from './command-guard.js';
 import { defineTool, objectSchema } from './define-tool.js';
+import { MAX_OUTPUT_BYTES, truncationMarker } from './output-limit.js';
 
-const MAX_OUTPUT_BYTES = 100 * 1024;
-const OUTPUT_TRUNCATED_MARKER = '\n... [output truncated, exceeded 100KB]';
 /** Per-command time limit (Go axe has only the run's): the default, and the most a call may ask for. */
 const DEFAULT_COMMAND_TIMEOUT_S = 120;
 export const MAX_COMMAND_TIMEOUT_S = 600;
@@ -161,7 +160,7 @@ function outputCollector(): { collect: (chunk: Buffer) => void; text: () => stri
   };
   const text = (): string => {
     const all = Buffer.concat(chunks).toString('utf8');
-    return truncated ? all + OUTPUT_TRUNCATED_MARKER : all;
+    return truncated ? all + truncationMarker() : all;
   };
   return { collect, text };
 }

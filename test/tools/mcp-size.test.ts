@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { MAX_RESULT_BYTES, mcpResultToOutput } from '../../internal/tools/mcp/content.js';
+import { mcpResultToOutput } from '../../internal/tools/mcp/content.js';
 import { classifyOversize, JsonLines } from '../../internal/tools/mcp/json-lines.js';
+import { MAX_OUTPUT_BYTES as MAX_RESULT_BYTES } from '../../internal/tools/output-limit.js';
 import { REPO_ROOT } from '../run/cli.js';
 import { ctx, open, stdio, tool } from './mcp-toolset.js';
 

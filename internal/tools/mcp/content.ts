@@ -1,15 +1,13 @@
 import type { JsonObject } from '../../provider/types.js';
 import { utf8Prefix } from '../../text.js';
+import { MAX_OUTPUT_BYTES, truncationMarker } from '../output-limit.js';
 import { asRecord } from '../record.js';
 import type { ToolOutput } from '../types.js';
-
-/** The most of a result the model gets, as for run_command's output. */
-export const MAX_RESULT_BYTES = 100 * 1024;
 
 /**
  * Pure translation of an MCP `tools/call` result into the text the model gets. Text parts are
  * joined; every other part is described (type, MIME type, size) rather than dropped. Past
- * MAX_RESULT_BYTES the text is cut (at a character boundary) and says how much more there was.
+ * MAX_OUTPUT_BYTES the text is cut (at a character boundary) and says how much more there was.
  */
 export function mcpResultToOutput(result: unknown): ToolOutput {
   const body = asRecord(result);
@@ -22,12 +20,12 @@ export function mcpResultToOutput(result: unknown): ToolOutput {
 
 function capped(text: string): string {
   // Each UTF-16 unit is at most 3 bytes of UTF-8: most results need no encoding to be measured.
-  if (text.length * 3 <= MAX_RESULT_BYTES) return text;
+  if (text.length * 3 <= MAX_OUTPUT_BYTES) return text;
   const bytes = Buffer.from(text, 'utf8');
-  if (bytes.length <= MAX_RESULT_BYTES) return text;
-  const kept = utf8Prefix(bytes, MAX_RESULT_BYTES);
+  if (bytes.length <= MAX_OUTPUT_BYTES) return text;
+  const kept = utf8Prefix(bytes, MAX_OUTPUT_BYTES);
   const more = bytes.length - Buffer.byteLength(kept, 'utf8');
-  return `${kept}\n... [output truncated, exceeded 100KB: ${more} more bytes not shown]`;
+  return `${kept}${truncationMarker(more)}`;
 }
 
 function describePart(part: unknown): string {

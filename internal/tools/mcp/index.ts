@@ -1,4 +1,4 @@
-import { followParent, withTimeout } from '../../abort.js';
+import { followParent, untilAborted, withTimeout } from '../../abort.js';
 import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
 import { VERSION } from '../../version.js';
@@ -141,21 +141,13 @@ async function connectOne(
 async function connectWithin(client: Client, transport: Transport, runSignal: AbortSignal, ms: number) {
   const { signal, timedOut, dispose } = withTimeout(runSignal, ms);
   try {
-    await Promise.race([client.connect(transport, { signal, timeout: ms }), rejectOnAbort(signal)]);
+    await untilAborted(client.connect(transport, { signal, timeout: ms }), signal);
   } catch (error) {
     if (timedOut()) throw new Error(`no answer within ${ms / 1000}s`);
     throw error;
   } finally {
     dispose();
   }
-}
-
-/** Rejects with `signal`'s reason once it aborts (a signal of our own: its listener goes with it). */
-function rejectOnAbort(signal: AbortSignal): Promise<never> {
-  return new Promise((_, reject) => {
-    if (signal.aborted) reject(signal.reason);
-    else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-  });
 }
 
 /** The error's message and, for a bare `fetch failed`, the network error underneath. */

@@ -31,3 +31,9 @@ function killAllTracked(): void {
   for (const [pid, kind] of live) killChild(pid, kind);
   live.clear();
 }
+
+/**
+ * How long a child's pipes may stay open once it has exited (or its group was killed): a process
+ * that left its group (setsid, a daemon) can hold them for ever, and 'close' would never come.
+ */
+export const PIPE_DRAIN_MS = 150;

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { withTimeout } from '../abort.js';
 import { optionalInteger, requiredString } from './args.js';
-import { killChild, trackChild, untrackChild } from './child-reaper.js';
+import { killChild, PIPE_DRAIN_MS, trackChild, untrackChild } from './child-reaper.js';
 import { checkCommand } from './command-guard.js';
 import { defineTool, objectSchema } from './define-tool.js';
 import { MAX_OUTPUT_BYTES, truncationMarker } from './output-limit.js';
@@ -80,12 +80,6 @@ interface ShellOutcome {
   exitCode: number | null;
   signal: NodeJS.Signals | null;
 }
-
-/**
- * How long the pipes may stay open once sh has exited (or the group was killed): a process that
- * left the group (setsid) can hold them for ever, and 'close' would never come.
- */
-const PIPE_DRAIN_MS = 150;
 
 /** Runs `sh -c` in its own process group; the whole group is killed on abort and when sh exits. */
 function runShell(

@@ -3,7 +3,7 @@ import type { Readable, Writable } from 'node:stream';
 import { deserializeMessage, serializeMessage } from '@modelcontextprotocol/sdk/shared/stdio.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import { killChild, trackChild, untrackChild } from '../child-reaper.js';
+import { killChild, PIPE_DRAIN_MS, trackChild, untrackChild } from '../child-reaper.js';
 import { asRecord } from '../record.js';
 import { classifyOversize, JsonLines, MAX_LINE_BYTES, type OversizeLine } from './json-lines.js';
 
@@ -18,11 +18,6 @@ export interface StdioServerParams {
 /** After stdin is closed, how long a server gets to exit on its own before SIGTERM, then SIGKILL. */
 const EOF_GRACE_MS = 300;
 const TERM_GRACE_MS = 700;
-/**
- * How long stdout and stderr may stay open once the server has exited: a process it started in a
- * session of its own (setsid, a daemon) can hold them for ever, and 'close' would never come.
- */
-const PIPE_DRAIN_MS = 150;
 
 /** `data.reason` of the error a request gets when its answer was over the size limit. */
 export const ANSWER_TOO_LARGE = 'answer too large';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
-import { addSecretsFromEnv, maskSecrets } from '../internal/secrets.js';
+import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
 import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
@@ -23,7 +23,7 @@ declare const AXE_BUNDLE: Bundle;
 checkStdoutOpen();
 // cac prints help and its version line with console.info: through axe's stdout like any output.
 console.info = (...parts: unknown[]) => stdout.write(`${parts.join(' ')}\n`);
-addSecretsFromEnv(process.env);
+addSecretsFromEnvLater(process.env);
 void parseAndRun();
 
 async function parseAndRun(): Promise<void> {
@@ -211,7 +211,7 @@ function printVersion(): Promise<void> {
  * arguments and runs the command; nothing has been done yet that it would do again.
  */
 async function runFullCli(): Promise<void> {
-  const file = fileURLToPath(new URL(bundleFile('all'), import.meta.url));
+  const file = join(import.meta.dirname, bundleFile('all'));
   callBundle(new Script(readFileSync(file, 'latin1'), { filename: file }), file);
 }
 

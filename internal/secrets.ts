@@ -19,6 +19,18 @@ const known = new Set<string>();
  * rest would show.
  */
 let longestFirst: string[] = [];
+/** An environment whose secrets are taken when something is first masked (`addSecretsFromEnvLater`). */
+let pendingEnv: NodeJS.ProcessEnv | undefined;
+
+/** `longestFirst`, once the pending environment's secrets are in. */
+function secrets(): readonly string[] {
+  if (pendingEnv !== undefined) {
+    const env = pendingEnv;
+    pendingEnv = undefined;
+    addSecretsFromEnv(env);
+  }
+  return longestFirst;
+}
 
 function remember(value: string): void {
   if (known.has(value)) return;
@@ -47,10 +59,18 @@ export function addSecretsFromEnv(env: NodeJS.ProcessEnv): void {
   for (const [name, value] of Object.entries(env)) if (SECRET_NAME.test(name)) addSecret(value);
 }
 
+/**
+ * `addSecretsFromEnv`, when something is first masked: reading every variable costs start-up time
+ * that a command which masks nothing (`agents list`) need not pay.
+ */
+export function addSecretsFromEnvLater(env: NodeJS.ProcessEnv): void {
+  pendingEnv = env;
+}
+
 /** `text` with every known secret replaced by `***`. */
 export function maskSecrets(text: string): string {
   let masked = text;
-  for (const secret of longestFirst) if (masked.includes(secret)) masked = masked.split(secret).join(MASK);
+  for (const secret of secrets()) if (masked.includes(secret)) masked = masked.split(secret).join(MASK);
   return masked;
 }
 
@@ -86,7 +106,7 @@ export class SecretHoldback {
  */
 function safeCut(text: string): number {
   let cut = text.length;
-  for (const secret of longestFirst) {
+  for (const secret of secrets()) {
     const first = secret.charAt(0);
     // Only a tail shorter than the secret can be its start.
     let at = text.indexOf(first, Math.max(0, text.length - secret.length + 1));
@@ -100,7 +120,7 @@ function safeCut(text: string): number {
   }
   for (let moved = true; moved; ) {
     moved = false;
-    for (const secret of longestFirst) {
+    for (const secret of secrets()) {
       const at = text.indexOf(secret, Math.max(0, cut - secret.length + 1));
       if (at !== -1 && at < cut) {
         cut = at;

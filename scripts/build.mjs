@@ -41,14 +41,18 @@ try {
       ...common,
       entryPoints: { [name]: 'cmd/cli.ts' },
       outdir: staging,
-      // import.meta does not exist in CommonJS: the module's URL is the bundle's.
-      define: { 'import.meta.url': '__bundle_url', AXE_BUNDLE: JSON.stringify(bundle) },
+      // import.meta does not exist in CommonJS: the module's file is the bundle's.
+      define: {
+        'import.meta.filename': '__filename',
+        'import.meta.dirname': '__dirname',
+        AXE_BUNDLE: JSON.stringify(bundle),
+      },
       // A script run from the code cache has no import(): the packages are require()d when needed.
       supported: { 'dynamic-import': false },
       // A function expression of CommonJS's five names, which main.js compiles as it is and calls
       // (code-cache.ts): not runnable on its own.
       banner: {
-        js: '(function (exports, require, module, __filename, __dirname) {var __bundle_url = require("node:url").pathToFileURL(__filename).href;',
+        js: '(function (exports, require, module, __filename, __dirname) {',
       },
       footer: { js: '\n})' },
     });

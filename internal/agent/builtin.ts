@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 
 let found: string | undefined;
 
@@ -11,7 +10,7 @@ let found: string | undefined;
  */
 export function builtinAgentsDir(): string {
   if (found === undefined) {
-    let dir = dirname(fileURLToPath(import.meta.url));
+    let dir = import.meta.dirname;
     for (let up = 0; up < 4 && !existsSync(join(dir, 'agents', 'builtin')); up++) dir = dirname(dir);
     found = join(dir, 'agents', 'builtin');
   }

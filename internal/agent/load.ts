@@ -109,7 +109,8 @@ export async function listAgents(
  * few syscalls instead of six thread-pool round trips: agent files are small, and they are read
  * before their agent starts — `agents list`'s dozens, the one `axe run` names, a parent's
  * sub-agents before its first request. With a listing's `cache`, an unchanged file that was found
- * clean before is not read again (file-cache.ts).
+ * clean before is not read again, nor resolved again when its agent depends on the file alone
+ * (file-cache.ts).
  */
 export async function inspectAgentFile(
   path: string,
@@ -117,22 +118,55 @@ export async function inspectAgentFile(
   cache?: AgentFileCache,
 ): Promise<AgentFileReport> {
   const name = basename(path, extname(path));
-  const kept = cache?.data(path);
+  if (cache === undefined) return inspectParsed(path, name, env, () => parseAgentFile(path, name));
+  const kept = cache.kept(path);
+  if (kept?.spec !== undefined) {
+    const data = kept.data as unknown as AgentFileData;
+    return { file: path, name, spec: kept.spec, data, findings: [], locate: (finding) => finding };
+  }
+  // Whether resolving the file reads the environment: an agent that depends on it is not kept.
+  const watched = watchReads(env);
+  const keepClean = (report: AgentFileReport): AgentFileReport => {
+    if (report.findings.length === 0 && report.data && report.spec) {
+      const data = report.data as unknown as JsonValue;
+      cache.keep(path, watched.read() ? { data } : { data, spec: report.spec });
+    }
+    return report;
+  };
   if (kept !== undefined) {
-    const report = await inspectParsed(path, name, env, async () => ({
-      data: kept,
+    const report = await inspectParsed(path, name, watched.env, async () => ({
+      data: kept.data,
       warnings: [],
       writtenAs: {},
     }));
     // Anything to say is said as a fresh read says it, with its line and column.
-    if (report.findings.length === 0) {
-      cache?.keep(path, kept);
-      return report;
-    }
+    if (report.findings.length === 0) return keepClean(report);
   }
-  const report = await inspectParsed(path, name, env, () => parseAgentFile(path, name));
-  if (report.findings.length === 0 && report.data) cache?.keep(path, report.data as unknown as JsonValue);
-  return report;
+  return keepClean(await inspectParsed(path, name, watched.env, () => parseAgentFile(path, name)));
+}
+
+/** `env`, and whether anything has read it since. */
+function watchReads(env: NodeJS.ProcessEnv): { env: NodeJS.ProcessEnv; read: () => boolean } {
+  let read = false;
+  const watched = new Proxy(env, {
+    get: (target, key) => {
+      read = true;
+      return Reflect.get(target, key);
+    },
+    has: (target, key) => {
+      read = true;
+      return Reflect.has(target, key);
+    },
+    ownKeys: (target) => {
+      read = true;
+      return Reflect.ownKeys(target);
+    },
+    getOwnPropertyDescriptor: (target, key) => {
+      read = true;
+      return Reflect.getOwnPropertyDescriptor(target, key);
+    },
+  });
+  return { env: watched, read: () => read };
 }
 
 async function inspectParsed(

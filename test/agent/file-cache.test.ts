@@ -39,7 +39,15 @@ function agentsDir(name: string, files: Record<string, string>): void {
 interface CacheFile {
   build: string;
   dirs: string[];
-  files: Record<string, [string, Record<string, unknown>]>;
+  /** A file's state, its data, and its agent when resolving it read no environment variable. */
+  files: Record<string, [string, Record<string, unknown>, Record<string, unknown>?]>;
+}
+
+/** A forged description, in the kept data and the kept agent alike. */
+function forgeDescription(cache: CacheFile, file: string, description: string): void {
+  const [, data, spec] = cache.files[file]!;
+  data.description = description;
+  if (spec) spec.description = description;
 }
 
 function cacheFiles(): string[] {
@@ -71,7 +79,7 @@ const cli = tempHome();
 
 beforeAll(async () => {
   agentsDir('served', { 'alpha.toml': toml('alpha'), 'beta.toml': toml('beta') });
-  agentsDir('revalidated', { 'alpha.toml': toml('alpha') });
+  agentsDir('revalidated', { 'alpha.toml': toml('alpha', 'workdir = "$AXE_TEST_PROJECT/src"\n') });
   agentsDir('rewritten', { 'gamma.toml': toml('gamma') });
   // Whole seconds, which utimes sets exactly, to be set again after the rewrite.
   utimesSync(join(dirs.rewritten!, 'gamma.toml'), WHOLE_SECONDS, WHOLE_SECONDS);
@@ -90,34 +98,53 @@ beforeAll(async () => {
 });
 
 describe('the agent file cache of a listing', () => {
-  it('keeps the data of clean, settled files; the next listing takes it from there', async () => {
+  it('keeps the data and agents of clean, settled files; the next listing takes them from there', async () => {
     const dir = dirs.served!;
-    expect(await descriptions(dir)).toEqual({
-      listed: { alpha: 'alpha as written', beta: 'beta as written' },
-      problems: [],
+    const file = join(dir, 'alpha.toml');
+    const { agents } = await listAgents([dir], env);
+    expect(Object.fromEntries(agents.map((spec) => [spec.name, spec.description]))).toEqual({
+      alpha: 'alpha as written',
+      beta: 'beta as written',
     });
     const { cache } = cacheOf(dir);
-    expect(Object.keys(cache.files).sort()).toEqual([join(dir, 'alpha.toml'), join(dir, 'beta.toml')]);
-    expect(cache.files[join(dir, 'alpha.toml')]?.[1]).toEqual({
+    expect(Object.keys(cache.files).sort()).toEqual([file, join(dir, 'beta.toml')]);
+    expect(cache.files[file]?.[1]).toEqual({
       name: 'alpha',
       description: 'alpha as written',
       model: 'anthropic/claude-sonnet-4-5',
     });
-    // What the cache says is what the listing shows: the file is not read again.
+    // The agent as the listing resolved it, whole.
+    expect(cache.files[file]?.[2]).toEqual(JSON.parse(JSON.stringify(agents[0])));
+    const again = await listAgents([dir], env);
+    expect(again.agents).toEqual(agents);
+    // What the cache says is what the listing shows: the file is not read or resolved again.
     edit(dir, (cache) => {
-      cache.files[join(dir, 'alpha.toml')]![1].description = 'from the cache';
+      cache.files[file]![2]!.description = 'from the cache';
     });
     expect((await descriptions(dir)).listed).toEqual({ alpha: 'from the cache', beta: 'beta as written' });
   });
 
-  it('validates kept data again: data the schema refuses sends the file to a fresh read', async () => {
+  it('keeps only the data of an agent the environment shapes: resolved and validated again each time', async () => {
     const dir = dirs.revalidated!;
-    await descriptions(dir);
-    edit(dir, (cache) => {
-      cache.files[join(dir, 'alpha.toml')]![1].model = 5;
+    const file = join(dir, 'alpha.toml');
+    const listing = async (project?: string) => {
+      const { agents, problems } = await listAgents([dir], { ...env, AXE_TEST_PROJECT: project });
+      return { workdirs: agents.map((spec) => spec.workdir), problems: problems.map((p) => p.message) };
+    };
+    expect(await listing('/one')).toEqual({ workdirs: ['/one/src'], problems: [] });
+    expect(cacheOf(dir).cache.files[file]).toHaveLength(2);
+    expect(await listing('/two')).toEqual({ workdirs: ['/two/src'], problems: [] });
+    expect(await listing()).toEqual({
+      workdirs: [],
+      problems: [expect.stringContaining('$AXE_TEST_PROJECT is not set')],
     });
-    expect(await descriptions(dir)).toEqual({ listed: { alpha: 'alpha as written' }, problems: [] });
-    expect(cacheOf(dir).cache.files[join(dir, 'alpha.toml')]?.[1].model).toBe('anthropic/claude-sonnet-4-5');
+    expect(await listing('/one')).toEqual({ workdirs: ['/one/src'], problems: [] });
+    // Kept data the schema refuses sends the file to a fresh read.
+    edit(dir, (cache) => {
+      cache.files[file]![1].model = 5;
+    });
+    expect(await listing('/one')).toEqual({ workdirs: ['/one/src'], problems: [] });
+    expect(cacheOf(dir).cache.files[file]?.[1].model).toBe('anthropic/claude-sonnet-4-5');
   });
 
   it('reads a changed file afresh, even one rewritten at once with the same size', async () => {
@@ -151,7 +178,7 @@ describe('the agent file cache of a listing', () => {
     await descriptions(dir);
     const forge = (change: (cache: CacheFile) => void) =>
       edit(dir, (cache) => {
-        cache.files[file]![1].description = 'forged';
+        forgeDescription(cache, file, 'forged');
         change(cache);
       });
     const path = forge(() => {});
@@ -225,7 +252,7 @@ describe('the agent file cache of a listing', () => {
     const cache = JSON.parse(readFileSync(path, 'utf8')) as CacheFile;
     const file = join(home, '.config', 'axe', 'agents', 'alpha.toml');
     expect(Object.keys(cache.files)).toEqual([file]);
-    cache.files[file]![1].description = 'from the cache';
+    forgeDescription(cache, file, 'from the cache');
     writeFileSync(path, JSON.stringify(cache));
     expect(axe(['agents', 'list'], { cwd, env: cliEnv }).stdout).toBe('alpha - from the cache\n');
   });

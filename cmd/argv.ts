@@ -68,15 +68,18 @@ export function switchValue(key: string, value: unknown): unknown {
 /**
  * `--timeout -1`: a value flag takes the next word as its value even when it looks like a negative
  * number (cac would read `-1` as a flag), so the value is checked and reported as a bad value;
- * likewise `-` (`--events -`: stderr), which cac reads as no value.
+ * likewise `-` (`--events -`: stderr), which cac reads as no value. Every long flag but those in
+ * `takesNoValue` (switches, and flags whose value is optional) and negations (`--no-stream`) does
+ * so: a flag the command does not know is then refused by its name, not as `-1`.
  */
-export function joinNegativeValues(argv: string[], valueFlags: ReadonlySet<string>): string[] {
+export function joinNegativeValues(argv: string[], takesNoValue: ReadonlySet<string>): string[] {
   const joined: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] ?? '';
     const next = argv[i + 1];
     if (arg === '--') return [...joined, ...argv.slice(i)];
-    if (valueFlags.has(arg) && arg.startsWith('--') && next !== undefined && /^-\d|^-\.\d|^-$/.test(next)) {
+    const flag = /^--[\w-]+$/.test(arg) && !arg.startsWith('--no-') && !takesNoValue.has(arg);
+    if (flag && next !== undefined && /^-\d|^-\.\d|^-$/.test(next)) {
       joined.push(`${arg}=${next}`);
       i++;
     } else {

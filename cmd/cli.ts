@@ -26,121 +26,141 @@ console.info = (...parts: unknown[]) => stdout.write(`${parts.join(' ')}\n`);
 addSecretsFromEnvLater(process.env);
 void parseAndRun();
 
+/**
+ * The command the arguments start with (`axe run …`), when they do: only it is declared to cac,
+ * which would otherwise build and parse every command's options at every start. Anything else
+ * (`axe`, `axe --help`, a flag first, an unknown command) declares them all.
+ */
+const named = commandOf(argv) === argv[0] ? argv[0] : undefined;
+const declared = (command: string): boolean => named === undefined || named === command;
+
 async function parseAndRun(): Promise<void> {
   const { cac } = await import('cac');
   const cli = cac('axe');
 
-  cli.command('version', 'Print the version').action(printVersion);
+  if (declared('version')) cli.command('version', 'Print the version').action(printVersion);
 
-  cli
-    .command('config <action>', 'Config directory: `axe config path` | `axe config init`')
-    .example('axe config init')
-    .action((action: string) =>
-      AXE_BUNDLE === 'all'
-        ? dispatch(async () => (await import('./config.js')).configCommand(action))
-        : runFullCli(),
-    );
+  if (declared('config'))
+    cli
+      .command('config <action>', 'Config directory: `axe config path` | `axe config init`')
+      .example('axe config init')
+      .action((action: string) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () => (await import('./config.js')).configCommand(action))
+          : runFullCli(),
+      );
 
-  cli
-    .command('agents <action> [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
-    .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
-    .option('--json', 'show: every resolved field as JSON (where the key comes from, warnings)')
-    .option('--all', "list: axe's built-in agents (explore, plan) too")
-    .example('axe agents list')
-    .example('axe agents init reviewer')
-    .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
-      AXE_BUNDLE !== 'run'
-        ? dispatch(async () =>
-            (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
-          )
-        : runFullCli(),
-    );
+  if (declared('agents'))
+    cli
+      .command('agents <action> [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
+      .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
+      .option('--json', 'show: every resolved field as JSON (where the key comes from, warnings)')
+      .option('--all', "list: axe's built-in agents (explore, plan) too")
+      .example('axe agents list')
+      .example('axe agents init reviewer')
+      .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
+        AXE_BUNDLE !== 'run'
+          ? dispatch(async () =>
+              (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
+            )
+          : runFullCli(),
+      );
 
-  cli
-    .command('validate [...agents]', 'Lint agent files: schema, sub-agents, cycles, depth, tools, MCP')
-    .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
-    .option('--strict', 'Treat warnings as errors')
-    .option('--json', 'Print the findings as JSON')
-    .action((agents: string[], options: Record<string, unknown>) =>
-      AXE_BUNDLE !== 'run'
-        ? dispatch(async () =>
-            (await import('./validate.js')).validateCommand(agents, lastWins(options, switches)),
-          )
-        : runFullCli(),
-    );
+  if (declared('validate'))
+    cli
+      .command('validate [...agents]', 'Lint agent files: schema, sub-agents, cycles, depth, tools, MCP')
+      .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
+      .option('--strict', 'Treat warnings as errors')
+      .option('--json', 'Print the findings as JSON')
+      .action((agents: string[], options: Record<string, unknown>) =>
+        AXE_BUNDLE !== 'run'
+          ? dispatch(async () =>
+              (await import('./validate.js')).validateCommand(agents, lastWins(options, switches)),
+            )
+          : runFullCli(),
+      );
 
-  cli
-    .command('run [agent]', 'Run an agent')
-    .usage('run <agent>   (axe run --resume <run>: no agent)')
-    .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
-    .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
-    .option('--model <provider/model>', "Override the agent's model")
-    .option('--skill <path>', "Override the agent's skill")
-    .option('--workdir <dir>', "Override the agent's working directory")
-    .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
-    .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
-    .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
-    .option('--input <name=value>', "A typed input of the agent (repeatable; see the agent's [input])")
-    .option('--inputs-json <json>', 'Typed inputs as one JSON object')
-    // `--no-stream` is understood without being declared: cac would print a misleading default.
-    .option('--stream', "Print the answer as it arrives (--no-stream: don't; default: the agent's `stream`)")
-    .option('--dry-run', 'Show the resolved run without calling any model')
-    .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
-    .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
-    .option(
-      '--progress <when>',
-      'Live agent tree on stderr: never | auto (a terminal, not --verbose) | always',
-    )
-    .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
-    .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
-    .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
-    .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
-    .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
-    .option(
-      '--record-run',
-      'Record the run under <data dir>/runs (the default; --no-record-run or AXE_NO_RUN_RECORD=1: no record)',
-    )
-    .option('--events <file>', 'Write every event of the run as JSON lines to <file> (- for stderr)')
-    .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
-    .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
-    .option('--force', '--resume: even when the agent file changed since')
-    .action((agent: string | undefined, options: Record<string, unknown>) => {
-      if (agent === undefined && options.resume === undefined) {
-        usageError('missing required args for command `run <agent>`');
-        return;
-      }
-      return AXE_BUNDLE !== 'agent-files'
-        ? dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)))
-        : runFullCli();
-    });
+  if (declared('run'))
+    cli
+      .command('run [agent]', 'Run an agent')
+      .usage('run <agent>   (axe run --resume <run>: no agent)')
+      .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
+      .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
+      .option('--model <provider/model>', "Override the agent's model")
+      .option('--skill <path>', "Override the agent's skill")
+      .option('--workdir <dir>', "Override the agent's working directory")
+      .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
+      .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
+      .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
+      .option('--input <name=value>', "A typed input of the agent (repeatable; see the agent's [input])")
+      .option('--inputs-json <json>', 'Typed inputs as one JSON object')
+      // `--no-stream` is understood without being declared: cac would print a misleading default.
+      .option(
+        '--stream',
+        "Print the answer as it arrives (--no-stream: don't; default: the agent's `stream`)",
+      )
+      .option('--dry-run', 'Show the resolved run without calling any model')
+      .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
+      .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
+      .option(
+        '--progress <when>',
+        'Live agent tree on stderr: never | auto (a terminal, not --verbose) | always',
+      )
+      .option('--record <file>', 'Write every provider exchange to a JSONL cassette')
+      .option('--replay <file>', 'Serve every provider exchange from a cassette (no network, no key)')
+      .option('--artifact-dir <dir>', 'Artifact directory (relative to the workdir); turns artifacts on')
+      .option('--keep-artifacts', 'Keep an auto-generated artifact directory after the run')
+      .option('--interactive', "At a terminal: sub-agents' ask_parent questions to this agent go to you")
+      .option(
+        '--record-run',
+        'Record the run under <data dir>/runs (the default; --no-record-run or AXE_NO_RUN_RECORD=1: no record)',
+      )
+      .option('--events <file>', 'Write every event of the run as JSON lines to <file> (- for stderr)')
+      .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
+      .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
+      .option('--force', '--resume: even when the agent file changed since')
+      .action((agent: string | undefined, options: Record<string, unknown>) => {
+        if (agent === undefined && options.resume === undefined) {
+          usageError('missing required args for command `run <agent>`');
+          return;
+        }
+        return AXE_BUNDLE !== 'agent-files'
+          ? dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)))
+          : runFullCli();
+      });
 
-  cli
-    .command('runs <action> [run]', 'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)')
-    .option('--json', 'list, show: as JSON')
-    .option('--transcript <agent-path>', "show: that agent's conversation")
-    .option('--html', 'show: a self-contained HTML timeline of the run')
-    .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
-      AXE_BUNDLE === 'all'
-        ? dispatch(async () =>
-            (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches)),
-          )
-        : runFullCli(),
-    );
+  if (declared('runs'))
+    cli
+      .command(
+        'runs <action> [run]',
+        'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)',
+      )
+      .option('--json', 'list, show: as JSON')
+      .option('--transcript <agent-path>', "show: that agent's conversation")
+      .option('--html', 'show: a self-contained HTML timeline of the run')
+      .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () =>
+              (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches)),
+            )
+          : runFullCli(),
+      );
 
-  cli
-    .command('gc [agent]', "Analyze an agent's memory with its model, then trim it (Go axe's gc)")
-    .option('--all', 'Every agent with memory enabled')
-    .option('--dry-run', 'Print the analysis without trimming')
-    .option('--model <provider/model>', "Override the agent's model for the analysis")
-    .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
-    .option('--record <file>', 'Write the model exchange to a JSONL cassette')
-    .option('--replay <file>', 'Serve the model exchange from a cassette (no network, no key)')
-    .example('axe gc reviewer --dry-run')
-    .action((agent: string | undefined, options: Record<string, unknown>) =>
-      AXE_BUNDLE === 'all'
-        ? dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches)))
-        : runFullCli(),
-    );
+  if (declared('gc'))
+    cli
+      .command('gc [agent]', "Analyze an agent's memory with its model, then trim it (Go axe's gc)")
+      .option('--all', 'Every agent with memory enabled')
+      .option('--dry-run', 'Print the analysis without trimming')
+      .option('--model <provider/model>', "Override the agent's model for the analysis")
+      .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
+      .option('--record <file>', 'Write the model exchange to a JSONL cassette')
+      .option('--replay <file>', 'Serve the model exchange from a cassette (no network, no key)')
+      .example('axe gc reviewer --dry-run')
+      .action((agent: string | undefined, options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches)))
+          : runFullCli(),
+      );
 
   cli.option('-V, --version', 'Print the version');
   cli.help();
@@ -151,15 +171,15 @@ async function parseAndRun(): Promise<void> {
       command.options.filter((option) => option.isBoolean).flatMap((option) => option.names),
     ),
   );
-  const valueFlags = new Set(
+  const takesNoValue = new Set(
     [cli.globalCommand, ...cli.commands].flatMap((command) =>
       command.options
-        .filter((option) => option.required)
+        .filter((option) => !option.required)
         .flatMap((option) => option.rawName.match(/--?[\w-]+/g) ?? []),
     ),
   );
   try {
-    const normalized = joinNegativeValues(switchValuesAsBooleans(argv, switches), valueFlags);
+    const normalized = joinNegativeValues(switchValuesAsBooleans(argv, switches), takesNoValue);
     cli.parse([...process.argv.slice(0, 2), ...normalized], { run: false });
     if (cli.matchedCommand) {
       await cli.runMatchedCommand();

@@ -130,6 +130,11 @@ describe.concurrent('flags', () => {
       [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe --help)\n'],
       [['--bogus'], 'axe: unknown option --bogus (see axe --help)\n'],
       [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],
+      // A flag the command does not know is refused by its name, whatever follows it, and so is
+      // another command's (`--strict` is validate's switch).
+      [[...base, '--bogus', '-1'], 'axe: unknown option --bogus (see axe --help)\n'],
+      [['agents', 'list', '--timeout', '-5'], 'axe: unknown option --timeout (see axe --help)\n'],
+      [['agents', 'list', '--strict=maybe'], 'axe: unknown option --strict (see axe --help)\n'],
       [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
       [[...base, '--dry-run=yes'], 'axe: --dry-run: expected true or false, got "yes"\n'],
       // A key pasted in the wrong place (env's ANTHROPIC_API_KEY) is not printed back.

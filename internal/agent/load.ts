@@ -10,7 +10,6 @@ import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
 import { AgentFileCache } from './file-cache.js';
 import type { AgentFileData } from './file-data.js';
-import { validate } from './generated/agent-validator.js';
 import { goRuleFindings } from './go-rules.js';
 import { goAxeWords } from './go-words.js';
 import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
@@ -249,6 +248,8 @@ async function schemaErrors(
   data: JsonValue,
   alsoKnown: readonly string[],
 ): Promise<{ unknown: SchemaProblem[]; invalid: SchemaProblem[] }> {
+  // Evaluated when first needed: a listing whose agents were all kept needs none.
+  const { validate } = await import('./generated/agent-validator.js');
   if (validate(data)) return { unknown: [], invalid: [] };
   // The schema itself (for did-you-mean) is only needed to explain errors.
   const schema = (await import('../../schemas/agent.schema.json', { with: { type: 'json' } }))

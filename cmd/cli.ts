@@ -5,6 +5,7 @@ import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
 import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
 import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
+import { exitIfNothingLeft } from './exit.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
 /**
@@ -242,6 +243,7 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
   } catch (error) {
     reportFatal(error);
   }
+  exitIfNothingLeft();
 }
 
 /** One line on stderr whatever the error carries (a wrapped parser message may span lines). */

@@ -54,9 +54,12 @@ export function addSecret(value: string | undefined): void {
   }
 }
 
-/** Every value of a secret-named variable (`ANTHROPIC_API_KEY`, `GH_TOKEN`, …). */
+/**
+ * Every value of a secret-named variable (`ANTHROPIC_API_KEY`, `GH_TOKEN`, …). Only those values are
+ * read: each of `process.env`'s is fetched from the C library's environment as it is read.
+ */
 export function addSecretsFromEnv(env: NodeJS.ProcessEnv): void {
-  for (const [name, value] of Object.entries(env)) if (SECRET_NAME.test(name)) addSecret(value);
+  for (const name of Object.keys(env)) if (SECRET_NAME.test(name)) addSecret(env[name]);
 }
 
 /**

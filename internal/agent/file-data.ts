@@ -47,6 +47,7 @@ export interface AgentFileData {
     max_tokens?: number;
     thinking_budget?: number;
     reasoning_effort?: string;
+    prompt_caching?: boolean;
     response_format?:
       | 'text'
       | 'json_object'

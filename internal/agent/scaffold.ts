@@ -117,6 +117,8 @@ model = "provider/model-name"
 # (axe) extended thinking (Anthropic, Gemini) and reasoning effort (OpenAI-compatible)
 # thinking_budget = 2048
 # reasoning_effort = "low"
+# (axe) Anthropic prompt caching of the system prompt
+# prompt_caching = true
 
 # [retry]
 # max_retries = 0

@@ -140,6 +140,7 @@ export interface ModelParams {
   responseFormat?: ResponseFormat;
   thinkingBudget?: number;
   reasoningEffort?: string;
+  promptCaching?: boolean;
 }
 
 export interface ArtifactsConfig {

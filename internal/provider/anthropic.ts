@@ -38,7 +38,10 @@ export function toWire(request: ChatRequest): JsonObject {
     messages: request.messages.flatMap(messageToWire),
   };
   if (request.system !== '') {
-    body.system = [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }];
+    // A string, as Go axe sends it; `[params] prompt_caching` makes it a cache breakpoint.
+    body.system = request.promptCaching
+      ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }]
+      : request.system;
   }
   if (request.tools !== undefined && request.tools.length > 0) {
     body.tools = request.tools.map((tool) => ({

@@ -74,6 +74,8 @@ export interface ChatRequest {
   thinkingBudget?: number;
   /** OpenAI-wire / Responses reasoning effort (`[params] reasoning_effort`). */
   reasoningEffort?: string;
+  /** Anthropic: the system prompt (and the tools before it) as a prompt-cache breakpoint (`[params] prompt_caching`). */
+  promptCaching?: boolean;
   stream: boolean;
 }
 

@@ -12,7 +12,8 @@ import { maskSecrets, SecretHoldback } from '../secrets.js';
 /**
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
  * SHA-256 of the canonical request (provider, model, system, messages, tools, params — sorted
- * keys; never keys, headers or the stream flag; sub-agents' durations as 0). Replay serves
+ * keys; never keys, headers, the stream flag or prompt caching, which do not change the answer;
+ * sub-agents' durations as 0). Replay serves
  * identical requests in recorded order, preferring the entry recorded for the same agent path, so
  * parallel fan-out replays identically whatever order the requests arrive in.
  *
@@ -49,7 +50,7 @@ function maskedDeltas(deltas: readonly string[]): string[] {
 }
 
 function canonicalRequest(provider: string, request: ChatRequest): JsonValue {
-  const { stream: _stream, ...rest } = request;
+  const { stream: _stream, promptCaching: _promptCaching, ...rest } = request;
   return sortKeys(JSON.parse(withoutDurations(JSON.stringify({ provider, ...rest }))) as JsonValue);
 }
 

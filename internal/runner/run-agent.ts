@@ -180,6 +180,7 @@ function loopSetup(
       ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
       ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
       ...(params.reasoningEffort !== undefined ? { reasoningEffort: params.reasoningEffort } : {}),
+      ...(params.promptCaching ? { promptCaching: true } : {}),
       stream: ctx.stream,
     },
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),

@@ -6,11 +6,12 @@ import { addSecret } from '../../internal/secrets.js';
 import { conversation, noTools } from './helpers.js';
 
 describe('anthropic toWire', () => {
-  it('translates the conversation with cached system block, tool_use and tool_result blocks', () => {
+  it('translates the conversation with its system prompt, tool_use and tool_result blocks', () => {
     expect(anthropic.toWire(conversation(false))).toEqual({
       model: 'test-model',
       max_tokens: 4096,
-      system: [{ type: 'text', text: 'You are a careful assistant.', cache_control: { type: 'ephemeral' } }],
+      // A string, as Go axe sends it.
+      system: 'You are a careful assistant.',
       messages: [
         { role: 'user', content: 'Weather in Paris and the time in Tokyo?' },
         {
@@ -46,6 +47,15 @@ describe('anthropic toWire', () => {
           input_schema: conversation(false).tools?.[1]?.parameters,
         },
       ],
+    });
+  });
+
+  it('[params] prompt_caching: the system prompt as a cache breakpoint, the rest as without it', () => {
+    const plain = anthropic.toWire(conversation(false));
+    const cached = anthropic.toWire({ ...conversation(false), promptCaching: true });
+    expect(cached).toEqual({
+      ...plain,
+      system: [{ type: 'text', text: 'You are a careful assistant.', cache_control: { type: 'ephemeral' } }],
     });
   });
 

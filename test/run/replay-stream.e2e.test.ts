@@ -44,6 +44,34 @@ describe.concurrent('axe run: cassettes and streaming', () => {
     expect(miss.stderr).toContain('agent "lead"');
   });
 
+  it('Anthropic: the system prompt as a string, as Go sends it; a cached block with [params] prompt_caching, which cassettes ignore', async () => {
+    const { home, fake } = await setup();
+    home.agent('plain', agentToml('plain'));
+    home.agent('cached', agentToml('cached', { extra: ['', '[params]', 'prompt_caching = true'] }));
+    fake.respond(() => ({ text: 'answer' }));
+    const run = (agent: string, ...flags: string[]) =>
+      runAxe(['run', agent, '--agents-dir', home.agentsDir, '-p', 'go', ...flags], {
+        env: home.env(fake.url),
+      });
+    expect(await run('plain')).toMatchObject({ code: 0, stdout: 'answer' });
+    const cassette = path.join(home.root, 'cached.cassette.jsonl');
+    expect(await run('cached', '--record', cassette)).toMatchObject({ code: 0, stdout: 'answer' });
+    const systems = fake.requests.map((request) => (request.body as { system: unknown }).system);
+    expect(systems).toEqual([
+      'ROLE:plain',
+      [{ type: 'text', text: 'ROLE:cached', cache_control: { type: 'ephemeral' } }],
+    ]);
+    // The same question without caching is answered from the cassette: caching changes no answer.
+    home.agent('cached', agentToml('cached'));
+    const replayed = await runAxe(
+      ['run', 'cached', '--agents-dir', home.agentsDir, '-p', 'go', '--replay', cassette],
+      {
+        env: home.env(),
+      },
+    );
+    expect(replayed).toMatchObject({ code: 0, stdout: 'answer', stderr: '' });
+  });
+
   it('streams a tool-using agent as it arrives (lead-in set apart); --no-stream prints the answer only', async () => {
     const { home, fake } = await setup();
     home.agent('lead', agentToml('lead', { subAgents: ['helper'], extra: ['stream = true'] }));

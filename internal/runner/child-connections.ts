@@ -1,13 +1,21 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ChildConnections, ToolCall } from '../provider/types.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { CHILDREN_PER_TURN } from './start-pacer.js';
 
 /**
  * Most connections opened ahead: enough for Go axe's habit of starting a turn's every call at
  * once, few enough that an agent calling one sub-agent costs no more than some idle sockets until
- * the run ends. A wider turn opens the rest once its answer is read (`forCalls`).
+ * the run ends. A wider turn opens more once its answer is read (`forCalls`).
  */
 const AHEAD = 32;
+/**
+ * Most connections opened once a turn's answer is read: those of the children that start in the
+ * next two turns of the event loop (start-pacer.ts). A later child opens its own as it starts:
+ * hundreds opened at once would hold the first children's requests behind a burst of connects
+ * (and handshakes), which cost a 512-way fan-out ~0.03x of its critical path on loopback.
+ */
+const AFTER_ANSWER = 2 * CHILDREN_PER_TURN;
 
 /**
  * The connections of an agent whose offered tools are `tools` (its handlers, by name) on
@@ -50,7 +58,7 @@ export function childConnections(
       if (turnCalls.length === 0) return 0;
       let count = 0;
       for (const call of turnCalls) if (tools.has(call.name)) count += started(call);
-      return Math.min(maxParallel, count);
+      return Math.min(maxParallel, count, AFTER_ANSWER);
     },
   };
 }

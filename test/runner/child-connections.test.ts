@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
 import type { JsonValue, ToolCall } from '../../internal/provider/types.js';
 import { childConnections } from '../../internal/runner/child-connections.js';
+import { CHILDREN_PER_TURN } from '../../internal/runner/start-pacer.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { agentOf, useHome } from './harness.js';
 
@@ -70,6 +71,17 @@ describe('connections opened for the children an answer starts', () => {
     expect(connections?.ahead).toBe(3);
     const tasks = Array.from({ length: 10 }, (_, i) => ({ task: `t${i}` }));
     expect(connections?.forCalls([call('spawn_agents', { tasks })])).toBe(3);
+  });
+
+  it('once the answer is read, at most the children of the next two turns of starts (64); later ones open their own', async () => {
+    t.home.agent('lead', '[sub_agents_config]\nspawn = true\nmax_parallel = 512');
+    const connections = childConnections(await load('lead'), 'anthropic', all, [], {
+      maxParallel: 512,
+      subagentModel: false,
+    });
+    const tasks = (n: number) => Array.from({ length: n }, (_, i) => ({ task: `t${i}` }));
+    expect(connections?.forCalls([call('spawn_agents', { tasks: tasks(40) })])).toBe(40);
+    expect(connections?.forCalls([call('spawn_agents', { tasks: tasks(512) })])).toBe(2 * CHILDREN_PER_TURN);
   });
 
   it('none when no child it may start calls its provider, unless a call may choose the model', async () => {

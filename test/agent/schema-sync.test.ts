@@ -88,6 +88,20 @@ describe('schemas/ is the single source of truth', () => {
     }
   });
 
+  it('the generated validators leave out what only annotates: no description of the schema is in them', () => {
+    for (const [schema, generated] of [
+      ['schemas/agent.schema.json', 'internal/agent/generated/agent-validator.js'],
+      ['schemas/config.schema.json', 'internal/config/generated/config-validator.js'],
+    ] as const) {
+      const descriptions = [...read(schema).matchAll(/"description": ("(?:[^"\\]|\\.)*")/g)].map((match) =>
+        JSON.stringify(JSON.parse(match[1] as string)),
+      );
+      expect(descriptions.length).toBeGreaterThan(10);
+      const code = read(generated);
+      expect(descriptions.filter((text) => code.includes(text))).toEqual([]);
+    }
+  });
+
   it('the agents init scaffold has every field, loads as is, and loads with every setting uncommented', async () => {
     const scaffold = scaffoldAgent('demo');
     const dir = tempDir({ 'demo.toml': scaffold });

@@ -82,6 +82,7 @@ export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.Pr
         spec.subAgents.length > 0 ||
         spec.output !== undefined,
       ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
+      ...(spec.params.promptCaching ? { promptCaching: true } : {}),
     });
     const finding = (severity: 'error' | 'warning', field: string, message: string): Finding => ({
       file: spec.source,

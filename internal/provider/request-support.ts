@@ -10,11 +10,16 @@ export interface RequestShape {
   hasTools: boolean;
   /** `[output] schema`, sent as `submit_result`'s parameter. */
   outputSchema?: JsonObject;
+  /** `[params] prompt_caching`. */
+  promptCaching?: boolean;
 }
 
 export interface RequestProblems {
   /** Settings the wire has no field for (said, then left out), or does not pass on to the model. */
-  warnings: { field: 'params.response_format' | 'output.schema'; message: string }[];
+  warnings: {
+    field: 'params.response_format' | 'params.prompt_caching' | 'output.schema';
+    message: string;
+  }[];
   /** A combination the API refuses: the run stops before any request (exit 2). */
   error?: string;
 }
@@ -33,6 +38,12 @@ const FORMATS: Record<WireApi, ReadonlySet<ResponseFormat['type']>> = {
 export function requestProblems(api: ProviderApi, shape: RequestShape): RequestProblems {
   const wire = api === 'opencode' ? openCodeRoute(shape.model, '').api : api;
   const problems = formatProblems(wire, shape);
+  if (shape.promptCaching && wire !== 'anthropic') {
+    problems.warnings.push({
+      field: 'params.prompt_caching',
+      message: `[params] prompt_caching is Anthropic's cache breakpoint; the ${wire} API has no such field and it is not sent`,
+    });
+  }
   const unread = shape.outputSchema ? unreadKeywords(wire, shape.outputSchema) : [];
   if (unread.length > 0) {
     problems.warnings.push({

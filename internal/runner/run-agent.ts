@@ -150,6 +150,7 @@ function checkRequest(
     ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
     hasTools,
     ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
+    ...(spec.params.promptCaching ? { promptCaching: true } : {}),
   });
   for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
   if (problems.error !== undefined) throw new ConfigError(problems.error);

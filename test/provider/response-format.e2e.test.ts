@@ -77,6 +77,26 @@ describe('response_format per wire', () => {
     ]);
   });
 
+  it('prompt_caching on another wire: one warning, the system prompt sent as a string; validate says so too', async () => {
+    const { home, fake } = await setup();
+    const extra = ['[params]', 'prompt_caching = true'];
+    home.agent('cached', agentToml('cached', { model: 'openai/gpt-test', extra }));
+    fake.enqueue({ text: 'ok' });
+    const env = home.env(fake.url, { AXE_OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'k' });
+    const result = await runAxe(['run', 'cached', '--agents-dir', home.agentsDir, '-p', 'x'], { env });
+    expect(result).toMatchObject({ code: 0, stdout: 'ok' });
+    expect(result.stderr).toBe(
+      "Warning: [params] prompt_caching is Anthropic's cache breakpoint; the openai API has no such field and it is not sent\n",
+    );
+    expect(fake.requests[0]?.body).toMatchObject({
+      messages: [{ role: 'system', content: 'ROLE:cached' }, {}],
+    });
+    const validate = await runAxe(['validate', 'cached', '--agents-dir', home.agentsDir, '--json'], { env });
+    expect(JSON.parse(validate.stdout).findings).toEqual([
+      expect.objectContaining({ severity: 'warning', field: 'params.prompt_caching' }),
+    ]);
+  });
+
   it('Gemini before 3: tools with a JSON response is exit 2 before any request; Gemini 3 sends it', async () => {
     const { home, fake } = await setup();
     const extra = ['tools = ["read_file"]', '[params]', 'response_format = "json_object"'];

@@ -13,9 +13,9 @@ import { maskSecrets, SecretHoldback } from '../secrets.js';
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
  * SHA-256 of the canonical request (provider, model, system, messages, tools, params — sorted
  * keys; never keys, headers, the stream flag or prompt caching, which do not change the answer;
- * sub-agents' durations as 0). Replay serves
- * identical requests in recorded order, preferring the entry recorded for the same agent path, so
- * parallel fan-out replays identically whatever order the requests arrive in.
+ * sub-agents' durations as 0). Replay serves identical requests in recorded order, preferring the
+ * entry recorded for the same agent path, so parallel fan-out replays identically whatever order
+ * the requests arrive in.
  *
  * A recording is kept in memory and published only when the run succeeds, in one atomic rename:
  * an interrupted or failed run, or a full disk, leaves the previous cassette as it was, and of two

@@ -1,5 +1,6 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { isAgentPath } from '../internal/agent/agent-files.js';
 import type { GlobalConfig } from '../internal/config/global.js';
 import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
 import { fileDigest } from '../internal/record/digest.js';
@@ -121,7 +122,7 @@ export async function continuePlan(ref: string, agent: string, env: NodeJS.Proce
  */
 function sameAgent(agent: string, request: RecordedRequest): boolean {
   if (agent === request.agent) return true;
-  if (!/[/\\]/.test(agent)) return false;
+  if (!isAgentPath(agent)) return false;
   return canonical(resolve(process.cwd(), agent)) === canonical(request.agentFile);
 }
 
@@ -136,14 +137,14 @@ function canonical(file: string): string {
 
 /** The recorded agent in a message: its name, and its file when the name was a path. */
 function agentNamed(request: RecordedRequest): string {
-  return /[/\\]/.test(request.agent) && request.agent !== request.agentFile
+  return isAgentPath(request.agent) && request.agent !== request.agentFile
     ? `"${request.agent}" (${request.agentFile})`
     : `"${request.agent}"`;
 }
 
 /** How to name the recorded agent from any directory: its file when its name was a path. */
 function agentArg(request: RecordedRequest): string {
-  return /[/\\]/.test(request.agent) ? request.agentFile : request.agent;
+  return isAgentPath(request.agent) ? request.agentFile : request.agent;
 }
 
 /**

@@ -14,11 +14,11 @@ const SECRET_NAME = /(?:^|_)(?:API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENT
 
 const known = new Set<string>();
 /**
- * `known`, longest first (sorted as one is added, not on every mask): a secret that begins a
- * longer one (`sk-ant-api03` and `sk-ant-api03-…`) must not be masked first, or the longer's
- * rest would show.
+ * `known`, longest first (sorted once after secrets were added, not on every mask): a secret that
+ * begins a longer one (`sk-ant-api03` and `sk-ant-api03-…`) must not be masked first, or the
+ * longer's rest would show. Undefined until the next mask after an addition.
  */
-let longestFirst: string[] = [];
+let longestFirst: string[] | undefined = [];
 /** An environment whose secrets are taken when something is first masked (`addSecretsFromEnvLater`). */
 let pendingEnv: NodeJS.ProcessEnv | undefined;
 
@@ -29,14 +29,15 @@ function secrets(): readonly string[] {
     pendingEnv = undefined;
     addSecretsFromEnv(env);
   }
+  // Stable: secrets of one length keep the order they came in.
+  longestFirst ??= [...known].sort((a, b) => b.length - a.length);
   return longestFirst;
 }
 
 function remember(value: string): void {
   if (known.has(value)) return;
   known.add(value);
-  // Stable: secrets of one length keep the order they came in.
-  longestFirst = [...known].sort((a, b) => b.length - a.length);
+  longestFirst = undefined;
 }
 
 export function addSecret(value: string | undefined): void {

@@ -34,13 +34,18 @@ export async function findAgentFile(name: string, searchDirs: string[]): Promise
   return undefined;
 }
 
+/** A command line's agent that is a path to its file (`./agents/review.md`), not a name. */
+export function isAgentPath(nameOrPath: string): boolean {
+  return /[/\\]/.test(nameOrPath);
+}
+
 /**
  * The file a command line names: a path (`./agents/review.md`, anything with a `/`) as is, else
  * the agent of that name in the search directories. Not found: Go axe's words, plus where axe
  * looked and the nearest name.
  */
 export async function locateAgent(nameOrPath: string, searchDirs: string[], cwd: string): Promise<string> {
-  if (/[/\\]/.test(nameOrPath)) {
+  if (isAgentPath(nameOrPath)) {
     const file = resolve(cwd, nameOrPath);
     if (!hasAgentExtension(file)) {
       throw new ConfigError(`agent file ${nameOrPath}: expected a .toml, .md, .yaml or .yml file`);

@@ -5,11 +5,11 @@ import { skillPath } from '../config/paths.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { AxeError } from '../errors.js';
 import { fsPromises } from '../fs/promises.js';
-import { requestProblems } from '../provider/request-support.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
 import { toolNameFindings } from './go-rules.js';
 import type { Finding } from './load.js';
+import { agentRequestProblems } from './request-problems.js';
 import type { AgentSpec } from './spec.js';
 
 /** `tools` of a TOML agent is checked when the file loads (go-rules.ts); the rest here. */
@@ -73,17 +73,12 @@ export function checkModel(spec: AgentSpec, config: GlobalConfig, env: NodeJS.Pr
   if (!spec.model) return [];
   try {
     const { api } = resolveProviderSettings(config, spec.model.provider, env);
-    const problems = requestProblems(api, {
-      model: spec.model.model,
-      ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
-      hasTools:
-        spec.tools.length > 0 ||
-        spec.mcpServers.length > 0 ||
-        spec.subAgents.length > 0 ||
-        spec.output !== undefined,
-      ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
-      ...(spec.params.promptCaching ? { promptCaching: true } : {}),
-    });
+    const hasTools =
+      spec.tools.length > 0 ||
+      spec.mcpServers.length > 0 ||
+      spec.subAgents.length > 0 ||
+      spec.output !== undefined;
+    const problems = agentRequestProblems(api, spec, spec.model.model, hasTools);
     const finding = (severity: 'error' | 'warning', field: string, message: string): Finding => ({
       file: spec.source,
       severity,

@@ -176,7 +176,12 @@ export function resolveProviderSettings(
   if (table.http_referer) headers['HTTP-Referer'] = table.http_referer;
   if (table.app_title) headers['X-Title'] = table.app_title;
   if (canonical === 'openrouter') Object.assign(headers, openRouterAttribution(table, env));
-  checkSendable(providerName, headers, apiKey, env[keyEnv] ? keyEnv : `providers.${providerName}.api_key`);
+  checkSendable(
+    providerName,
+    headers,
+    apiKey,
+    apiKeySource === 'env' ? keyEnv : `providers.${providerName}.api_key`,
+  );
   return {
     name: providerName,
     api,

@@ -222,11 +222,7 @@ class Pool implements HttpPool, ConnectionOwner {
     } else {
       socket = process.getBuiltinModule('node:net').connect({ host: target.hostname, port: target.port });
     }
-    socket.setNoDelay(true);
-    socket.setKeepAlive(true, KEEP_ALIVE_MS);
-    const connection = new Connection(socket, key, this);
-    this.#all.add(connection);
-    return connection;
+    return this.#adopt(tuned(socket), key);
   }
 
   /**
@@ -235,20 +231,19 @@ class Pool implements HttpPool, ConnectionOwner {
    */
   #openVia(route: Route, proxy: ForwardProxy): Connection {
     const { target, servername, key } = route;
-    const carrier = connectToProxy(proxy);
-    carrier.setNoDelay(true);
-    carrier.setKeepAlive(true, KEEP_ALIVE_MS);
-    if (target.protocol === 'http:') {
-      const connection = new Connection(carrier, key, this);
-      this.#all.add(connection);
-      return connection;
-    }
+    const carrier = tuned(connectToProxy(proxy));
+    if (target.protocol === 'http:') return this.#adopt(carrier, key);
     const tunnel = new Tunnel(carrier, proxy, authority(target));
     // `host` is the name the certificate must bear when there is no server name (an IP address).
     const tls = this.#startTls(key, servername, { socket: tunnel, host: target.hostname });
     // The tunnel's failure (the proxy refused, closed, or is unreachable) is the request's.
     tunnel.on('error', (error: Error) => tls.destroy(error));
-    const connection = new Connection(tls, key, this, carrier);
+    return this.#adopt(tls, key, carrier);
+  }
+
+  /** `socket` as one of the pool's connections (`carrier`: the proxy connection under its tunnel). */
+  #adopt(socket: Socket, key: string, carrier?: Socket): Connection {
+    const connection = new Connection(socket, key, this, carrier);
     this.#all.add(connection);
     return connection;
   }
@@ -272,4 +267,11 @@ class Pool implements HttpPool, ConnectionOwner {
     }
     this.#sessions.set(key, session);
   }
+}
+
+/** The socket that touches the network: no Nagle delay, TCP keep-alive as Node's agent sets it. */
+function tuned(socket: Socket): Socket {
+  socket.setNoDelay(true);
+  socket.setKeepAlive(true, KEEP_ALIVE_MS);
+  return socket;
 }

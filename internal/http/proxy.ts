@@ -1,7 +1,7 @@
 import type { BlockList, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { basicAuthorization, type RequestTarget } from './request-head.js';
+import { parseTarget, type RequestTarget, serverName } from './request-head.js';
 import { MAX_HEAD_BYTES } from './response-parser.js';
 
 /**
@@ -89,26 +89,23 @@ function parseProxy(variable: string, value: string): ForwardProxy | Malformed {
     return invalid('not a URL');
   }
   if (url.hostname === '') return invalid('no host');
-  let authorization: string | undefined;
+  let target: RequestTarget;
   try {
-    authorization = basicAuthorization(url);
+    target = parseTarget(url.href);
   } catch {
+    // Its user info's (the scheme and host were checked above).
     return invalid('malformed percent-encoding in its user info');
   }
-  const protocol = url.protocol as 'http:' | 'https:';
-  const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-  const port = url.port === '' ? (protocol === 'https:' ? 443 : 80) : Number(url.port);
-  const net = process.getBuiltinModule('node:net');
-  const host = hostname.includes(':') ? `[${hostname}]` : hostname;
+  const { protocol, hostname, port, authorization } = target;
   return {
     protocol,
     hostname,
     port,
-    servername: net.isIP(hostname) === 0 ? hostname : '',
+    servername: serverName(target, {}),
     authorization,
-    key: `${protocol}//${host}:${port}`,
+    key: `${protocol}//${authority(target)}`,
     // Built without the credentials, never from them: masked as redactUrl masks a base URL's.
-    shown: `${protocol}//${authorization === undefined ? '' : '***@'}${host}:${port}`,
+    shown: `${protocol}//${authorization === undefined ? '' : '***@'}${authority(target)}`,
   };
 }
 

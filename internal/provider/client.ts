@@ -67,6 +67,8 @@ export function createWireProvider(
 interface SharedParts {
   /** Only shown in messages: credentials in the URL's user info or query are masked. */
   shownBaseUrl: string;
+  /** Where the key came from, as an error names it (`CallContext.apiKeyPlace`). */
+  apiKeyPlace: string;
   /**
    * The headers before signing (a JSON body's), for a streamed request and for a whole one; made
    * at the first call (the key is checked first).
@@ -80,6 +82,10 @@ function sharedParts(settings: ProviderSettings, wire: Wire): SharedParts {
   const made = new Map<boolean, Record<string, string>>();
   return {
     shownBaseUrl: redactUrl(settings.baseUrl),
+    apiKeyPlace:
+      settings.apiKeySource === 'config'
+        ? `providers.${settings.name}.api_key in config.toml`
+        : settings.apiKeyEnv,
     headers(stream) {
       let headers = made.get(stream);
       if (!headers) {
@@ -124,10 +130,7 @@ async function chat(
     api: settings.api,
     baseUrl: shared.shownBaseUrl,
     model: request.model,
-    apiKeyPlace:
-      settings.apiKeySource === 'config'
-        ? `providers.${settings.name}.api_key in config.toml`
-        : settings.apiKeyEnv,
+    apiKeyPlace: shared.apiKeyPlace,
   };
   const url = wire.url(settings.baseUrl, request);
   const body = JSON.stringify(wire.toWire(request));

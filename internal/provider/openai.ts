@@ -199,8 +199,7 @@ function createStream(builder: ResponseBuilder): StreamTranslator {
           // The id and name may come in a later delta than the call's first: as in the openai SDK,
           // a non-empty one replaces the one held.
           const name = optString(fn?.name) ?? '';
-          if (builder.hasToolCall(index)) builder.identifyToolCall(index, id ?? '', name);
-          else builder.startToolCall(index, id ?? '', name);
+          builder.identifyToolCall(index, id ?? '', name);
           if (id !== undefined && id !== '') idByIndex.set(wireIndex, id);
           builder.addToolArguments(index, optString(fn?.arguments) ?? '');
         }

@@ -62,10 +62,16 @@ export class ResponseBuilder {
     this.emit({ type: 'toolcall.start', index, id, name });
   }
 
-  /** An id or name sent after the call started: a non-empty one replaces the one held. */
+  /**
+   * The call at `index` starts with this id and name; once started, a non-empty id or name sent
+   * in a later delta replaces the one held.
+   */
   identifyToolCall(index: number, id: string, name: string): void {
     const call = this.calls.get(index);
-    if (call === undefined) return;
+    if (call === undefined) {
+      this.startToolCall(index, id, name);
+      return;
+    }
     if (id !== '') call.id = id;
     if (name !== '') call.name = name;
   }

@@ -8,7 +8,11 @@ import type { LoadedRun } from './store.js';
 
 /** The top-level agent's conversation as its transcript recorded it. */
 export function recordedConversation(run: LoadedRun): Message[] {
-  return topLines(run).flatMap((line) => (line.type === 'message' ? [line.message] : []));
+  return messagesOf(topLines(run));
+}
+
+function messagesOf(lines: readonly TranscriptLine[]): Message[] {
+  return lines.flatMap((line) => (line.type === 'message' ? [line.message] : []));
 }
 
 function topLines(run: LoadedRun): TranscriptLine[] {
@@ -128,7 +132,7 @@ export function earlierCalls(run: LoadedRun, conversation: readonly Message[]): 
   const finished = (node: RecordedAgent) => {
     for (const child of node.children) {
       const lines = run.transcripts.get(child.transcript) ?? [];
-      const messages = lines.flatMap((line) => (line.type === 'message' ? [line.message] : []));
+      const messages = messagesOf(lines);
       if (messages.length > 0 && lines.some(isAgentEnd)) {
         conversations.set(child.path, { agent: child.agent, messages });
       }

@@ -5,6 +5,7 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
+import { isPlainObject } from '../plain-object.js';
 import { type Liveness, processLiveness } from '../process-alive.js';
 import {
   type RecordedAgent,
@@ -65,7 +66,7 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
   } catch (error) {
     throw new ConfigError(`${file}: cannot read the run record (${fsErrorReason(error)})`);
   }
-  if (!isObject(record) || record.version !== RUN_RECORD_VERSION || record.id !== id) {
+  if (!isPlainObject(record) || record.version !== RUN_RECORD_VERSION || record.id !== id) {
     throw new ConfigError(`${file}: cannot read the run record (not a run record of this axe)`);
   }
   const problem = RUN_RECORD(record, '');
@@ -75,10 +76,6 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
 
 /** What is wrong with a value (`field` names it, dotted: `request.agent`), or undefined. */
 type Check = (value: unknown, field: string) => string | undefined;
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
 
 const is =
   (expected: string, ok: (value: unknown) => boolean): Check =>
@@ -94,7 +91,7 @@ const optional =
 const shape =
   (fields: Record<string, Check>): Check =>
   (value, field) => {
-    if (!isObject(value)) return `"${field}" must be an object`;
+    if (!isPlainObject(value)) return `"${field}" must be an object`;
     for (const [name, check] of Object.entries(fields)) {
       const problem = check(value[name], field === '' ? name : `${field}.${name}`);
       if (problem !== undefined) return problem;
@@ -107,7 +104,7 @@ const NUMBER = is('a number', (v) => typeof v === 'number' && Number.isFinite(v)
 const WHOLE = is('a whole number', (v) => Number.isSafeInteger(v));
 const POSITIVE = is('a number above 0', (v) => typeof v === 'number' && Number.isFinite(v) && v > 0);
 const BOOLEAN = is('true or false', (v) => typeof v === 'boolean');
-const OBJECT = is('an object', isObject);
+const OBJECT = is('an object', isPlainObject);
 const STRINGS = is('a list of strings', (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'));
 /** 0 or below would be a process group to `kill(pid, 0)`: alive, whatever became of the run. */
 const PID = is('a process id (a whole number above 0)', (v) => Number.isSafeInteger(v) && (v as number) > 0);

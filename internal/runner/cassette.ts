@@ -6,6 +6,7 @@ import { fsPromises } from '../fs/promises.js';
 import { describeFileType, readRegularFile, UnreadableFileError } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { writeFileAtomic } from '../fs/write-atomic.js';
+import { isPlainObject } from '../plain-object.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
 
@@ -218,7 +219,7 @@ function parseEntry(line: string): CassetteEntry | undefined {
   } catch {
     return undefined;
   }
-  if (!isRecord(value)) return undefined;
+  if (!isPlainObject(value)) return undefined;
   const { key, agent, provider, request, response, error, deltas } = value;
   if (typeof key !== 'string' || typeof agent !== 'string') return undefined;
   const answered = isChatResponse(response) || isRecordedError(error);
@@ -234,16 +235,12 @@ function parseEntry(line: string): CassetteEntry | undefined {
   };
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }
 
 function isChatResponse(value: unknown): value is ChatResponse {
-  if (!isRecord(value) || !isRecord(value.usage) || !Array.isArray(value.toolCalls)) return false;
+  if (!isPlainObject(value) || !isPlainObject(value.usage) || !Array.isArray(value.toolCalls)) return false;
   const { usage } = value;
   const counts = [usage.inputTokens, usage.outputTokens, usage.cacheReadTokens, usage.cacheWriteTokens];
   return (
@@ -254,19 +251,19 @@ function isChatResponse(value: unknown): value is ChatResponse {
     counts.every((count) => typeof count === 'number') &&
     value.toolCalls.every(
       (call) =>
-        isRecord(call) &&
+        isPlainObject(call) &&
         typeof call.id === 'string' &&
         typeof call.name === 'string' &&
-        isRecord(call.arguments),
+        isPlainObject(call.arguments),
     )
   );
 }
 
 function isRecordedError(value: unknown): value is NonNullable<CassetteEntry['error']> {
   return (
-    isRecord(value) &&
+    isPlainObject(value) &&
     typeof value.message === 'string' &&
-    isRecord(value.details) &&
+    isPlainObject(value.details) &&
     typeof value.details.category === 'string' &&
     typeof value.details.provider === 'string'
   );

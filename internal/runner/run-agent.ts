@@ -1,4 +1,5 @@
 import { normalize } from 'node:path';
+import { agentRequestProblems } from '../agent/request-problems.js';
 import type { AgentSpec } from '../agent/spec.js';
 import { closeArtifactDir, type OpenArtifactDir, openArtifactDir } from '../artifacts/artifacts.js';
 import {
@@ -13,7 +14,6 @@ import {
   TurnLimitError,
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
-import { requestProblems } from '../provider/request-support.js';
 import type { ChildConnections, Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
 import {
@@ -145,13 +145,7 @@ function checkRequest(
   model: string,
   hasTools: boolean,
 ): void {
-  const problems = requestProblems(api, {
-    model,
-    ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
-    hasTools,
-    ...(spec.output?.schema ? { outputSchema: spec.output.schema } : {}),
-    ...(spec.params.promptCaching ? { promptCaching: true } : {}),
-  });
+  const problems = agentRequestProblems(api, spec, model, hasTools);
   for (const { message } of problems.warnings) emitEvent(ctx, spec.name, { type: 'warning', message });
   if (problems.error !== undefined) throw new ConfigError(problems.error);
 }

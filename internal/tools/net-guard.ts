@@ -23,7 +23,7 @@ export class NetGuardError extends Error {}
  * Resolves the URL's host ONCE and checks every address; returns the one to connect to. When
  * `signal` aborts during the lookup, rejects at once with its reason.
  */
-export async function checkUrl(url: URL, policy: HostPolicy, signal?: AbortSignal): Promise<CheckedTarget> {
+export async function checkUrl(url: URL, policy: HostPolicy, signal: AbortSignal): Promise<CheckedTarget> {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new NetGuardError(
       `unsupported scheme "${url.protocol.replace(':', '')}": only http and https are allowed`,
@@ -65,8 +65,8 @@ export function addressRefusal(
  * once, and the abandoned lookup finishes on its thread, its answer dropped. (That thread is one
  * of libuv's 4, and the process cannot exit before it returns: libuv joins its threads at exit.)
  */
-async function resolveAll(host: string, signal?: AbortSignal): Promise<{ address: string; family: 4 | 6 }[]> {
-  signal?.throwIfAborted();
+async function resolveAll(host: string, signal: AbortSignal): Promise<{ address: string; family: 4 | 6 }[]> {
+  signal.throwIfAborted();
   // `dnsPromises.lookup` read at call time, not a named import: tests replace it with a slow one.
   const lookup = dnsPromises.lookup(host, { all: true, verbatim: true }).then(
     (found) =>
@@ -75,5 +75,5 @@ async function resolveAll(host: string, signal?: AbortSignal): Promise<{ address
       throw new NetGuardError(`cannot resolve host "${host}": ${error.code ?? 'lookup failed'}`);
     },
   );
-  return signal === undefined ? lookup : untilAborted(lookup, signal);
+  return untilAborted(lookup, signal);
 }

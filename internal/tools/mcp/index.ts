@@ -3,6 +3,7 @@ import type { McpServerSpec } from '../../agent/spec.js';
 import { RuntimeError } from '../../errors.js';
 import { VERSION } from '../../version.js';
 import { defineTool } from '../define-tool.js';
+import { asRecord } from '../record.js';
 import type { Tool, ToolContext } from '../types.js';
 import { mcpResultToOutput, toInputSchema } from './content.js';
 import { expandRecord } from './expand.js';
@@ -229,12 +230,8 @@ function callFailure(server: string, transport: Transport, error: unknown): Erro
   if (code === CONNECTION_CLOSED.code && message === CONNECTION_CLOSED.message)
     message = `connection closed during the call${ended}`;
   else if (error.message === 'Not connected') message = `not connected${ended}`;
-  else if (asReason(data) === ANSWER_TOO_LARGE) message = message.replace(/^MCP error -?\d+: /, '');
+  else if (asRecord(data).reason === ANSWER_TOO_LARGE) message = message.replace(/^MCP error -?\d+: /, '');
   return new Error(`${prefix}: ${message}`, { cause: error });
-}
-
-function asReason(data: unknown): unknown {
-  return typeof data === 'object' && data !== null ? (data as { reason?: unknown }).reason : undefined;
 }
 
 /**

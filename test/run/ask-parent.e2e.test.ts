@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import eventSchema from '../../schemas/run-event.schema.json' with { type: 'json' };
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, roleOf } from './agents.js';
-import { AXE_BIN, e2eHomes, runAxe } from './cli.js';
+import { e2eHomes, runAxe } from './cli.js';
+import { interactiveRun } from './interactive-terminal.js';
 
 /** `ask_parent`: a sub-agent's question answered by a side request to its caller's model. */
 const setup = e2eHomes();
@@ -97,18 +97,14 @@ describe.concurrent('ask_parent', () => {
         : { text: `lead done: ${request.toolResults[0]?.content}` };
     });
     // `script` gives axe a pseudo-terminal; the test types the answer once the question shows.
-    const command = `"${process.execPath}" "${AXE_BIN}" run lead --agents-dir "${home.agentsDir}" -p go --interactive`;
-    const terminal = spawn('script', ['-qfec', command, '/dev/null'], { env: home.env(fake.url) });
-    let screen = '';
-    terminal.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      screen += chunk;
+    const terminal = interactiveRun(home, fake.url, [], (screen, t) => {
       if (screen.includes('sub-agent "asker" asks: Which file?\r\n> ') && !screen.includes('b.txt')) {
-        terminal.stdin.write('b.txt\r');
+        t.type('b.txt\r');
       }
     });
-    const code = await new Promise<number | null>((resolve) => terminal.on('close', resolve));
+    const code = await terminal.done;
     expect(code).toBe(0);
-    expect(screen).toContain('lead done: child read: b.txt');
+    expect(terminal.screen()).toContain('lead done: child read: b.txt');
     expect(fake.requests.filter(isSide)).toHaveLength(0);
   });
 });

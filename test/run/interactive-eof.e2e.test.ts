@@ -1,10 +1,10 @@
-import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest } from '../fake-llm/types.js';
 import { agentToml, callAgent, roleOf } from './agents.js';
-import { AXE_BIN, e2eHomes, type TempHome } from './cli.js';
+import { e2eHomes } from './cli.js';
+import { interactiveRun } from './interactive-terminal.js';
 
 /**
  * `--interactive` at a terminal (a pseudo-terminal from `script`): the person who will not answer
@@ -13,39 +13,6 @@ import { AXE_BIN, e2eHomes, type TempHome } from './cli.js';
 const setup = e2eHomes();
 
 const isSide = (r: RecordedRequest) => r.lastUserText.includes('asks:');
-
-interface Terminal {
-  /** Resolves with the exit code of `script` (axe's) when the terminal closes. */
-  done: Promise<number | null>;
-  /** Everything the terminal showed so far (stdout and stderr, as the pty merges them). */
-  screen(): string;
-  /** Types `text` at the terminal. */
-  type(text: string): void;
-}
-
-/** `axe run lead --interactive …` on a pseudo-terminal; `onScreen` sees the screen as it grows. */
-function interactiveRun(
-  home: TempHome,
-  url: string,
-  args: string[],
-  onScreen: (screen: string, terminal: Terminal) => void = () => {},
-  redirect = '',
-): Terminal {
-  const quoted = args.map((arg) => `"${arg}"`).join(' ');
-  const command = `"${process.execPath}" "${AXE_BIN}" run lead --agents-dir "${home.agentsDir}" -p go --interactive ${quoted}${redirect}`;
-  const child = spawn('script', ['-qfec', command, '/dev/null'], { env: home.env(url) });
-  let screen = '';
-  const terminal: Terminal = {
-    done: new Promise((resolve) => child.on('close', resolve)),
-    screen: () => screen,
-    type: (text) => child.stdin.write(text),
-  };
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    screen += chunk;
-    onScreen(screen, terminal);
-  });
-  return terminal;
-}
 
 const prompt = (agent: string, question: string) => `sub-agent "${agent}" asks: ${question}\r\n> `;
 

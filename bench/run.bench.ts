@@ -31,7 +31,7 @@ import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { CHILDREN_PER_TURN } from '../internal/runner/start-pacer.js';
+import { CHILDREN_PER_TURN } from '../internal/fanout/start-pacer.js';
 import { startFakeLlm } from '../test/fake-llm/index.js';
 import type { RecordedRequest, ScriptedReply } from '../test/fake-llm/types.js';
 

@@ -33,7 +33,7 @@
  *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
-export { callAgentToolSpec, subAgentUserMessage } from './call-agent.js';
+export { callAgentToolSpec, subAgentUserMessage } from '../delegation/call-agent.js';
 export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
 export { effectiveMaxParallel } from './limiter.js';

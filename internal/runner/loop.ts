@@ -1,5 +1,14 @@
 import { MAX_TURNS } from '../agent/spec.js';
+import {
+  outputText,
+  SUBMIT_ERROR,
+  SUBMIT_REMINDER,
+  SUBMIT_RESULT,
+  type Submission,
+  SubmittedError,
+} from '../delegation/submit.js';
 import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
+import { fanOut } from '../fanout/fanout.js';
 import {
   addUsage,
   type ChatRequest,
@@ -16,17 +25,8 @@ import {
 } from '../provider/types.js';
 import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
-import { fanOut } from './fanout.js';
 import { LimitReachedError } from './limits.js';
 import { detailOutput, toolFailure } from './result.js';
-import {
-  outputText,
-  SUBMIT_ERROR,
-  SUBMIT_REMINDER,
-  SUBMIT_RESULT,
-  type Submission,
-  SubmittedError,
-} from './submit.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced. */

@@ -1,9 +1,9 @@
 import type { AgentSpec } from '../agent/spec.js';
+import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
 import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { Provider, ProviderSettings, RetryPolicy } from '../provider/types.js';
-import type { CassettePlayer, CassetteRecorder } from './cassette.js';
 import type { ProviderSource } from './context.js';
 import { resolveModel } from './resolve.js';
 

@@ -2,6 +2,15 @@ import { normalize } from 'node:path';
 import { agentRequestProblems } from '../agent/request-problems.js';
 import type { AgentSpec } from '../agent/spec.js';
 import { closeArtifactDir, type OpenArtifactDir, openArtifactDir } from '../artifacts/artifacts.js';
+import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from '../delegation/ask-parent.js';
+import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from '../delegation/background.js';
+import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from '../delegation/call-agent.js';
+import type { ParentRun } from '../delegation/child.js';
+import { childConnections } from '../delegation/child-connections.js';
+import { delegateTaskHandler, delegateTaskToolSpec } from '../delegation/delegate-task.js';
+import { graceTurn } from '../delegation/grace.js';
+import { spawnAgentsHandler, spawnAgentsToolSpec } from '../delegation/spawn-agents.js';
+import { submitHandlers, submitToolSpecs } from '../delegation/submit.js';
 import {
   AxeError,
   BudgetError,
@@ -23,11 +32,6 @@ import {
   SPAWN_AGENTS_TOOL_NAME,
   TASK_OUTPUT_TOOL_NAME,
 } from '../tools/types.js';
-import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from './ask-parent.js';
-import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
-import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
-import type { ParentRun } from './child.js';
-import { childConnections } from './child-connections.js';
 import {
   effectiveAllowedHosts,
   emitEvent,
@@ -35,16 +39,12 @@ import {
   type RunContext,
   RunDeadline,
 } from './context.js';
-import { delegateTaskHandler, delegateTaskToolSpec } from './delegate-task.js';
 import type { AgentStatus, RunEventBody } from './events.js';
-import { graceTurn } from './grace.js';
 import { appendText, forkedStart, resolvedHistory } from './history.js';
 import { LimitReachedError } from './limits.js';
 import { type LoopSetup, type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
-import { spawnAgentsHandler, spawnAgentsToolSpec } from './spawn-agents.js';
-import { submitHandlers, submitToolSpecs } from './submit.js';
 import type { AgentRunResult } from './types.js';
 
 /**

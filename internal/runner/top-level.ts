@@ -1,11 +1,11 @@
 import { qualifiedModelName } from '../agent/model.js';
 import { ArtifactManifest } from '../artifacts/artifacts.js';
+import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
+import { outcomeOf } from '../delegation/child.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { Budget } from './budget.js';
-import { CassettePlayer, CassetteRecorder } from './cassette.js';
-import { outcomeOf } from './child.js';
 import {
   agentLoader,
   agentResolver,

@@ -1,9 +1,9 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { GlobalConfig } from '../config/global.js';
+import type { AskPerson } from '../delegation/ask-parent.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Usage } from '../provider/types.js';
-import type { AskPerson } from './ask-parent.js';
 import type { PriorConversation } from './context.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 

@@ -2,8 +2,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { CassettePlayer } from '../../internal/cassette/cassette.js';
 import { ConfigError } from '../../internal/errors.js';
-import { CassettePlayer } from '../../internal/runner/cassette.js';
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'axe-cassette-'));
 afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));

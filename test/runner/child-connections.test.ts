@@ -2,9 +2,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
+import { childConnections } from '../../internal/delegation/child-connections.js';
+import { CHILDREN_PER_TURN } from '../../internal/fanout/start-pacer.js';
 import type { JsonValue, ToolCall } from '../../internal/provider/types.js';
-import { childConnections } from '../../internal/runner/child-connections.js';
-import { CHILDREN_PER_TURN } from '../../internal/runner/start-pacer.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { agentOf, useHome } from './harness.js';
 

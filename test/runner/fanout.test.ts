@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { fanOut } from '../../internal/runner/fanout.js';
+import { fanOut } from '../../internal/fanout/fanout.js';
 import { createLimiter } from '../../internal/runner/limiter.js';
 
 interface Deferred {

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadAgent } from '../../internal/agent/load.js';
 import { loadGlobalConfig } from '../../internal/config/global.js';
+import { withOverrides } from '../../internal/delegation/child.js';
 import { createHttpPool } from '../../internal/provider/index.js';
-import { withOverrides } from '../../internal/runner/child.js';
 import { liveProviders } from '../../internal/runner/providers.js';
 
 const dirs: string[] = [];

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { ChildRegistry } from '../../internal/delegation/registry.js';
 import { InternalError } from '../../internal/errors.js';
-import { ChildRegistry } from '../../internal/runner/registry.js';
 
 /** 004's invariants under random spawn / complete / read sequences, including bad ones. */
 const op = fc.oneof(

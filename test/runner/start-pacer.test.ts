@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { createStartPacer } from '../../internal/fanout/start-pacer.js';
 import type { RunEvent } from '../../internal/runner/events.js';
-import { createStartPacer } from '../../internal/runner/start-pacer.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { agentOf, useHome } from './harness.js';
 

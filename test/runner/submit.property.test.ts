@@ -2,8 +2,8 @@ import { Ajv } from 'ajv';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { OutputSpec } from '../../internal/agent/spec.js';
+import { SUBMIT_RESULT, submitHandlers } from '../../internal/delegation/submit.js';
 import type { JsonObject, JsonValue } from '../../internal/provider/types.js';
-import { SUBMIT_RESULT, submitHandlers } from '../../internal/runner/submit.js';
 
 /** Small JSON Schemas of the shapes agent files declare: scalars with constraints, arrays, objects. */
 const scalarSchema: fc.Arbitrary<JsonObject> = fc.oneof(

@@ -2,6 +2,10 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { fsPromises } from '../fs/promises.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { callsBefore } from '../runner/context.js';
+import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
+import { failureReason, toolFailure } from '../runner/result.js';
+import type { AgentRunResult } from '../runner/types.js';
 import { SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import {
   type CallOverrides,
@@ -13,10 +17,6 @@ import {
   workerSpec,
   workerTools,
 } from './child.js';
-import { callsBefore } from './context.js';
-import type { ExecutedCall, ToolHandler } from './loop.js';
-import { failureReason, toolFailure } from './result.js';
-import type { AgentRunResult } from './types.js';
 
 /**
  * `spawn_agents` (`[sub_agents_config] spawn = true`): a list of tasks, each run by a worker — a

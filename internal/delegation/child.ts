@@ -2,22 +2,22 @@ import { AgentFileError } from '../agent/load.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { errorMessage } from '../errors.js';
+import { childStarts } from '../fanout/start-pacer.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
-import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-import { reuseKey } from './agent-path.js';
-import type { AskParent } from './ask-parent.js';
-import type { BackgroundChildren } from './background.js';
+import { reuseKey } from '../runner/agent-path.js';
 import {
   childContext,
   effectiveAllowedHosts,
   emitEvent,
   type RunContext,
   shorterTimeout,
-} from './context.js';
-import type { RunEventBody } from './events.js';
-import { failedBeforeStart, type SettledRun } from './result.js';
-import { childStarts } from './start-pacer.js';
-import type { AgentRunResult } from './types.js';
+} from '../runner/context.js';
+import type { RunEventBody } from '../runner/events.js';
+import { failedBeforeStart, type SettledRun } from '../runner/result.js';
+import type { AgentRunResult } from '../runner/types.js';
+import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import type { AskParent } from './ask-parent.js';
+import type { BackgroundChildren } from './background.js';
 
 /**
  * Starting a child agent: the one primitive under every delegation tool (`call_agent`,

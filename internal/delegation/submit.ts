@@ -2,8 +2,8 @@ import { describeViolations, type OutputCheck, outputCheck } from '../agent/outp
 import type { OutputSpec } from '../agent/spec.js';
 import { RuntimeError } from '../errors.js';
 import type { JsonObject, JsonValue, ToolCall, ToolSpec } from '../provider/types.js';
-import type { ExecutedCall, ToolHandler } from './loop.js';
-import { toolFailure } from './result.js';
+import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
+import { toolFailure } from '../runner/result.js';
 
 /**
  * The terminal tools of an agent with `[output]`: `submit_result` ends it with a value checked

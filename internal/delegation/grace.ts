@@ -1,7 +1,7 @@
 import type { Message } from '../provider/types.js';
-import { deadlineScope, emitEvent, type RunContext } from './context.js';
-import { appendText, resolvedHistory, withoutToolBlocks } from './history.js';
-import { type LoopSetup, type LoopState, runLoop, type ToolHandler } from './loop.js';
+import { deadlineScope, emitEvent, type RunContext } from '../runner/context.js';
+import { appendText, resolvedHistory, withoutToolBlocks } from '../runner/history.js';
+import { type LoopSetup, type LoopState, runLoop, type ToolHandler } from '../runner/loop.js';
 import { SUBMIT_RESULT } from './submit.js';
 
 /**

@@ -2,13 +2,13 @@ import { setMaxListeners } from 'node:events';
 import { followParent, withTimeout } from '../abort.js';
 import { type AxeError, CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import { childPath } from '../runner/agent-path.js';
+import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
+import { toolFailure } from '../runner/result.js';
+import type { AgentRunResult } from '../runner/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
-import { childPath } from './agent-path.js';
 import type { ParentRun } from './child.js';
-import type { ExecutedCall, ToolHandler } from './loop.js';
 import { ChildRegistry } from './registry.js';
-import { toolFailure } from './result.js';
-import type { AgentRunResult } from './types.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
 

@@ -1,7 +1,7 @@
 import type { AgentSpec } from '../agent/spec.js';
+import { CHILDREN_PER_TURN } from '../fanout/start-pacer.js';
 import type { ChildConnections, ToolCall } from '../provider/types.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-import { CHILDREN_PER_TURN } from './start-pacer.js';
 
 /**
  * Most connections opened ahead: enough for Go axe's habit of starting a turn's every call at

@@ -2,6 +2,10 @@ import { describeInput } from '../agent/inputs.js';
 import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { callsBefore, type RunContext } from '../runner/context.js';
+import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
+import { failureReason, toolFailure, treeUsage } from '../runner/result.js';
+import type { AgentRunResult } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { ToolOutput } from '../tools/types.js';
 import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
@@ -15,10 +19,6 @@ import {
   startChild,
   withOverrides,
 } from './child.js';
-import { callsBefore, type RunContext } from './context.js';
-import type { ExecutedCall, ToolHandler } from './loop.js';
-import { failureReason, toolFailure, treeUsage } from './result.js';
-import type { AgentRunResult } from './types.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 

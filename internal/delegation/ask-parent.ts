@@ -1,8 +1,8 @@
 import type { ChatResponse, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { appendText, resolvedHistory, withoutToolBlocks } from '../runner/history.js';
+import type { ExecutedCall, LoopSetup, ToolHandler } from '../runner/loop.js';
+import { toolFailure } from '../runner/result.js';
 import { ASK_PARENT_TOOL_NAME } from '../tools/types.js';
-import { appendText, resolvedHistory, withoutToolBlocks } from './history.js';
-import type { ExecutedCall, LoopSetup, ToolHandler } from './loop.js';
-import { toolFailure } from './result.js';
 
 /**
  * `ask_parent` (001's question escalation, `[sub_agents_config] ask_parent = true` in the

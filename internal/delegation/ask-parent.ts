@@ -1,22 +1,12 @@
+import type { AgentSpec } from '../agent/spec.js';
 import type { ChatResponse, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import { emitEvent, type RunContext } from '../runner/context.js';
 import { appendText, resolvedHistory, withoutToolBlocks } from '../runner/history.js';
 import type { ExecutedCall, LoopSetup, ToolHandler } from '../runner/loop.js';
+import type { AskParent } from '../runner/questions.js';
 import { toolFailure } from '../runner/result.js';
 import { ASK_PARENT_TOOL_NAME } from '../tools/types.js';
-
-/**
- * `ask_parent` (001's question escalation, `[sub_agents_config] ask_parent = true` in the
- * caller): a sub-agent asks instead of guessing. The question is answered by one side request to
- * the caller's model — its system prompt and its conversation up to the call, no tools —; the
- * caller's own loop is not disturbed.
- */
-export interface AskParent {
-  ask(question: string, signal: AbortSignal, deadline: number | undefined): Promise<string>;
-  maxQuestions: number;
-}
-
-/** Puts a sub-agent's question to the person at the terminal (`--interactive`). */
-export type AskPerson = (agent: string, question: string, signal: AbortSignal) => Promise<string>;
+import type { ParentRun } from './child.js';
 
 export const ASK_PARENT_TOOL_SPEC: ToolSpec = {
   name: ASK_PARENT_TOOL_NAME,
@@ -83,4 +73,28 @@ export async function sideAnswer(
     release();
   }
   return response.content;
+}
+
+/**
+ * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
+ * model — children ask during the loop, when its setup is in place —, or at the top level with
+ * `--interactive`, the person.
+ */
+export function parentAnswerer(
+  spec: AgentSpec,
+  ctx: RunContext,
+  setup: () => LoopSetup | undefined,
+): ParentRun['ask'] {
+  if (!spec.subAgentsConfig.askParent) return undefined;
+  const { askPerson } = ctx;
+  const answer: NonNullable<ParentRun['ask']> =
+    ctx.depth === 0 && askPerson
+      ? (agent, _history, question, signal) => askPerson(agent, question, signal)
+      : (agent, history, question, signal, deadline) =>
+          sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
+  return async (agent, history, question, signal, deadline) => {
+    const said = await answer(agent, history, question, signal, deadline);
+    emitEvent(ctx, spec.name, { type: 'question', from: agent, question, answer: said });
+    return said;
+  };
 }

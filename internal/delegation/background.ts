@@ -1,13 +1,14 @@
 import { setMaxListeners } from 'node:events';
 import { followParent, withTimeout } from '../abort.js';
-import { type AxeError, CancelledError } from '../errors.js';
+import type { AgentSpec } from '../agent/spec.js';
+import { type AxeError, type BudgetError, CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import { childPath } from '../runner/agent-path.js';
-import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
+import { emitEvent, type RunContext } from '../runner/context.js';
+import type { ExecutedCall, LoopState, ToolHandler } from '../runner/loop.js';
 import { toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
-import type { ParentRun } from './child.js';
 import { ChildRegistry } from './registry.js';
 
 const DEFAULT_WAIT_SECONDS = 300;
@@ -42,10 +43,10 @@ export class BackgroundChildren {
    * Starts a child of `parent` (`step`, `agent` name its place in the tree) that `run` runs under
    * the background signal — which ends with the agent, not with the tool call —; returns its id.
    */
-  launchChild(
-    parent: ParentRun,
+  launchChild<P extends { ctx: RunContext }>(
+    parent: P,
     place: { step: string; agent: string; task: string },
-    run: (from: ParentRun) => Promise<AgentRunResult>,
+    run: (from: P) => Promise<AgentRunResult>,
   ): string {
     const id = childPath(parent.ctx.path, place.step, place.agent);
     this.launch(id, place.task, () => run({ ...parent, ctx: { ...parent.ctx, signal: this.signal } }));
@@ -165,4 +166,27 @@ export function taskOutputHandler(
         : { content: JSON.stringify({ status: 'running', agent_id: id }), isError: false },
     };
   };
+}
+
+/**
+ * No background child outlives its agent: those still running are cancelled (and said so on
+ * stderr), every one is waited for, and all join the agent's children in the tree.
+ */
+export async function collectBackground(
+  background: BackgroundChildren | undefined,
+  spec: AgentSpec,
+  ctx: RunContext,
+  state: LoopState,
+  budget?: BudgetError,
+): Promise<void> {
+  if (!background) return;
+  // The budget that stopped the agent stops them too: they report `budget_exceeded`, as any
+  // sub-agent the budget stops.
+  const { results, cancelled } = await background.finish(budget);
+  const how = budget ? `stopped: ${budget.message}` : 'finished: cancelled';
+  for (const child of cancelled) {
+    const message = `background sub-agent ${child.id} (task: ${child.task}) was still running when "${spec.name}" ${how}`;
+    emitEvent(ctx, spec.name, { type: 'warning', message });
+  }
+  state.children.push(...results);
 }

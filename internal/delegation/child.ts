@@ -12,11 +12,10 @@ import {
   type RunContext,
   shorterTimeout,
 } from '../runner/context.js';
-import type { RunEventBody } from '../runner/events.js';
-import { failedBeforeStart, type SettledRun } from '../runner/result.js';
+import type { AskParent } from '../runner/questions.js';
+import { failedBeforeStart, outcomeOf, type SettledRun } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-import type { AskParent } from './ask-parent.js';
 import type { BackgroundChildren } from './background.js';
 
 /**
@@ -149,22 +148,6 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
-}
-
-/** What `agent.end` tells of an agent's outcome. */
-export function outcomeOf(result: AgentRunResult) {
-  return {
-    status: result.status,
-    durationMs: result.durationMs,
-    usage: result.usage,
-    chars: result.content.length,
-    content: result.content,
-    ...(result.output !== undefined ? { output: result.output } : {}),
-    turns: result.turns,
-    toolCalls: result.toolCalls,
-    ...(result.cost !== undefined ? { cost: result.cost } : {}),
-    ...(result.error !== undefined ? { error: result.error } : {}),
-  } satisfies Omit<Extract<RunEventBody, { type: 'agent.end' }>, 'type'>;
 }
 
 /** How this child's questions reach its parent: with the parent's conversation up to the call. */

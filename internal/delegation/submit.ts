@@ -1,9 +1,9 @@
 import { describeViolations, type OutputCheck, outputCheck } from '../agent/output-schema.js';
 import type { OutputSpec } from '../agent/spec.js';
-import { RuntimeError } from '../errors.js';
-import type { JsonObject, JsonValue, ToolCall, ToolSpec } from '../provider/types.js';
+import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
 import { toolFailure } from '../runner/result.js';
+import type { TerminalTools } from '../runner/terminal.js';
 
 /**
  * The terminal tools of an agent with `[output]`: `submit_result` ends it with a value checked
@@ -12,15 +12,15 @@ import { toolFailure } from '../runner/result.js';
 export const SUBMIT_RESULT = 'submit_result';
 export const SUBMIT_ERROR = 'submit_error';
 
-/** What a terminal call handed over; the loop ends the agent with the first one of a turn. */
-export type Submission = { value: JsonValue } | { error: string };
-
-/** The agent said it cannot do the task (`submit_error`): status error, exit 1 at the top level. */
-export class SubmittedError extends RuntimeError {}
-
 /** The user turn that asks an agent that answered in plain text to submit instead. */
 export const SUBMIT_REMINDER =
   'You have not submitted a result. Call submit_result now with your final result, or submit_error if you cannot complete the task. Do not answer in plain text.';
+
+/** How the loop knows both: by name, and the reminder for an agent that answered in plain text. */
+export const SUBMIT_TOOLS: TerminalTools = {
+  names: new Set([SUBMIT_RESULT, SUBMIT_ERROR]),
+  reminder: SUBMIT_REMINDER,
+};
 
 export function submitToolSpecs(output: OutputSpec): ToolSpec[] {
   const value: JsonObject = output.schema
@@ -82,9 +82,4 @@ export async function submitHandlers(output: OutputSpec): Promise<Map<string, To
     [SUBMIT_RESULT, result],
     [SUBMIT_ERROR, error],
   ]);
-}
-
-/** How an agent's answer reads as text (its tool result, `content`): a string as it is, else JSON. */
-export function outputText(value: JsonValue): string {
-  return typeof value === 'string' ? value : JSON.stringify(value);
 }

@@ -1,7 +1,6 @@
 import type { Message } from '../provider/types.js';
 import { reuseKey, splitPath } from '../runner/agent-path.js';
-import type { EarlierCalls } from '../runner/context.js';
-import type { AgentRunResult } from '../runner/types.js';
+import type { AgentRunResult, EarlierCalls } from '../runner/types.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import type { RecordedAgent, TranscriptLine } from './record.js';
 import type { LoadedRun } from './store.js';

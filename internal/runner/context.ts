@@ -4,15 +4,15 @@ import { loadAgent } from '../agent/load.js';
 import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
-import type { AskParent, AskPerson } from '../delegation/ask-parent.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import { childPath } from './agent-path.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
+import type { AskParent, AskPerson } from './questions.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
-import type { AgentRunResult } from './types.js';
+import type { AgentRunResult, PriorConversation } from './types.js';
 
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
@@ -95,33 +95,6 @@ export interface RunContext {
    */
   readonly conversations: Map<string, { agent: string; messages: readonly Message[] }>;
   readonly reuse?: ReadonlyMap<string, AgentRunResult>;
-}
-
-/**
- * A conversation an agent starts from instead of its task alone:
- * - `fork` (`fork_context`): its caller's messages, ending with the assistant turn calling it, and
- *   the caller's provider (reasoning and signatures carry over only to the same one); then 003's
- *   boundary and the task;
- * - `follow` (`--continue`, call_agent's `resume`): an earlier conversation of its own, then the task;
- * - `pick-up` (`--resume`): a conversation that stopped, as recorded: calls left unanswered run
- *   first, and the task is not sent again.
- */
-export type PriorConversation =
-  | { kind: 'fork'; messages: readonly Message[]; provider: string }
-  | { kind: 'follow'; messages: readonly Message[]; earlier?: EarlierCalls }
-  | { kind: 'pick-up'; messages: readonly Message[]; earlier?: EarlierCalls };
-
-/**
- * `--resume`, `--continue`: the sub-agents of the recorded run the top-level agent's conversation
- * comes from. Its agent_ids are in that conversation, so the new run's calls are numbered after
- * them (a `resume` or `task_output` of an earlier id never reaches another sub-agent), and the
- * finished ones can be continued with call_agent's `resume`.
- */
-export interface EarlierCalls {
-  /** The highest call number each tool used (`call_agent` → 3 for `lead/call_agent#3:helper`). */
-  numbers: Readonly<Record<string, number>>;
-  /** The finished sub-agents' conversations as recorded, by agent_id (as `conversations`). */
-  conversations: ReadonlyMap<string, { agent: string; messages: readonly Message[] }>;
 }
 
 /**

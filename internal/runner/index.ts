@@ -28,12 +28,9 @@
  *     (for the memory file). The run
  *     uses this same function, so `--dry-run` and the run never disagree. Throws ConfigError.
  *
- *   callAgentToolSpec(allowedAgents, resultFormat): ToolSpec   // §3.6, word for word (+ json)
- *   subAgentUserMessage(task: string, context?: string): string      // `Task: …\n\nContext:\n…`
  *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
-export { callAgentToolSpec, subAgentUserMessage } from '../delegation/call-agent.js';
 export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
 export { effectiveMaxParallel } from './limiter.js';

@@ -1,12 +1,4 @@
 import { MAX_TURNS } from '../agent/spec.js';
-import {
-  outputText,
-  SUBMIT_ERROR,
-  SUBMIT_REMINDER,
-  SUBMIT_RESULT,
-  type Submission,
-  SubmittedError,
-} from '../delegation/submit.js';
 import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
 import { fanOut } from '../fanout/fanout.js';
 import {
@@ -27,6 +19,7 @@ import type { ToolOutput } from '../tools/types.js';
 import { emitEvent, type RunContext } from './context.js';
 import { LimitReachedError } from './limits.js';
 import { detailOutput, toolFailure } from './result.js';
+import { outputText, type Submission, SubmittedError, type TerminalTools } from './terminal.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** What running one tool call produced. */
@@ -60,6 +53,8 @@ export interface LoopSetup {
   mutating: ReadonlySet<string>;
   /** `[output]`: the agent ends only through a terminal tool; plain text gets one reminder. */
   submits?: boolean;
+  /** The tools that end the agent when called. */
+  terminal: TerminalTools;
   /** Work the agent started and has not collected (background children): one reminder turn. */
   uncollected?: () => string | undefined;
   /** Connections to its provider opened for the children it may start. */
@@ -205,13 +200,13 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       // An agent with [output] ends through submit_result: a plain answer gets one reminder.
       reminded = true;
       if (response.content !== '') add({ role: 'assistant', content: response.content });
-      add({ role: 'user', content: SUBMIT_REMINDER });
+      add({ role: 'user', content: setup.terminal.reminder });
       pending = 0;
       continue;
     }
     if (response.content !== '') state.content = response.content;
     // A turn that submits runs its calls whatever the limits: the agent ends with it.
-    const submitting = response.toolCalls.some((call) => TERMINAL.has(call.name));
+    const submitting = response.toolCalls.some((call) => setup.terminal.names.has(call.name));
     const stop = submitting ? undefined : limitReached(setup, turn, limit);
     // Kept even when a limit ends the agent here (a resume, a grace turn read it): its calls
     // then go unanswered.
@@ -224,8 +219,6 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     }
   }
 }
-
-const TERMINAL = new Set([SUBMIT_RESULT, SUBMIT_ERROR]);
 
 /**
  * Why no further turn may start after `turn`: the agent's own turn limit ends it cleanly with
@@ -340,7 +333,7 @@ async function runCall(
   let executed: ExecutedCall;
   const handler = setup.handlers.get(call.name);
   // Ending the agent is never refused for want of tool calls.
-  if (!TERMINAL.has(call.name) && !ctx.limits.takeToolCall())
+  if (!setup.terminal.names.has(call.name) && !ctx.limits.takeToolCall())
     executed = { output: toolFailure('not run: the tool-call budget is spent') };
   else if (!handler) executed = { output: toolFailure(`Unknown tool: "${call.name}"`) };
   else if (call.argumentsError !== undefined) {

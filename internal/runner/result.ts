@@ -4,7 +4,7 @@ import { addUsage, emptyUsage, type Message, type Usage } from '../provider/type
 import { maskSecrets } from '../secrets.js';
 import { utf8Prefix } from '../text.js';
 import type { ToolOutput } from '../tools/types.js';
-import type { AgentStatus } from './events.js';
+import type { AgentStatus, RunEventBody } from './events.js';
 import type { AgentRunResult, ToolCallDetail } from './types.js';
 
 /** How an agent run ended: never a throw, the error (if any) typed for its exit code. */
@@ -109,4 +109,20 @@ export function toolFailure(content: string): ToolOutput {
  */
 export function failureReason(result: AgentRunResult): string {
   return maskSecrets(result.error ?? result.status);
+}
+
+/** What `agent.end` tells of an agent's outcome. */
+export function outcomeOf(result: AgentRunResult) {
+  return {
+    status: result.status,
+    durationMs: result.durationMs,
+    usage: result.usage,
+    chars: result.content.length,
+    content: result.content,
+    ...(result.output !== undefined ? { output: result.output } : {}),
+    turns: result.turns,
+    toolCalls: result.toolCalls,
+    ...(result.cost !== undefined ? { cost: result.cost } : {}),
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  } satisfies Omit<Extract<RunEventBody, { type: 'agent.end' }>, 'type'>;
 }

@@ -1,16 +1,6 @@
-import { normalize } from 'node:path';
 import { agentRequestProblems } from '../agent/request-problems.js';
 import type { AgentSpec } from '../agent/spec.js';
 import { closeArtifactDir, type OpenArtifactDir, openArtifactDir } from '../artifacts/artifacts.js';
-import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from '../delegation/ask-parent.js';
-import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from '../delegation/background.js';
-import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from '../delegation/call-agent.js';
-import type { ParentRun } from '../delegation/child.js';
-import { childConnections } from '../delegation/child-connections.js';
-import { delegateTaskHandler, delegateTaskToolSpec } from '../delegation/delegate-task.js';
-import { graceTurn } from '../delegation/grace.js';
-import { spawnAgentsHandler, spawnAgentsToolSpec } from '../delegation/spawn-agents.js';
-import { submitHandlers, submitToolSpecs } from '../delegation/submit.js';
 import {
   AxeError,
   BudgetError,
@@ -23,29 +13,25 @@ import {
   TurnLimitError,
 } from '../errors.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
-import type { ChildConnections, Message, ProviderApi, ToolSpec } from '../provider/types.js';
-import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
+import type { Message, ProviderApi, ToolSpec } from '../provider/types.js';
+import type { Toolset } from '../tools/types.js';
 import {
-  ASK_PARENT_TOOL_NAME,
-  CALL_AGENT_TOOL_NAME,
-  DELEGATE_TASK_TOOL_NAME,
-  SPAWN_AGENTS_TOOL_NAME,
-  TASK_OUTPUT_TOOL_NAME,
-} from '../tools/types.js';
-import {
-  effectiveAllowedHosts,
-  emitEvent,
-  type PriorConversation,
-  type RunContext,
-  RunDeadline,
-} from './context.js';
+  type AgentDelegation,
+  type AgentTools,
+  collectBackground,
+  composeTools,
+  forkedStart,
+  graceTurn,
+  openDelegation,
+} from './compose-tools.js';
+import { emitEvent, type RunContext, RunDeadline } from './context.js';
 import type { AgentStatus, RunEventBody } from './events.js';
-import { appendText, forkedStart, resolvedHistory } from './history.js';
+import { appendText, resolvedHistory } from './history.js';
 import { LimitReachedError } from './limits.js';
-import { type LoopSetup, type LoopState, newLoopState, runLoop, type ToolHandler } from './loop.js';
+import { type LoopSetup, type LoopState, newLoopState, runLoop } from './loop.js';
 import type { ResolvedAgentRun } from './resolve.js';
 import { filesTouched, type SettledRun } from './result.js';
-import type { AgentRunResult } from './types.js';
+import type { AgentRunResult, PriorConversation } from './types.js';
 
 /**
  * The one code path for the top-level agent and every sub-agent: resolve model, workdir and
@@ -63,7 +49,7 @@ export async function runAgentSettled(
   let toolset: Toolset | undefined;
   let artifactDir: OpenArtifactDir | undefined;
   let setup: LoopSetup | undefined;
-  let background: BackgroundChildren | undefined;
+  let delegation: AgentDelegation | undefined;
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
     const { memory } = resolved;
@@ -81,19 +67,17 @@ export async function runAgentSettled(
       ctx.artifacts.dir = artifactDir.dir;
       ctx = { ...ctx, env: { ...ctx.env, AXE_ARTIFACT_DIR: artifactDir.dir } };
     }
-    if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
-      background = new BackgroundChildren(ctx.signal);
-    const ask = answerer(spec, ctx, () => setup);
-    const tools = await buildTools(spec, ctx, resolved, artifactDir, { background, ask });
+    delegation = openDelegation(spec, ctx, resolved, () => setup, runAgentSettled);
+    const tools = await composeTools(spec, ctx, resolved, artifactDir, delegation);
     toolset = tools.toolset;
     if (api !== undefined) checkRequest(api, spec, ctx, resolved.model.model, tools.specs.length > 0);
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
       messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
-      background,
+      background: delegation.background,
     });
     await runLoop(setup, state);
-    await collectBackground(background, spec, ctx, state);
+    await collectBackground(delegation.background, spec, ctx, state);
     // A refusal or safety block that leaves no answer is a failure, not an empty success.
     if (state.refusal !== undefined && state.content.trim() === '') {
       throw new RefusalError(`the model gave no answer: refused or blocked (${state.refusal})`);
@@ -107,7 +91,8 @@ export async function runAgentSettled(
     };
   } catch (thrown) {
     const error = typedError(thrown, ctx, provider);
-    await collectBackground(background, spec, ctx, state, error instanceof BudgetError ? error : undefined);
+    const budget = error instanceof BudgetError ? error : undefined;
+    await collectBackground(delegation?.background, spec, ctx, state, budget);
     const status = statusOf(error);
     const grace = spec.budget.gracePeriod;
     if (setup && grace && ctx.depth > 0 && (status === 'timeout' || status === 'max_turns')) {
@@ -157,7 +142,7 @@ function loopSetup(
   provider: LoopSetup['provider'],
   resolved: ResolvedAgentRun,
   tools: AgentTools,
-  { messages, background }: { messages: Message[]; background: BackgroundChildren | undefined },
+  { messages, background }: { messages: Message[]; background: AgentDelegation['background'] },
 ): LoopSetup {
   const { params } = spec;
   const hasTools = tools.specs.length > 0;
@@ -183,28 +168,9 @@ function loopSetup(
     handlers: tools.handlers,
     mutating: tools.mutating,
     submits: spec.output !== undefined,
+    terminal: tools.terminal,
     ...(background ? { uncollected: () => background.reminder() } : {}),
     ...(tools.connections ? { connections: tools.connections } : {}),
-  };
-}
-
-/**
- * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
- * model — children ask during the loop, when its setup is in place —, or at the top level with
- * `--interactive`, the person.
- */
-function answerer(spec: AgentSpec, ctx: RunContext, setup: () => LoopSetup | undefined): ParentRun['ask'] {
-  if (!spec.subAgentsConfig.askParent) return undefined;
-  const { askPerson } = ctx;
-  const answer: NonNullable<ParentRun['ask']> =
-    ctx.depth === 0 && askPerson
-      ? (agent, _history, question, signal) => askPerson(agent, question, signal)
-      : (agent, history, question, signal, deadline) =>
-          sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
-  return async (agent, history, question, signal, deadline) => {
-    const said = await answer(agent, history, question, signal, deadline);
-    emitEvent(ctx, spec.name, { type: 'question', from: agent, question, answer: said });
-    return said;
   };
 }
 
@@ -225,29 +191,6 @@ function firstMessages(
   return forkedStart(prior.messages, input, { sameProvider: prior.provider === provider, hasTools });
 }
 
-/**
- * No background child outlives its agent: those still running are cancelled (and said so on
- * stderr), every one is waited for, and all join the agent's children in the tree.
- */
-async function collectBackground(
-  background: BackgroundChildren | undefined,
-  spec: AgentSpec,
-  ctx: RunContext,
-  state: LoopState,
-  budget?: BudgetError,
-): Promise<void> {
-  if (!background) return;
-  // The budget that stopped the agent stops them too: they report `budget_exceeded`, as any
-  // sub-agent the budget stops.
-  const { results, cancelled } = await background.finish(budget);
-  const how = budget ? `stopped: ${budget.message}` : 'finished: cancelled';
-  for (const child of cancelled) {
-    const message = `background sub-agent ${child.id} (task: ${child.task}) was still running when "${spec.name}" ${how}`;
-    emitEvent(ctx, spec.name, { type: 'warning', message });
-  }
-  state.children.push(...results);
-}
-
 async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {
   try {
     await appendEntry(file, formatEntry(new Date(), input, answer), ctx.signal);
@@ -255,129 +198,6 @@ async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: s
     const message = `failed to save memory for "${spec.name}": ${errorMessage(error)}`;
     emitEvent(ctx, spec.name, { type: 'warning', message });
   }
-}
-
-interface AgentTools {
-  specs: readonly ToolSpec[];
-  handlers: ReadonlyMap<string, ToolHandler>;
-  mutating: ReadonlySet<string>;
-  toolset?: Toolset;
-  /** Connections to open for its children, when a child it may start would call its provider. */
-  connections?: ChildConnections;
-}
-
-/**
- * The tools of an agent offered none: shared by every such agent (nothing of its own kept for the
- * run), never changed.
- */
-const NO_TOOLS: AgentTools = Object.freeze({
-  specs: [],
-  handlers: new Map<string, ToolHandler>(),
-  mutating: new Set<string>(),
-});
-
-/**
- * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
- * the run-wide limiter) and `call_agent` when it has sub-agents — narrowed to the call's `tools`
- * and, read-only, to the tools that change nothing. `submit_result` / `submit_error` whenever the
- * agent has `[output]`, at any depth.
- */
-async function buildTools(
-  spec: AgentSpec,
-  ctx: RunContext,
-  resolved: ResolvedAgentRun,
-  artifactDir: OpenArtifactDir | undefined,
-  delegation: { background: BackgroundChildren | undefined; ask: ParentRun['ask'] },
-): Promise<AgentTools> {
-  const specs: ToolSpec[] = [];
-  const handlers = new Map<string, ToolHandler>();
-  const mutating = new Set<string>();
-  let toolset: Toolset | undefined;
-  const only = ctx.onlyTools ? new Set(ctx.onlyTools) : undefined;
-  const readOnly = ctx.readOnly || spec.readOnly;
-  const had = new Set<string>();
-  const offers = (name: string, changesNothing: boolean): boolean => {
-    had.add(name);
-    return (!only || only.has(name)) && (!readOnly || changesNothing);
-  };
-  // Read the sub-agents' files while MCP servers connect: call_agent describes their inputs.
-  const subAgents = resolved.callsAgents ? loadSubAgents(spec.subAgents, ctx) : undefined;
-  if (!resolved.atMaxDepth && (spec.tools.length > 0 || spec.mcpServers.length > 0)) {
-    const context: ToolContext = {
-      workdir: resolved.workdir,
-      signal: ctx.signal,
-      allowedHosts: effectiveAllowedHosts(spec, ctx),
-      env: ctx.env,
-      ...(artifactDir ? { artifacts: toolArtifacts(spec, ctx, artifactDir.dir) } : {}),
-    };
-    const { createToolset } = await import('../tools/index.js');
-    toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
-    for (const tool of toolset.tools) {
-      if (!offers(tool.spec.name, tool.readOnly === true)) continue;
-      if (tool.readOnly !== true) mutating.add(tool.spec.name);
-      specs.push(tool.spec);
-      handlers.set(tool.spec.name, async (call) => ({
-        output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
-      }));
-    }
-  }
-  if (spec.output) {
-    specs.push(...submitToolSpecs(spec.output));
-    for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
-  }
-  if (ctx.askParent && !resolved.atMaxDepth && offers(ASK_PARENT_TOOL_NAME, true)) {
-    specs.push(ASK_PARENT_TOOL_SPEC);
-    handlers.set(ASK_PARENT_TOOL_NAME, askParentHandler(ctx.askParent, ctx));
-  }
-  const { background } = delegation;
-  // A read-only agent still delegates: the agents it calls are read-only too.
-  const parent: ParentRun = {
-    spec,
-    ctx,
-    model: resolved.model,
-    workdir: resolved.workdir,
-    runSettled: runAgentSettled,
-    ...(background ? { background } : {}),
-    ...(delegation.ask ? { ask: delegation.ask } : {}),
-  };
-  const callable = (await subAgents) ?? [];
-  if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
-    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, callable));
-    handlers.set(CALL_AGENT_TOOL_NAME, callAgentHandler(parent));
-  }
-  if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {
-    specs.push(spawnAgentsToolSpec(spec.subAgentsConfig.maxSpawn, background !== undefined));
-    handlers.set(SPAWN_AGENTS_TOOL_NAME, spawnAgentsHandler(parent));
-  }
-  if (background && (resolved.callsAgents || resolved.spawns) && offers(TASK_OUTPUT_TOOL_NAME, true)) {
-    specs.push(TASK_OUTPUT_TOOL_SPEC);
-    handlers.set(TASK_OUTPUT_TOOL_NAME, taskOutputHandler(background, ctx.signal, jsonResult));
-  }
-  if (resolved.delegates && offers(DELEGATE_TASK_TOOL_NAME, true)) {
-    specs.push(delegateTaskToolSpec(spec.subAgents, spec.subAgentsConfig.maxSubtasks));
-    handlers.set(DELEGATE_TASK_TOOL_NAME, delegateTaskHandler(parent));
-  }
-  const unknown = [...(only ?? [])].filter((name) => !had.has(name));
-  if (unknown.length > 0) {
-    await toolset?.close();
-    const has = had.size > 0 ? [...had].join(', ') : 'none';
-    throw new ConfigError(
-      `"tools" argument: ${spec.name} has no tool ${unknown.map((n) => `"${n}"`).join(', ')} (its tools: ${has})`,
-    );
-  }
-  // Every child of a fan-out that only answers: what it keeps for its run is the shared empty set.
-  if (specs.length === 0 && !toolset) return NO_TOOLS;
-  const connections = childConnections(spec, resolved.model.provider, handlers, callable, {
-    maxParallel: ctx.limiter.size,
-    subagentModel: Boolean(ctx.env.AXE_SUBAGENT_MODEL),
-  });
-  return {
-    specs,
-    handlers,
-    mutating,
-    ...(connections ? { connections } : {}),
-    ...(toolset ? { toolset } : {}),
-  };
 }
 
 function readyEvent(
@@ -401,17 +221,6 @@ function readyEvent(
     ...(resolved.memory ? { memory: { count: resolved.memory.count, file: resolved.memory.file } } : {}),
     system: resolved.systemPrompt,
     toolNames: tools.map((tool) => tool.name),
-  };
-}
-
-/** The file tools' view of the agent's artifact directory; writes into the run's are listed. */
-function toolArtifacts(spec: AgentSpec, ctx: RunContext, dir: string): ToolArtifacts {
-  return {
-    dir,
-    defaultWrite: spec.artifacts.defaultWrite,
-    record: (path, size) => {
-      if (ctx.artifacts.dir === dir) ctx.artifacts.record({ path: normalize(path), agent: spec.name, size });
-    },
   };
 }
 

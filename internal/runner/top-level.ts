@@ -1,7 +1,6 @@
 import { qualifiedModelName } from '../agent/model.js';
 import { ArtifactManifest } from '../artifacts/artifacts.js';
 import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
-import { outcomeOf } from '../delegation/child.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
@@ -10,7 +9,6 @@ import {
   agentLoader,
   agentResolver,
   deadlineScope,
-  type EarlierCalls,
   emitEvent,
   type ProviderSource,
   type RunContext,
@@ -20,9 +18,9 @@ import type { RunEventBody } from './events.js';
 import { createLimiter, effectiveMaxParallel } from './limiter.js';
 import { LimitScope } from './limits.js';
 import { liveProviders, replayProviders } from './providers.js';
-import { failedBeforeStart } from './result.js';
+import { failedBeforeStart, outcomeOf } from './result.js';
 import { runAgentSettled } from './run-agent.js';
-import type { RunOutcome, RunRequest } from './types.js';
+import type { EarlierCalls, RunOutcome, RunRequest } from './types.js';
 
 /**
  * A whole `axe run`: the deadline (`timeoutSeconds`, combined with the CLI's signal), the

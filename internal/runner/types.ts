@@ -1,11 +1,10 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { GlobalConfig } from '../config/global.js';
-import type { AskPerson } from '../delegation/ask-parent.js';
 import type { HttpPool } from '../http/pool.js';
-import type { JsonValue, Usage } from '../provider/types.js';
-import type { PriorConversation } from './context.js';
+import type { JsonValue, Message, Usage } from '../provider/types.js';
 import type { AgentStatus, EmitEvent } from './events.js';
+import type { AskPerson } from './questions.js';
 
 /**
  * What `cmd/run.ts` hands the runner for a top-level run. Everything is already resolved from
@@ -120,4 +119,31 @@ export interface RunOutcome {
   error?: import('../errors.js').AxeError;
   /** Files written into the run's artifact directory; absent when the top-level agent has none. */
   artifacts?: ArtifactEntry[];
+}
+
+/**
+ * A conversation an agent starts from instead of its task alone:
+ * - `fork` (`fork_context`): its caller's messages, ending with the assistant turn calling it, and
+ *   the caller's provider (reasoning and signatures carry over only to the same one); then the fork
+ *   boundary and the task;
+ * - `follow` (`--continue`, call_agent's `resume`): an earlier conversation of its own, then the task;
+ * - `pick-up` (`--resume`): a conversation that stopped, as recorded: calls left unanswered run
+ *   first, and the task is not sent again.
+ */
+export type PriorConversation =
+  | { kind: 'fork'; messages: readonly Message[]; provider: string }
+  | { kind: 'follow'; messages: readonly Message[]; earlier?: EarlierCalls }
+  | { kind: 'pick-up'; messages: readonly Message[]; earlier?: EarlierCalls };
+
+/**
+ * `--resume`, `--continue`: the sub-agents of the recorded run the top-level agent's conversation
+ * comes from. Its agent_ids are in that conversation, so the new run's calls are numbered after
+ * them (a `resume` or `task_output` of an earlier id never reaches another sub-agent), and the
+ * finished ones can be continued with call_agent's `resume`.
+ */
+export interface EarlierCalls {
+  /** The highest call number each tool used (`call_agent` → 3 for `lead/call_agent#3:helper`). */
+  numbers: Readonly<Record<string, number>>;
+  /** The finished sub-agents' conversations as recorded, by agent_id (as `conversations`). */
+  conversations: ReadonlyMap<string, { agent: string; messages: readonly Message[] }>;
 }

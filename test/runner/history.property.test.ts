@@ -1,13 +1,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { FORK_BOUNDARY, forkedStart } from '../../internal/delegation/fork.js';
 import type { Message, Reasoning, ToolCall } from '../../internal/provider/types.js';
-import {
-  FORK_BOUNDARY,
-  forkedStart,
-  portableHistory,
-  resolvedHistory,
-  withoutToolBlocks,
-} from '../../internal/runner/history.js';
+import { portableHistory, resolvedHistory, withoutToolBlocks } from '../../internal/runner/history.js';
 
 /**
  * Random conversations — including ones cut off mid-turn, with results missing, extra or

@@ -7,7 +7,7 @@
  */
 import { suggestion } from '../config/did-you-mean.js';
 import { BUILTIN_TOOL_NAMES, CALL_AGENT_TOOL_NAME } from '../tools/types.js';
-import type { Finding } from './load.js';
+import type { Finding } from './finding.js';
 import type { AgentSpec } from './spec.js';
 
 export function goRuleFindings(spec: AgentSpec): Finding[] {

@@ -7,8 +7,8 @@ import { AxeError } from '../errors.js';
 import { fsPromises } from '../fs/promises.js';
 import { BUILTIN_TOOL_NAMES } from '../tools/types.js';
 import { referencedVariables } from './expand.js';
+import type { Finding } from './finding.js';
 import { toolNameFindings } from './go-rules.js';
-import type { Finding } from './load.js';
 import { agentRequestProblems } from './request-problems.js';
 import type { AgentSpec } from './spec.js';
 

@@ -10,22 +10,14 @@ import type { JsonValue } from '../provider/types.js';
 import { agentFiles, findAgentFile } from './agent-files.js';
 import { AgentFileCache } from './file-cache.js';
 import type { AgentFileData } from './file-data.js';
+import type { Finding } from './finding.js';
 import { goRuleFindings } from './go-rules.js';
 import { goAxeWords } from './go-words.js';
 import type { FieldNote, ParsedAgentFile } from './parsed-file.js';
 import type { AgentSpec } from './spec.js';
 import { toSpec } from './to-spec.js';
 
-/** One problem found in an agent file. */
-export interface Finding {
-  file: string;
-  /** `info`: a decision worth saying (`validate` prints it), never a failure. */
-  severity: 'error' | 'warning' | 'info';
-  field?: string;
-  message: string;
-  line?: number;
-  column?: number;
-}
+export type { Finding } from './finding.js';
 
 export interface AgentFileReport {
   file: string;

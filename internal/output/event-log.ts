@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import type { RunEvent } from '../runner/events.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
-import type { TextSink } from './run-renderer.js';
+import type { TextSink } from './text-sink.js';
 
 export interface EventLog {
   write(event: RunEvent): void;

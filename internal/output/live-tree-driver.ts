@@ -2,7 +2,7 @@ import { ConfigError } from '../errors.js';
 import { TreeBuilder } from '../record/tree.js';
 import type { RunEvent } from '../runner/events.js';
 import { frame } from './live-tree.js';
-import type { TextSink } from './run-renderer.js';
+import type { TextSink } from './text-sink.js';
 
 /** Where and how the live tree is drawn. */
 export interface LiveTreeTarget {

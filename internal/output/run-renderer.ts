@@ -6,11 +6,8 @@ import { openEventLog } from './event-log.js';
 import { InFlightAgents } from './in-flight.js';
 import { renderJsonEnvelope } from './json-envelope.js';
 import { LiveTree, type LiveTreeTarget } from './live-tree-driver.js';
+import type { TextSink } from './text-sink.js';
 import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './verbose.js';
-
-export interface TextSink {
-  write(text: string): unknown;
-}
 
 export interface RunRendererOptions {
   json: boolean;

@@ -120,7 +120,7 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
     } else if (key === 'model' && typeof value === 'string') {
       set('model', mapModel(value), key);
     } else if (key === 'inputConfig' && isObject(value) && Object.keys(value).every((k) => k === 'inputs')) {
-      // The `inputConfig: { inputs: {…} }` spelling (Gemini's, and the sub-agent design's 003).
+      // The `inputConfig: { inputs: {…} }` spelling (Gemini's, also written by other agent formats).
       set('input', value.inputs ?? {}, key);
     } else if (key === 'timeout_mins' && typeof value === 'number') {
       set('timeout', Math.round(value * 60), key);

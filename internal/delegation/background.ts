@@ -14,7 +14,7 @@ import { ChildRegistry } from './registry.js';
 const DEFAULT_WAIT_SECONDS = 300;
 
 /**
- * The background children of one agent run (003 §3.7, `[sub_agents_config] background = true`):
+ * The background children of one agent run (`[sub_agents_config] background = true`):
  * started by `call_agent` with `run_in_background`, read with `task_output`. They run under the
  * agent's signal and limits; none outlives the agent — when it finishes, every one still running
  * is cancelled and waited for.

@@ -23,7 +23,7 @@ import {
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 
 /**
- * The `call_agent` tool definition, word for word as the sub-agent spec's §3.6 gives it; with
+ * The `call_agent` tool definition, word for word as Go axe offers it; with
  * `result_format = "json"`, one sentence more says what a result holds.
  */
 export function callAgentToolSpec(
@@ -103,7 +103,7 @@ export async function loadSubAgents(names: readonly string[], ctx: RunContext): 
 
 /**
  * The handler of `call_agent` calls for one agent run. It never throws: every failure becomes an
- * is_error result in the spec's words, and the parent carries on.
+ * is_error result worded as Go axe words it, and the parent carries on.
  */
 export function callAgentHandler(options: CallAgentOptions): ToolHandler {
   // After those of the conversation it picks up: no agent_id in it is given again.
@@ -126,7 +126,11 @@ type ValidArgs = {
   resume?: readonly Message[];
 };
 
-/** §3.7 steps 2–5, in order; then the per-call overrides when the caller offers them. */
+/**
+ * The call's arguments, checked in Go axe's order — agent, task, context, the agent being in the
+ * caller's list, the depth — so the first problem is the one Go reports; then the per-call
+ * overrides, `run_in_background` and `resume` when the caller offers them.
+ */
 function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
   const agent = requiredStringArg(args, 'agent');
   if (typeof agent !== 'string') return agent;
@@ -268,7 +272,7 @@ export function jsonResult(result: AgentRunResult): ToolOutput {
   return { content: JSON.stringify(outcome), isError: result.status !== 'completed' };
 }
 
-/** §3.13: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */
+/** A failed sub-agent's tool result, as Go axe words it: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */
 function failure(agent: string, result: AgentRunResult): string {
   const description = failureReason(result).replace(/\.$/, '');
   return `Error: sub-agent "${agent}" failed - ${description}. You may retry or proceed without this result.`;

@@ -264,7 +264,7 @@ export function withOverrides(
   };
 }
 
-/** §3.7 steps 6–7: a named sub-agent's own file, from the run's search dirs, and its model. */
+/** A named sub-agent's own file, from the run's search dirs, and the model it runs with. */
 export async function loadSpec(
   name: string,
   ctx: RunContext,

@@ -9,7 +9,7 @@ import { subAgentUserMessage } from './call-agent.js';
 import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
 
 /**
- * `delegate_task` (`[sub_agents_config] delegate = true`, 000's orchestrator run as a graph): a
+ * `delegate_task` (`[sub_agents_config] delegate = true`: an orchestrator's plan run as a graph): a
  * plan of sub-tasks, each by a named sub-agent or a worker (a copy of the caller), with
  * dependencies. Checked whole before anything runs; then every sub-task starts as soon as its
  * prerequisites have completed, with their results in its message; one whose prerequisite failed

@@ -5,7 +5,7 @@ import { type LoopSetup, type LoopState, runLoop, type ToolHandler } from '../ru
 import { SUBMIT_RESULT } from './submit.js';
 
 /**
- * 003 §3.6: a sub-agent stopped by its timeout or turn limit gets one last turn to answer, with
+ * The grace turn: a sub-agent stopped by its timeout or turn limit gets one last turn to answer, with
  * `submit_result` as its only tool (an agent with `[output]`) or no tool at all, under a deadline
  * of `seconds` that never outlives its caller's. True when it answered: the run then completes.
  * Otherwise the state keeps the answer it had before.
@@ -57,7 +57,10 @@ export async function graceTurn(
   return false;
 }
 
-/** 003's words; a text agent is asked for its answer, not for a tool it does not have. */
+/**
+ * What the grace turn tells the agent: why it stopped and that this is its last chance; a text agent
+ * is asked for its answer, not for a tool it does not have.
+ */
 export function graceMessage(stoppedBy: 'timeout' | 'max_turns', submits: boolean): string {
   const warning =
     stoppedBy === 'timeout'

@@ -1,7 +1,7 @@
 import { InternalError } from '../errors.js';
 
 /**
- * The children one agent run started and has not waited for (004's invariants): pending +
+ * The children one agent run started and has not waited for. It holds at every moment: pending +
  * completed = spawned at every moment; pending only shrinks, completed only grows; a result for
  * an unknown or already completed child is refused (an internal error, never counted twice).
  */

@@ -121,7 +121,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
   };
 }
 
-/** 004's outcome: the result, or the error with its kind (the run's status). */
+/** A task's outcome as the tool reports it: the result, or the error with its kind (the run's status). */
 function outcome(result: AgentRunResult): JsonObject {
   if (result.status === 'completed') return { success: { result: result.output ?? result.content } };
   return { failure: { error: failureReason(result), error_kind: result.status } };

@@ -19,7 +19,7 @@ export interface VerboseRunInfo {
 }
 
 /**
- * Renders the event stream as the `--verbose` lines of Go axe (spec §3.7, §3.8): its block before
+ * Renders the event stream as the `--verbose` lines of Go axe: its block before
  * the first call (`Model:` … `Memory:`, with `run`), `[turn N]` lines for a top-level agent with
  * tools (a single call has none, as in Go), `[sub-agent]` lines for every call_agent, `[tool]`,
  * `[mcp]` and `[retry]` lines. Returns the lines an event produces (none for most).

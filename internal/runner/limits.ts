@@ -45,7 +45,7 @@ export class LimitScope {
 }
 
 /**
- * An agent stopped by one of its own limits: not a failure (000: "a normal completion"), it ends
+ * An agent stopped by one of its own limits: not a failure but a normal completion: it ends
  * with its answer so far. At the top level it is still a non-zero exit: 4 for a budget, 1 for turns.
  */
 export class LimitReachedError extends AxeError {

@@ -31,6 +31,8 @@ import type { TerminalTools } from './terminal.js';
  * terminal tools and questions through the runner's own interfaces).
  */
 
+// The parts of a run that only delegation has, which run-agent reaches through here: collecting
+// background children at the agent's end, a forked sub-agent's first messages, the grace turn.
 export { collectBackground } from '../delegation/background.js';
 export { forkedStart } from '../delegation/fork.js';
 export { graceTurn } from '../delegation/grace.js';

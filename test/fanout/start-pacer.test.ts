@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createStartPacer } from '../../internal/fanout/start-pacer.js';
 import type { RunEvent } from '../../internal/runner/events.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
-import { agentOf, useHome } from './harness.js';
+import { agentOf, useHome } from '../runner/harness.js';
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 

@@ -6,7 +6,7 @@ import { childConnections } from '../../internal/delegation/child-connections.js
 import { CHILDREN_PER_TURN } from '../../internal/fanout/start-pacer.js';
 import type { JsonValue, ToolCall } from '../../internal/provider/types.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
-import { agentOf, useHome } from './harness.js';
+import { agentOf, useHome } from '../runner/harness.js';
 
 const t = useHome();
 

@@ -2,7 +2,7 @@ import { describeInput } from '../agent/inputs.js';
 import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
-import { callsBefore, type RunContext } from '../runner/context.js';
+import type { RunContext } from '../runner/context.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
 import { failureReason, toolFailure, treeUsage } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
@@ -19,6 +19,7 @@ import {
   startChild,
   withOverrides,
 } from './child.js';
+import { callsBefore } from './child-context.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 

@@ -5,18 +5,13 @@ import { errorMessage } from '../errors.js';
 import { childStarts } from '../fanout/start-pacer.js';
 import type { JsonObject, JsonValue, Message } from '../provider/types.js';
 import { reuseKey } from '../runner/agent-path.js';
-import {
-  childContext,
-  effectiveAllowedHosts,
-  emitEvent,
-  type RunContext,
-  shorterTimeout,
-} from '../runner/context.js';
+import { effectiveAllowedHosts, emitEvent, type RunContext, shorterTimeout } from '../runner/context.js';
 import type { AskParent } from '../runner/questions.js';
 import { failedBeforeStart, outcomeOf, type SettledRun } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import type { BackgroundChildren } from './background.js';
+import { childContext } from './child-context.js';
 
 /**
  * Starting a child agent: the one primitive under every delegation tool (`call_agent`,

@@ -1,12 +1,12 @@
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
-import { callsBefore } from '../runner/context.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
 import { failureReason, toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
 import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
+import { callsBefore } from './child-context.js';
 
 /**
  * `delegate_task` (`[sub_agents_config] delegate = true`: an orchestrator's plan run as a graph): a

@@ -2,7 +2,6 @@ import { isAbsolute, relative, resolve } from 'node:path';
 import { fsPromises } from '../fs/promises.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
-import { callsBefore } from '../runner/context.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
 import { failureReason, toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
@@ -17,6 +16,7 @@ import {
   workerSpec,
   workerTools,
 } from './child.js';
+import { callsBefore } from './child-context.js';
 
 /**
  * `spawn_agents` (`[sub_agents_config] spawn = true`): a list of tasks, each run by a worker — a

@@ -1,10 +1,11 @@
 import { describe, expect, it } from 'vitest';
+import { callsBefore } from '../../internal/delegation/child-context.js';
 import { emptyUsage, type Message } from '../../internal/provider/types.js';
 import { earlierCalls } from '../../internal/record/pick-up.js';
 import type { RunRecord, TranscriptLine } from '../../internal/record/record.js';
 import type { LoadedRun } from '../../internal/record/store.js';
 import { TreeBuilder } from '../../internal/record/tree.js';
-import { callsBefore, type RunContext } from '../../internal/runner/context.js';
+import type { RunContext } from '../../internal/runner/context.js';
 import type { RunEventBody } from '../../internal/runner/events.js';
 
 /**

@@ -1,6 +1,7 @@
 import v8 from 'node:v8';
 import { describe, expect, it } from 'vitest';
-import { childContext, type RunContext } from '../../internal/runner/context.js';
+import { childContext } from '../../internal/delegation/child-context.js';
+import type { RunContext } from '../../internal/runner/context.js';
 
 v8.setFlagsFromString('--allow-natives-syntax');
 const sameHiddenClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (

@@ -53,7 +53,7 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
   const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const file = await locateAgent(agent, searchDirs, process.cwd());
   const { spec, data } = await loadAgentFileData(file, process.env);
-  const { describeAgent, goAgentLines } = await import('./agents-show.js');
+  const { describeAgent, goAgentLines } = await import('../internal/agent/describe.js');
   const text =
     options.json === true
       ? `${JSON.stringify(await describeAgent(spec, configDir, process.env))}\n`

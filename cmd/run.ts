@@ -20,6 +20,7 @@ import { progressMode, progressTarget } from '../internal/output/live-tree-drive
 import type { RunRenderer } from '../internal/output/run-renderer.js';
 import type { VerboseRunInfo } from '../internal/output/verbose.js';
 import type { JsonValue } from '../internal/provider/types.js';
+import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 // `--dry-run` needs only these two of the runner; the rest (and the renderers, the run record) is
 // evaluated by a run that calls a model, not by every start of `run`.
 import { shorterTimeout } from '../internal/runner/context.js';
@@ -28,7 +29,6 @@ import { resolveAgentRun } from '../internal/runner/resolve.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
-import type { OpenRecord, PickedUp } from './run-record.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 import { isTerminal, stderr, stdout } from './stdio.js';
 
@@ -142,7 +142,7 @@ export async function runCommand(
       await Promise.all([
         import('../internal/output/run-renderer.js'),
         import('../internal/runner/index.js'),
-        import('./run-record.js'),
+        import('../internal/record/run-record.js'),
       ]);
     const renderer = createRunRenderer({
       json: options.json === true,
@@ -252,7 +252,7 @@ async function pickUp(
         );
       }
     }
-    const { resumePlan } = await import('./run-record.js');
+    const { resumePlan } = await import('../internal/record/run-record.js');
     const plan = await resumePlan(resume, agentName, options.force === true, env);
     const { replay } = plan.request;
     if (replay !== undefined && options.record !== undefined && options.replay === undefined) {
@@ -262,7 +262,7 @@ async function pickUp(
   }
   if (follow === undefined || follow === false) return undefined;
   const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
-  const { continuePlan } = await import('./run-record.js');
+  const { continuePlan } = await import('../internal/record/run-record.js');
   return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
 }
 

@@ -13,6 +13,7 @@ import {
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
+import { isTerminal } from '../internal/fs/fd-kind.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
@@ -30,7 +31,7 @@ import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
 import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
-import { isTerminal, stderr, stdout } from './stdio.js';
+import { stderr, stdout } from './stdio.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
 const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';

@@ -15,6 +15,7 @@ import {
 } from '../internal/errors.js';
 import { isTerminal } from '../internal/fs/fd-kind.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
+import { readPipedStdin, stdinHasData, stdinIsPiped } from '../internal/fs/stdin.js';
 import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
@@ -30,7 +31,6 @@ import { resolveAgentRun } from '../internal/runner/resolve.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
-import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
 import { stderr, stdout } from './stdio.js';
 
 /** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */

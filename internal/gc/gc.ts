@@ -1,15 +1,15 @@
-import { locateAgent } from '../internal/agent/agent-files.js';
-import { listAgents, loadAgentFile } from '../internal/agent/load.js';
-import type { AgentSpec } from '../internal/agent/spec.js';
-import { loadGlobalConfig } from '../internal/config/global.js';
-import { agentLookup } from '../internal/config/paths.js';
-import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../internal/errors.js';
-import { countEntries, memoryFile, readMemory, trimEntries } from '../internal/memory/memory.js';
-import { createRunRenderer } from '../internal/output/run-renderer.js';
-import { runTopLevel } from '../internal/runner/index.js';
-import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, lastValue } from './argv.js';
-import { stderr, stdout } from './stdio.js';
+import { agentsDirFlags, lastValue } from '../../cmd/argv.js';
+import { stderr, stdout } from '../../cmd/stdio.js';
+import { locateAgent } from '../agent/agent-files.js';
+import { listAgents, loadAgentFile } from '../agent/load.js';
+import type { AgentSpec } from '../agent/spec.js';
+import { loadGlobalConfig } from '../config/global.js';
+import { agentLookup } from '../config/paths.js';
+import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../errors.js';
+import { countEntries, memoryFile, readMemory, trimEntries } from '../memory/memory.js';
+import { createRunRenderer } from '../output/run-renderer.js';
+import { runTopLevel } from '../runner/index.js';
+import { maskSecrets } from '../secrets.js';
 
 /** Go axe's pattern-detection prompt, word for word. */
 const GC_PATTERN_PROMPT = `You are a memory analyst for an AI agent. You will receive a log of the agent's past tasks and results. Analyze the entries and provide a structured report.

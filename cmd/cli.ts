@@ -159,9 +159,7 @@ async function parseAndRun(): Promise<void> {
       .example('axe gc reviewer --dry-run')
       .action((agent: string | undefined, options: Record<string, unknown>) =>
         AXE_BUNDLE === 'all'
-          ? dispatch(async () =>
-              (await import('../internal/gc/gc.js')).gcCommand(agent, lastWins(options, switches)),
-            )
+          ? dispatch(async () => (await import('./gc.js')).gcCommand(agent, lastWins(options, switches)))
           : runFullCli(),
       );
 

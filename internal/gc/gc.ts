@@ -1,15 +1,14 @@
-import { agentsDirFlags, lastValue } from '../../cmd/argv.js';
-import { stderr, stdout } from '../../cmd/stdio.js';
-import { locateAgent } from '../agent/agent-files.js';
-import { listAgents, loadAgentFile } from '../agent/load.js';
 import type { AgentSpec } from '../agent/spec.js';
 import { loadGlobalConfig } from '../config/global.js';
-import { agentLookup } from '../config/paths.js';
 import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../errors.js';
 import { countEntries, memoryFile, readMemory, trimEntries } from '../memory/memory.js';
-import { createRunRenderer } from '../output/run-renderer.js';
-import { runTopLevel } from '../runner/index.js';
-import { maskSecrets } from '../secrets.js';
+import { type EmitEvent, runTopLevel } from '../runner/index.js';
+
+/**
+ * Go axe's `gc`, without its printing: an agent's memory read, analysed by the agent's model, then
+ * trimmed to the agent's limit. Kept apart from internal/memory, which the runner reads: this
+ * runs the runner, and a folder the runner imports must not import it back.
+ */
 
 /** Go axe's pattern-detection prompt, word for word. */
 const GC_PATTERN_PROMPT = `You are a memory analyst for an AI agent. You will receive a log of the agent's past tasks and results. Analyze the entries and provide a structured report.
@@ -30,101 +29,55 @@ Be concise. Reference specific entries by their timestamps when relevant.`;
 /** Go's gc call: 0.3, 4096 tokens, 120 s, no tools. */
 const GC_TIMEOUT_SECONDS = 120;
 
-interface GcOptions {
+/** Where the analysis runs: the agent lookup, the model override, the cassette, the run's events. */
+export interface GcAnalysis {
   searchDirs: string[];
   configDir: string;
-  dryRun: boolean;
-  model: string | undefined;
-  record: string | undefined;
-  replay: string | undefined;
+  env: NodeJS.ProcessEnv;
+  model?: string | undefined;
+  record?: string | undefined;
+  replay?: string | undefined;
+  /** Receives the analysis run's events (its warnings, its retries), as `axe run`'s renderer does. */
+  emit: EmitEvent;
+  signal?: AbortSignal;
 }
 
-/** `axe gc [agent] [--all] [--dry-run] [--model]`: Go axe's memory analysis and trim. */
-export async function gcCommand(
-  agent: string | undefined,
-  options: Record<string, unknown>,
-): Promise<number> {
-  const all = options.all === true;
-  if (all && agent !== undefined) throw new RuntimeError('cannot specify both --all and an agent name');
-  if (!all && agent === undefined) throw new RuntimeError('agent name is required (or use --all)');
-  const argv = process.argv.slice(2);
-  const gc: GcOptions = {
-    ...agentLookup(agentsDirFlags(options), process.env, process.cwd()),
-    dryRun: options.dryRun === true,
-    model: lastValue(argv, options.model, ['--model']),
-    record: lastValue(argv, options.record, ['--record']),
-    replay: lastValue(argv, options.replay, ['--replay']),
-  };
-  if (agent !== undefined) {
-    const file = await locateAgent(agent, gc.searchDirs, process.cwd());
-    await gcAgent(await loadAgentFile(file, process.env), gc);
-    return 0;
-  }
-  const { agents } = await listAgents(gc.searchDirs, process.env);
-  const keeping = agents.filter((spec) => spec.memory.enabled);
-  if (keeping.length === 0) {
-    stdout.write('No agents with memory enabled.\n');
-    return 0;
-  }
-  let failed = 0;
-  for (const spec of keeping) {
-    stdout.write(`=== GC: ${spec.name} ===\n`);
-    try {
-      await gcAgent(spec, gc);
-    } catch (error) {
-      stderr.write(`Error: gc failed for agent "${spec.name}": ${maskSecrets(errorMessage(error))}\n`);
-      failed++;
-    }
-  }
-  if (failed > 0)
-    throw new RuntimeError(`gc completed with errors: ${failed} of ${keeping.length} agents failed`);
-  return 0;
+/** An agent's memory file and what it holds; `count` is its number of entries. */
+export interface AgentMemory {
+  file: string;
+  log: string;
+  count: number;
 }
 
-async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {
-  const name = spec.name;
-  if (!spec.memory.enabled) {
-    stderr.write(`Warning: agent "${name}" does not have memory enabled. Skipping.\n`);
-    return;
-  }
-  const file = memoryFile(name, spec.memory, process.env);
+export async function readAgentMemory(spec: AgentSpec, env: NodeJS.ProcessEnv): Promise<AgentMemory> {
+  const file = memoryFile(spec.name, spec.memory, env);
   let log: string;
   try {
     log = await readMemory(file);
   } catch (error) {
     throw new RuntimeError(`cannot read memory ${file}: ${errorMessage(error)}`);
   }
-  if (log === '') {
-    stdout.write(`No memory entries for agent "${name}". Nothing to do.\n`);
-    return;
-  }
-  const count = countEntries(log);
-  stdout.write(`Agent: ${name}\nEntries: ${count}\n`);
-  stdout.write(`--- Analysis ---\n${maskSecrets(await analyse(spec, log, gc))}\n`);
-  if (gc.dryRun) {
-    stdout.write('Dry run: no entries trimmed.\n');
-    return;
-  }
-  const keep = spec.memory.lastN > 0 ? spec.memory.lastN : spec.memory.maxEntries;
-  if (keep === 0) {
-    stdout.write('No trim target configured (last_n and max_entries are both 0). Skipping trim.\n');
-    return;
-  }
-  const removed = await trimEntries(file, keep).catch((error: unknown) => {
+  return { file, log, count: log === '' ? 0 : countEntries(log) };
+}
+
+/** How many entries gc keeps: `last_n`, else `max_entries`; 0 when neither is set (no trim). */
+export function entriesKept(spec: AgentSpec): number {
+  return spec.memory.lastN > 0 ? spec.memory.lastN : spec.memory.maxEntries;
+}
+
+/** The oldest entries beyond `keep` removed; how many were. */
+export async function trimAgentMemory(file: string, keep: number): Promise<number> {
+  return trimEntries(file, keep).catch((error: unknown) => {
     throw new RuntimeError(`cannot trim memory ${file}: ${errorMessage(error)}`);
   });
-  stdout.write(
-    removed === 0
-      ? `No trimming needed: ${count} entries within limit (${keep}).\n`
-      : `Trimmed: ${removed} entries removed, ${keep} entries kept.\n`,
-  );
 }
 
 /**
  * The one model call, run as an agent of its own through the same runner as `axe run` (providers,
  * retries, cassettes, secrets): the agent's model, Go's prompt, no tools, no memory of its own.
+ * Returns the model's report.
  */
-async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<string> {
+export async function analyseMemory(spec: AgentSpec, log: string, gc: GcAnalysis): Promise<string> {
   const analyst: AgentSpec = {
     ...spec,
     systemPrompt: GC_PATTERN_PROMPT,
@@ -138,17 +91,10 @@ async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<str
   };
   delete analyst.skill;
   delete analyst.workdir; // the analysis reads no files: an agent's workdir need not exist here
-  const renderer = createRunRenderer({
-    json: false,
-    verbose: false,
-    stream: false,
-    stdout,
-    stderr,
-  });
   const outcome = await runTopLevel({
     spec: analyst,
     input: log,
-    env: process.env,
+    env: gc.env,
     searchDirs: gc.searchDirs,
     configDir: gc.configDir,
     globalConfig: () => loadGlobalConfig(gc.configDir),
@@ -157,8 +103,8 @@ async function analyse(spec: AgentSpec, log: string, gc: GcOptions): Promise<str
     stream: false,
     ...(gc.record !== undefined ? { record: gc.record } : {}),
     ...(gc.replay !== undefined ? { replay: gc.replay } : {}),
-    signal: new AbortController().signal,
-    emit: renderer.emit,
+    signal: gc.signal ?? new AbortController().signal,
+    emit: gc.emit,
   });
   // Go axe's gc refuses a missing key as a provider failure (exit 3), where `run` says 2.
   if (outcome.error instanceof MissingKeyError) {

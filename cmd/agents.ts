@@ -1,12 +1,9 @@
-import { existsSync, mkdirSync, readdirSync } from 'node:fs';
-import { basename, dirname, extname, join, resolve } from 'node:path';
-import { checkAgentName, hasAgentExtension, locateAgent } from '../internal/agent/agent-files.js';
+import { dirname } from 'node:path';
+import { locateAgent } from '../internal/agent/agent-files.js';
 import { builtinAgentsDir } from '../internal/agent/builtin.js';
 import { listAgents, loadAgentFileData } from '../internal/agent/load.js';
-import { agentLookup, resolvePaths } from '../internal/config/paths.js';
+import { agentLookup } from '../internal/config/paths.js';
 import { ConfigError, RuntimeError } from '../internal/errors.js';
-import { fsErrorReason } from '../internal/fs/fs-error.js';
-import { writeFileAtomic } from '../internal/fs/write-atomic.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { oneLine } from '../internal/text.js';
 import { agentsDirFlags } from './argv.js';
@@ -25,10 +22,7 @@ export async function agentsCommand(
   if (agent === undefined)
     throw new ConfigError(`missing <agent> for "agents ${action}" (e.g. axe agents ${action} reviewer)`);
   if (action === 'show') return show(agent, options);
-  if (action === 'init') {
-    checkAgentName(agent);
-    return init(agent, options);
-  }
+  if (action === 'init') return init(agent, options);
   return edit(agent, options);
 }
 
@@ -53,7 +47,7 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
   const { searchDirs, configDir } = agentLookup(agentsDirFlags(options), process.env, process.cwd());
   const file = await locateAgent(agent, searchDirs, process.cwd());
   const { spec, data } = await loadAgentFileData(file, process.env);
-  const { describeAgent, goAgentLines } = await import('./agents-show.js');
+  const { describeAgent, goAgentLines } = await import('../internal/agent/describe.js');
   const text =
     options.json === true
       ? `${JSON.stringify(await describeAgent(spec, configDir, process.env))}\n`
@@ -64,33 +58,9 @@ async function show(agent: string, options: Record<string, unknown>): Promise<nu
 }
 
 async function init(agent: string, options: Record<string, unknown>): Promise<number> {
-  const local = join(process.cwd(), 'axe', 'agents');
-  const first = agentsDirFlags(options)[0];
-  const dir =
-    first !== undefined
-      ? resolve(first)
-      : existsSync(local)
-        ? local
-        : join(resolvePaths(process.env).configDir, 'agents');
-  const file = join(dir, `${agent}.toml`);
-  try {
-    mkdirSync(dir, { recursive: true });
-    const existing = readdirSync(dir).find(
-      (name) => basename(name, extname(name)) === agent && hasAgentExtension(name),
-    );
-    if (existing)
-      throw new ConfigError(`agent config already exists: ${join(dir, existing)} (not overwritten)`);
-    const { scaffoldAgent } = await import('../internal/agent/scaffold.js');
-    // Exclusive: of two concurrent inits of one name, the second is told the file exists.
-    await writeFileAtomic(file, scaffoldAgent(agent), { exclusive: true });
-  } catch (error) {
-    if (error instanceof ConfigError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new ConfigError(`agent config already exists: ${file} (not overwritten)`);
-    }
-    throw new ConfigError(`agents init: cannot create ${file}: ${fsErrorReason(error)}`);
-  }
-  stdout.write(`${file}\n`);
+  const { createAgentFile } = await import('../internal/agent/create.js');
+  const where = { agentsDirs: agentsDirFlags(options), cwd: process.cwd(), env: process.env };
+  stdout.write(`${await createAgentFile(agent, where)}\n`);
   return 0;
 }
 

@@ -2,7 +2,6 @@ import { resolve } from 'node:path';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
-import type { AgentSpec } from '../internal/agent/spec.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
@@ -13,27 +12,23 @@ import {
   type StopSignal,
   signalExitCode,
 } from '../internal/errors.js';
+import { isTerminal } from '../internal/fs/fd-kind.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
-import { type DryRunView, renderDryRun } from '../internal/output/dry-run.js';
+import { dryRunView } from '../internal/invocation/dry-run-view.js';
+import { DEFAULT_USER_MESSAGE, userMessage } from '../internal/invocation/user-message.js';
+import { renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
 import type { RunRenderer } from '../internal/output/run-renderer.js';
-import type { VerboseRunInfo } from '../internal/output/verbose.js';
-import type { JsonValue } from '../internal/provider/types.js';
-// `--dry-run` needs only these two of the runner; the rest (and the renderers, the run record) is
-// evaluated by a run that calls a model, not by every start of `run`.
+import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
+// `--dry-run` needs only this of the runner and its resolver (through dryRunView); the rest (and
+// the renderers, the run record) is evaluated by a run that calls a model, not by every start of `run`.
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
-import { resolveAgentRun } from '../internal/runner/resolve.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { CALL_AGENT_TOOL_NAME } from '../internal/tools/types.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
-import type { OpenRecord, PickedUp } from './run-record.js';
-import { readPipedStdin, stdinHasData, stdinIsPiped } from './stdin.js';
-import { isTerminal, stderr, stdout } from './stdio.js';
+import { stderr, stdout } from './stdio.js';
 
-/** Sent when neither `-p` nor piped stdin gives a user message (Go axe's words). */
-const DEFAULT_USER_MESSAGE = 'Execute the task described in your instructions.';
 /** After a signal the run has this long to wind down before the process exits regardless. */
 const SIGNAL_EXIT_GRACE_MS = 500;
 
@@ -114,18 +109,19 @@ export async function runCommand(
   try {
     const { input, source } = asked
       ? { input: asked.input, source: 'flag' as const }
-      : await userMessage(argv, options, {
-          signal: controller.signal,
-          deadlineAt: startedAt + timeoutSeconds * 1000,
-          timeoutSeconds,
-        });
+      : await userMessage(
+          { prompt: promptFlag(argv, options.prompt), append: options.stdinAppend === true },
+          { signal: controller.signal, deadlineAt: startedAt + timeoutSeconds * 1000, timeoutSeconds },
+          (message) => stderr.write(`Warning: ${message}\n`),
+        );
 
     // An agent with [output] prints its checked value, never the text it streams on the way.
     const stream = spec.output === undefined && (streamFlag(argv) ?? asked?.stream ?? spec.stream ?? false);
     if (options.dryRun === true) {
       // As Go axe: a config.toml that cannot be read fails a dry run too (exit 2).
       for (const warning of (await globalConfig()).warnings ?? []) stderr.write(`Warning: ${warning}\n`);
-      const view = await dryRunView(spec, configDir, overrides, inputs);
+      const { view, warnings } = await dryRunView(spec, { configDir, env }, overrides, inputs);
+      for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
       const text = renderDryRun({
         ...view,
         timeoutSeconds,
@@ -142,7 +138,7 @@ export async function runCommand(
       await Promise.all([
         import('../internal/output/run-renderer.js'),
         import('../internal/runner/index.js'),
-        import('./run-record.js'),
+        import('../internal/record/run-record.js'),
       ]);
     const renderer = createRunRenderer({
       json: options.json === true,
@@ -252,7 +248,7 @@ async function pickUp(
         );
       }
     }
-    const { resumePlan } = await import('./run-record.js');
+    const { resumePlan } = await import('../internal/record/run-record.js');
     const plan = await resumePlan(resume, agentName, options.force === true, env);
     const { replay } = plan.request;
     if (replay !== undefined && options.record !== undefined && options.replay === undefined) {
@@ -262,7 +258,7 @@ async function pickUp(
   }
   if (follow === undefined || follow === false) return undefined;
   const ref = typeof follow === 'string' && follow !== '' ? follow : 'last';
-  const { continuePlan } = await import('./run-record.js');
+  const { continuePlan } = await import('../internal/record/run-record.js');
   return { kind: 'follow', ...(await continuePlan(ref, agentName ?? '', env)) };
 }
 
@@ -312,78 +308,6 @@ function enter(dir: string): void {
 function definedOnly<T extends Record<string, string | undefined>>(values: T): { [K in keyof T]?: string } {
   return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as {
     [K in keyof T]?: string;
-  };
-}
-
-/**
- * The user message, Go axe's rule: `-p` wins, else piped stdin, else the default message. Says on
- * stderr when that rule drops something: an empty stdin, or a stdin that `-p` made axe ignore
- * (`--stdin-append` sends both: the `-p` text, a blank line, then stdin).
- */
-async function userMessage(
-  argv: string[],
-  options: Record<string, unknown>,
-  wait: { signal: AbortSignal; deadlineAt: number; timeoutSeconds: number },
-): Promise<{ input: string; source: VerboseRunInfo['promptSource'] }> {
-  const prompt = promptFlag(argv, options.prompt);
-  const append = options.stdinAppend === true;
-  if (prompt !== undefined && !append) {
-    if (stdinHasData()) {
-      stderr.write('Warning: piped stdin ignored because -p was given (--stdin-append sends both)\n');
-    }
-    return { input: prompt, source: 'flag' };
-  }
-  const stdin = await readPipedStdin(wait.signal, wait.deadlineAt, wait.timeoutSeconds);
-  const piped = stdin !== undefined && stdin.trim() !== '' ? stdin : undefined;
-  if (prompt !== undefined) {
-    return { input: piped === undefined ? prompt : `${prompt}\n\n${piped}`, source: 'flag' };
-  }
-  if (stdin !== undefined && piped === undefined && stdinIsPiped()) {
-    stderr.write('Warning: piped stdin is empty: sending the default message\n');
-  }
-  return piped === undefined
-    ? { input: DEFAULT_USER_MESSAGE, source: 'default' }
-    : { input: piped, source: 'stdin' };
-}
-
-/** What `--dry-run` shows: the agent as the runner would resolve it, without network or key. */
-async function dryRunView(
-  spec: AgentSpec,
-  configDir: string,
-  overrides: { modelOverride?: string; skillOverride?: string; workdirOverride?: string },
-  inputs: Record<string, JsonValue>,
-): Promise<
-  Omit<DryRunView, 'timeoutSeconds' | 'budgetMaxTokens' | 'stream' | 'userMessage' | 'defaultUserMessage'>
-> {
-  const resolved = await resolveAgentRun(spec, {
-    env: process.env,
-    configDir,
-    inputs,
-    overrides: {
-      model: overrides.modelOverride,
-      skill: overrides.skillOverride,
-      workdir: overrides.workdirOverride,
-    },
-  });
-  for (const warning of resolved.memory?.warnings ?? []) stderr.write(`Warning: ${warning}\n`);
-  return {
-    model: resolved.modelName,
-    workdir: resolved.workdir,
-    temperature: spec.params.temperature,
-    maxTokens: spec.params.maxTokens,
-    ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
-    systemPrompt: resolved.systemPrompt,
-    ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
-    skill: resolved.skill?.content,
-    files: resolved.files.map((file) => file.path),
-    tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME),
-    mcpServers: spec.mcpServers,
-    subAgents: spec.subAgents,
-    subAgentsConfig: spec.subAgentsConfig,
-    ...(spec.inputs.length > 0
-      ? { inputs: spec.inputs.map((input) => ({ spec: input, value: resolved.inputs[input.name] })) }
-      : {}),
-    ...(spec.output ? { output: spec.output } : {}),
   };
 }
 

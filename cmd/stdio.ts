@@ -1,5 +1,6 @@
-import { fstatSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { readFileSync, readlinkSync, writeSync } from 'node:fs';
 import { ExitCode } from '../internal/errors.js';
+import { fdKind } from '../internal/fs/fd-kind.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
 
 /** What a pipe holds at the least (one page; POSIX's PIPE_BUF): written to it, never a wait. */
@@ -81,16 +82,6 @@ class FdOutput {
   }
 }
 
-/** `fd` is a regular file, or a pipe or socket (`pipe`); undefined for anything else, or closed. */
-export function fdKind(fd: number): 'file' | 'pipe' | undefined {
-  try {
-    const stats = fstatSync(fd);
-    return stats.isFile() ? 'file' : stats.isFIFO() || stats.isSocket() ? 'pipe' : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 function stdoutFailed(error: NodeJS.ErrnoException): never {
   if (error.code === 'EPIPE') process.exit(ExitCode.sigpipe);
   stderr.write(`axe: cannot write to stdout: ${fsErrorReason(error)}\n`);
@@ -105,16 +96,6 @@ export const stderr = new FdOutput(
   () => process.stderr.on('error', () => {}),
   () => {},
 );
-
-/** Whether `fd` is a terminal; a file or pipe is told by fstat, without loading node:tty (and net). */
-export function isTerminal(fd: number): boolean {
-  try {
-    if (!fstatSync(fd).isCharacterDevice()) return false;
-  } catch {
-    return false;
-  }
-  return process.getBuiltinModule('node:tty').isatty(fd);
-}
 
 /** At start: a closed stdout is one line and exit 1 before anything runs. */
 export function checkStdoutOpen(): void {

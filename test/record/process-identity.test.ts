@@ -3,12 +3,12 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { continuePlan, resumePlan } from '../../cmd/run-record.js';
 import { ConfigError } from '../../internal/errors.js';
 import { ownIdentity, type ProcessIdentity, processLiveness } from '../../internal/process-alive.js';
 import { fileDigest } from '../../internal/record/digest.js';
 import type { RunRecord } from '../../internal/record/record.js';
 import { RunRecorder } from '../../internal/record/recorder.js';
+import { continuePlan, resumePlan } from '../../internal/record/run-record.js';
 import {
   isLive,
   loadRun,

@@ -1,10 +1,10 @@
 import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
-import { withTimeout } from '../internal/abort.js';
-import { AxeError, ConfigError, ExitCode } from '../internal/errors.js';
-import { fsErrorReason } from '../internal/fs/fs-error.js';
-import { formatBytes } from '../internal/fs/read-bounded.js';
-import { READ_LIMITS } from '../internal/fs/read-limits.js';
-import { fdKind, isTerminal } from './stdio.js';
+import { withTimeout } from '../abort.js';
+import { AxeError, ConfigError, ExitCode } from '../errors.js';
+import { fdKind, isTerminal } from './fd-kind.js';
+import { fsErrorReason } from './fs-error.js';
+import { formatBytes } from './read-bounded.js';
+import { READ_LIMITS } from './read-limits.js';
 
 /**
  * Piped stdin, read to the end; undefined on a terminal (never block waiting for a user). Bounded

@@ -1,19 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { isAgentPath } from '../internal/agent/agent-files.js';
-import type { GlobalConfig } from '../internal/config/global.js';
-import { ConfigError, ExitCode, errorMessage } from '../internal/errors.js';
-import { fileDigest } from '../internal/record/digest.js';
-import {
-  completedChildren,
-  earlierCalls,
-  recordedConversation,
-  resumedConversation,
-} from '../internal/record/pick-up.js';
-import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
-import { RunRecorder } from '../internal/record/recorder.js';
-import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from '../internal/record/store.js';
-import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
+import { isAgentPath } from '../agent/agent-files.js';
+import type { GlobalConfig } from '../config/global.js';
+import { ConfigError, ExitCode, errorMessage } from '../errors.js';
+import type { RunOutcome, RunRequest } from '../runner/index.js';
+import { fileDigest } from './digest.js';
+import { completedChildren, earlierCalls, recordedConversation, resumedConversation } from './pick-up.js';
+import type { RecordedRequest, RunRecord } from './record.js';
+import { RunRecorder } from './recorder.js';
+import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from './store.js';
 
 const DEFAULT_RUNS_KEPT = 100;
 

@@ -1,11 +1,11 @@
-import type { AgentFileData } from '../internal/agent/file-data.js';
-import { describeInput } from '../internal/agent/inputs.js';
-import { qualifiedModelName } from '../internal/agent/model.js';
-import type { AgentSpec, McpServerSpec } from '../internal/agent/spec.js';
-import { loadGlobalConfig } from '../internal/config/global.js';
-import { resolveProviderSettings } from '../internal/config/providers.js';
-import { AxeError } from '../internal/errors.js';
-import { redactArgs, redactUrl, redactValue } from '../internal/redact.js';
+import { loadGlobalConfig } from '../config/global.js';
+import { resolveProviderSettings } from '../config/providers.js';
+import { AxeError } from '../errors.js';
+import { redactArgs, redactUrl, redactValue } from '../redact.js';
+import type { AgentFileData } from './file-data.js';
+import { describeInput } from './inputs.js';
+import { qualifiedModelName } from './model.js';
+import type { AgentSpec, McpServerSpec } from './spec.js';
 
 /** Go axe's `agents show`: `%-16s` labels in Go's order, fields the file leaves empty omitted. */
 export function goAgentLines(data: AgentFileData): string {

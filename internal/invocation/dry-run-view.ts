@@ -1,0 +1,60 @@
+import type { AgentSpec } from '../agent/spec.js';
+import type { DryRunView } from '../output/dry-run.js';
+import type { JsonValue } from '../provider/types.js';
+import { resolveAgentRun } from '../runner/resolve.js';
+import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+
+/** The run's overrides of the agent's own fields (`--model`, `--skill`, `--workdir`). */
+export interface AgentOverrides {
+  modelOverride?: string | undefined;
+  skillOverride?: string | undefined;
+  workdirOverride?: string | undefined;
+}
+
+/** What the agent gives `--dry-run`; the caller adds what the run itself decides. */
+export type AgentDryRunView = Omit<
+  DryRunView,
+  'timeoutSeconds' | 'budgetMaxTokens' | 'stream' | 'userMessage' | 'defaultUserMessage'
+>;
+
+/**
+ * What `--dry-run` shows: the agent as the runner would resolve it, without network or key. The
+ * memory's warnings come back to be said, not said here.
+ */
+export async function dryRunView(
+  spec: AgentSpec,
+  context: { configDir: string; env: NodeJS.ProcessEnv },
+  overrides: AgentOverrides,
+  inputs: Record<string, JsonValue>,
+): Promise<{ view: AgentDryRunView; warnings: string[] }> {
+  const resolved = await resolveAgentRun(spec, {
+    env: context.env,
+    configDir: context.configDir,
+    inputs,
+    overrides: {
+      model: overrides.modelOverride,
+      skill: overrides.skillOverride,
+      workdir: overrides.workdirOverride,
+    },
+  });
+  const view: AgentDryRunView = {
+    model: resolved.modelName,
+    workdir: resolved.workdir,
+    temperature: spec.params.temperature,
+    maxTokens: spec.params.maxTokens,
+    ...(spec.params.responseFormat ? { responseFormat: spec.params.responseFormat.type } : {}),
+    systemPrompt: resolved.systemPrompt,
+    ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
+    skill: resolved.skill?.content,
+    files: resolved.files.map((file) => file.path),
+    tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME),
+    mcpServers: spec.mcpServers,
+    subAgents: spec.subAgents,
+    subAgentsConfig: spec.subAgentsConfig,
+    ...(spec.inputs.length > 0
+      ? { inputs: spec.inputs.map((input) => ({ spec: input, value: resolved.inputs[input.name] })) }
+      : {}),
+    ...(spec.output ? { output: spec.output } : {}),
+  };
+  return { view, warnings: resolved.memory?.warnings ?? [] };
+}

@@ -2,6 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { followParent, withTimeout } from '../abort.js';
 import { type AxeError, CancelledError } from '../errors.js';
 import type { JsonObject, ToolCall, ToolSpec } from '../provider/types.js';
+import { optionalBoolean, optionalInteger } from '../tools/args.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
 import { childPath } from './agent-path.js';
 import type { ParentRun } from './child.js';
@@ -155,9 +156,16 @@ export function taskOutputHandler(
         ),
       };
     }
-    const block = args.block !== false;
-    const seconds =
-      typeof args.timeout === 'number' && args.timeout >= 0 ? args.timeout : DEFAULT_WAIT_SECONDS;
+    let block: boolean;
+    let seconds: number;
+    try {
+      // As the schema says: a boolean and a whole number of seconds ("true", "12" read as such);
+      // any other value is the model's mistake to hear about, never a wait of the default length.
+      block = optionalBoolean(args, 'block', true);
+      seconds = optionalInteger(args, 'timeout', DEFAULT_WAIT_SECONDS, 0);
+    } catch (error) {
+      return { output: toolFailure(`task_output error: ${(error as Error).message}`) };
+    }
     const result = await background.output(id, block, seconds, signal);
     return {
       output: result

@@ -14,6 +14,7 @@ const NO_RETRY: RetryPolicy = { maxRetries: 0, backoff: 'fixed', initialDelayMs:
 const PIECE = 64 * 1024;
 const request: ChatRequest = {
   model: 'bench-model',
+  system: '',
   messages: [{ role: 'user', content: 'a long answer, please' }],
   stream: true,
 };

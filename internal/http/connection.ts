@@ -192,7 +192,7 @@ export class Connection implements ResponseSink {
       const body = this.#body;
       this.#finishExchange();
       if (reject) reject(error);
-      else body?.destroy(error);
+      else if (body) failBody(body, error);
     }
     this.#close();
   }
@@ -222,10 +222,21 @@ function keepAliveSeconds(keepAlive: string | undefined): number | undefined {
 }
 
 /**
+ * A body fails with `error`. One nobody listens to yet may not have reached its reader at all: a
+ * malformed chunk in the same read as the head fails it before `await post(…)` has resumed. Its
+ * failure then waits until the reader's code after that await has run (the promise's reactions
+ * run before the next turn of the event loop), so an 'error' listener it attaches hears it.
+ */
+function failBody(body: ResponseBody, error: Error): void {
+  if (body.listenerCount('error') > 0) body.destroy(error);
+  else setImmediate(() => body.destroy(error));
+}
+
+/**
  * A response's body as a stream; what its reader does to it reaches the connection. A body can
- * fail before its reader has it (a malformed chunk in the same packet as the head): as Node's
- * `IncomingMessage` does, it then emits no 'error' nobody listens to; the reader finds the error
- * in `errored`.
+ * fail before its reader has it (a malformed chunk in the same packet as the head): its failure
+ * then waits a turn (`failBody`), and, as Node's `IncomingMessage` does, it emits no 'error'
+ * nobody listens to even then; a reader that came later finds the error in `errored`.
  */
 export class ResponseBody extends Readable {
   constructor(private readonly connection: Connection) {

@@ -633,6 +633,22 @@ describe('the response, read as node:http reads the same bytes', () => {
       process.off('uncaughtException', onUncaught);
     }
   });
+  it("a malformed body that arrives with its head: a reader listening for 'error' after the head hears it", async () => {
+    // node:http: the response's 'error' (and 'aborted') reach listeners attached in the
+    // 'response' handler. A reader that awaits the head, then listens, must hear it too, not
+    // wait forever for an 'end' that will not come.
+    const server = await rawServer((req) =>
+      req.socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nzz\r\n'),
+    );
+    const response = await postJson(newPool(), server.url(), {}, '{}', new AbortController().signal);
+    expect(response.body.destroyed).toBe(false);
+    const failed = bodyError(response);
+    const chunks: string[] = [];
+    response.body.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    expect(await within(failed)).toMatchObject({ code: 'HPE_INVALID_CHUNK_SIZE' });
+    expect(chunks).toEqual(['ok']);
+  });
+
   it('a streamed body that failed before its reader came gives that reader the failure', async () => {
     const server = await rawServer((req) =>
       req.socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nzz\r\n'),

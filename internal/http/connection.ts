@@ -38,6 +38,10 @@ export class Connection implements ResponseSink {
   readonly #parser = new ResponseParser();
   #active = false;
   #written = false;
+  /** Exchanges this connection has carried, the current one included. */
+  #exchanges = 0;
+  /** A byte of the current exchange's response has arrived. */
+  #heard = false;
   #resolve: ((response: HttpResponse) => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
   #body: ResponseBody | undefined;
@@ -73,10 +77,22 @@ export class Connection implements ResponseSink {
     );
   }
 
+  /**
+   * The last exchange went out on a connection an earlier one had used, and the server closed it
+   * without a byte of answer: most likely it closed the idle connection as the request left (its
+   * keep-alive timeout), so the request can go again on a new connection, as Go's transport
+   * sends it again.
+   */
+  get closedUnanswered(): boolean {
+    return this.#exchanges > 1 && !this.#heard && !this.#active;
+  }
+
   /** Sends a request; resolves with its response's head once it arrives. `onWritten` once the request is out. */
   send(head: string, payload: Buffer, signal: AbortSignal, onWritten?: () => void): Promise<HttpResponse> {
     this.#active = true;
     this.#written = false;
+    this.#exchanges++;
+    this.#heard = false;
     this.#body = undefined;
     this.#parser.expect(this);
     this.socket.ref();
@@ -149,6 +165,7 @@ export class Connection implements ResponseSink {
       this.#close();
       return;
     }
+    this.#heard = true;
     try {
       this.#parser.push(data);
     } catch (error) {

@@ -831,6 +831,57 @@ describe('connection reuse', () => {
   });
 });
 
+describe('a kept connection the server closed unanswered', () => {
+  /** Answers the first request on each connection; does `then` to a later one. */
+  const closingIdle = (then: (req: RawRequest) => void) =>
+    rawServer((req) => {
+      if (server().requests.filter((r) => r.connection === req.connection).length === 1) req.socket.write(OK);
+      else then(req);
+    });
+  let current: RawServer | undefined;
+  const server = () => current as RawServer;
+
+  it("is sent again at once on a new connection, as Go's transport does; onWritten still runs once", async () => {
+    current = await closingIdle((req) => req.socket.destroy());
+    const pool = newPool();
+    expect(await exchange(pool, server().url())).toEqual({ status: 200, text: 'ok' });
+    let written = 0;
+    const response = await pool.post(server().url(), HEADERS, PAYLOAD, new AbortController().signal, () => {
+      written++;
+    });
+    expect({ status: response.status, text: await readText(response.body) }).toEqual({
+      status: 200,
+      text: 'ok',
+    });
+    expect(server().requests.map((r) => r.connection)).toEqual([0, 0, 1]);
+    expect(written).toBe(1);
+  });
+
+  it("only once: a second loss is the request's failure", async () => {
+    current = await rawServer((req) =>
+      req.connection === 0 && req.path === '/first' ? req.socket.write(OK) : req.socket.destroy(),
+    );
+    const pool = newPool();
+    expect(await exchange(pool, server().url('/first'))).toEqual({ status: 200, text: 'ok' });
+    await expect(exchange(pool, server().url('/then'))).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(server().requests.map((r) => `${r.connection}${r.path}`)).toEqual(['0/first', '0/then', '1/then']);
+  });
+
+  it('not after a byte of the answer came, nor on a connection no exchange had used', async () => {
+    current = await closingIdle((req) => {
+      req.socket.write('HTTP/1.1 2');
+      req.socket.destroy();
+    });
+    const pool = newPool();
+    expect(await exchange(pool, server().url())).toEqual({ status: 200, text: 'ok' });
+    await expect(exchange(pool, server().url())).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(server().requests.map((r) => r.connection)).toEqual([0, 0]);
+    const fresh = await rawServer((req) => req.socket.destroy());
+    await expect(exchange(newPool(), fresh.url())).rejects.toMatchObject({ message: 'socket hang up' });
+    expect(fresh.requests).toHaveLength(1);
+  });
+});
+
 describe('abort and close', () => {
   /** A server that answers /ok at once, /hold never, and /stream with a head and one chunk of a body that never ends. */
   const holding = () =>

@@ -110,11 +110,9 @@ export class SseDecoder extends LineMessageDecoder {
   protected line(line: string, out: WireMessage[]): void {
     if (line === '') {
       if (this.data.length > 0) {
-        out.push(
-          this.event === undefined
-            ? { data: this.data.join('\n') }
-            : { event: this.event, data: this.data.join('\n') },
-        );
+        // One data line (the usual event) as it is: join would copy it, 32 MiB for the longest.
+        const data = this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n');
+        out.push(this.event === undefined ? { data } : { event: this.event, data });
       }
       this.event = undefined;
       this.data = [];

@@ -108,11 +108,16 @@ function camelCase(name: string): string {
   return name.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
-/** cac reports `--bogusFlag` for `--bogus-flag`: find the flag as the user typed it. */
+/**
+ * cac reports `--bogusFlag` for `--bogus-flag`, and `--suchOpt` for `--no-such-opt` (a negation
+ * it files under the name without `no-`): find the flag as the user typed it.
+ */
 export function flagAsTyped(reported: string, argv: string[]): string {
   const key = reported.replace(/^-+/, '');
-  const typed = argv.find(
-    (arg) => arg.startsWith('-') && camelCase(arg.replace(/^-+/, '').split('=')[0] ?? '') === key,
-  );
+  const typed = argv.find((arg) => {
+    if (!arg.startsWith('-')) return false;
+    const name = arg.replace(/^-+/, '').split('=')[0] ?? '';
+    return camelCase(name) === key || (name.startsWith('no-') && camelCase(name.slice(3)) === key);
+  });
   return typed?.split('=')[0] ?? reported;
 }

@@ -44,7 +44,7 @@ export async function runCommand(
   const env = process.env;
   const timeoutFlag = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
   const maxTokensFlag = positiveIntegerFlag(
-    options.maxTokens,
+    lastValue(argv, options.maxTokens, ['--max-tokens']),
     '--max-tokens',
     'a positive whole number of tokens',
   );
@@ -376,9 +376,14 @@ function positiveNumberFlag(value: unknown, flag: string, expected: string): num
   return number;
 }
 
-function positiveIntegerFlag(value: unknown, flag: string, expected: string): number | undefined {
-  const number = positiveNumberFlag(value, flag, expected);
-  if (number !== undefined && !Number.isInteger(number)) throw badFlag(flag, expected, value);
+/**
+ * A count as typed (cac would read `0x10`, `0b11` and `1e308` as numbers): plain decimal digits
+ * only, above zero and small enough to count exactly.
+ */
+function positiveIntegerFlag(typed: string | undefined, flag: string, expected: string): number | undefined {
+  if (typed === undefined) return undefined;
+  const number = /^\d+$/.test(typed) ? Number(typed) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number <= 0) throw badFlag(flag, expected, typed);
   return number;
 }
 

@@ -8,6 +8,7 @@ import { emitEvent, type RunContext } from '../runner/context.js';
 import type { ExecutedCall, LoopState, ToolHandler } from '../runner/loop.js';
 import { toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
+import { optionalBoolean, optionalInteger } from '../tools/args.js';
 import { TASK_OUTPUT_TOOL_NAME } from '../tools/types.js';
 import { ChildRegistry } from './registry.js';
 
@@ -156,9 +157,16 @@ export function taskOutputHandler(
         ),
       };
     }
-    const block = args.block !== false;
-    const seconds =
-      typeof args.timeout === 'number' && args.timeout >= 0 ? args.timeout : DEFAULT_WAIT_SECONDS;
+    let block: boolean;
+    let seconds: number;
+    try {
+      // As the schema says: a boolean and a whole number of seconds ("true", "12" read as such);
+      // any other value is the model's mistake to hear about, never a wait of the default length.
+      block = optionalBoolean(args, 'block', true);
+      seconds = optionalInteger(args, 'timeout', DEFAULT_WAIT_SECONDS, 0);
+    } catch (error) {
+      return { output: toolFailure(`task_output error: ${(error as Error).message}`) };
+    }
     const result = await background.output(id, block, seconds, signal);
     return {
       output: result

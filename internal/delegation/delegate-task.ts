@@ -181,8 +181,15 @@ function checkPlan(
     });
   }
   const cycle = findCycle(checked);
-  if (cycle) return fail(`the sub-tasks depend on each other in a cycle: ${cycle.join(' → ')}`);
+  if (cycle) return fail(`the sub-tasks depend on each other in a cycle: ${cycleText(cycle)}`);
   return { plan, subtasks: checked };
+}
+
+/** A long cycle by its ends, so the error stays readable (and small) for a chain of thousands. */
+function cycleText(cycle: number[]): string {
+  const shown = cycle.length <= 12 ? cycle : [...cycle.slice(0, 5), '…', ...cycle.slice(-3)];
+  const text = shown.join(' → ');
+  return cycle.length <= 12 ? text : `${text} (${cycle.length - 1} sub-tasks)`;
 }
 
 function indices(value: JsonValue | undefined): number[] | undefined {
@@ -192,26 +199,39 @@ function indices(value: JsonValue | undefined): number[] | undefined {
   return [...new Set(list as number[])];
 }
 
-/** A dependency cycle as the indices along it (first repeated at the end), or undefined. */
+/**
+ * A dependency cycle as the indices along it (first repeated at the end), or undefined. A
+ * depth-first walk with its own stack, not recursion: a plan may chain thousands of sub-tasks.
+ */
 function findCycle(subtasks: Subtask[]): number[] | undefined {
   const state = new Map<number, 'visiting' | 'done'>();
-  const path: number[] = [];
-  const visit = (i: number): number[] | undefined => {
-    if (state.get(i) === 'done') return undefined;
-    if (state.get(i) === 'visiting') return [...path.slice(path.indexOf(i)), i];
-    state.set(i, 'visiting');
-    path.push(i);
-    for (const j of subtasks[i]?.dependsOn ?? []) {
-      const cycle = visit(j);
-      if (cycle) return cycle;
+  for (let root = 0; root < subtasks.length; root++) {
+    if (state.has(root)) continue;
+    // The path from `root`, each with how many of its dependencies have been walked.
+    const path: number[] = [root];
+    const next: number[] = [0];
+    state.set(root, 'visiting');
+    while (path.length > 0) {
+      const top = path.length - 1;
+      const i = path[top] as number;
+      const dependsOn = subtasks[i]?.dependsOn ?? [];
+      const k = next[top] as number;
+      if (k === dependsOn.length) {
+        state.set(i, 'done');
+        path.pop();
+        next.pop();
+        continue;
+      }
+      next[top] = k + 1;
+      const j = dependsOn[k] as number;
+      const seen = state.get(j);
+      if (seen === 'visiting') return [...path.slice(path.indexOf(j)), j];
+      if (seen === undefined) {
+        state.set(j, 'visiting');
+        path.push(j);
+        next.push(0);
+      }
     }
-    path.pop();
-    state.set(i, 'done');
-    return undefined;
-  };
-  for (let i = 0; i < subtasks.length; i++) {
-    const cycle = visit(i);
-    if (cycle) return cycle;
   }
   return undefined;
 }

@@ -38,6 +38,10 @@ export class Connection implements ResponseSink {
   readonly #parser = new ResponseParser();
   #active = false;
   #written = false;
+  /** Exchanges this connection has carried, the current one included. */
+  #exchanges = 0;
+  /** A byte of the current exchange's response has arrived. */
+  #heard = false;
   #resolve: ((response: HttpResponse) => void) | undefined;
   #reject: ((error: Error) => void) | undefined;
   #body: ResponseBody | undefined;
@@ -73,10 +77,22 @@ export class Connection implements ResponseSink {
     );
   }
 
+  /**
+   * The last exchange went out on a connection an earlier one had used, and the server closed it
+   * without a byte of answer: most likely it closed the idle connection as the request left (its
+   * keep-alive timeout), so the request can go again on a new connection, as Go's transport
+   * sends it again.
+   */
+  get closedUnanswered(): boolean {
+    return this.#exchanges > 1 && !this.#heard && !this.#active;
+  }
+
   /** Sends a request; resolves with its response's head once it arrives. `onWritten` once the request is out. */
   send(head: string, payload: Buffer, signal: AbortSignal, onWritten?: () => void): Promise<HttpResponse> {
     this.#active = true;
     this.#written = false;
+    this.#exchanges++;
+    this.#heard = false;
     this.#body = undefined;
     this.#parser.expect(this);
     this.socket.ref();
@@ -149,6 +165,7 @@ export class Connection implements ResponseSink {
       this.#close();
       return;
     }
+    this.#heard = true;
     try {
       this.#parser.push(data);
     } catch (error) {
@@ -192,7 +209,7 @@ export class Connection implements ResponseSink {
       const body = this.#body;
       this.#finishExchange();
       if (reject) reject(error);
-      else body?.destroy(error);
+      else if (body) failBody(body, error);
     }
     this.#close();
   }
@@ -222,10 +239,21 @@ function keepAliveSeconds(keepAlive: string | undefined): number | undefined {
 }
 
 /**
+ * A body fails with `error`. One nobody listens to yet may not have reached its reader at all: a
+ * malformed chunk in the same read as the head fails it before `await post(…)` has resumed. Its
+ * failure then waits until the reader's code after that await has run (the promise's reactions
+ * run before the next turn of the event loop), so an 'error' listener it attaches hears it.
+ */
+function failBody(body: ResponseBody, error: Error): void {
+  if (body.listenerCount('error') > 0) body.destroy(error);
+  else setImmediate(() => body.destroy(error));
+}
+
+/**
  * A response's body as a stream; what its reader does to it reaches the connection. A body can
- * fail before its reader has it (a malformed chunk in the same packet as the head): as Node's
- * `IncomingMessage` does, it then emits no 'error' nobody listens to; the reader finds the error
- * in `errored`.
+ * fail before its reader has it (a malformed chunk in the same packet as the head): its failure
+ * then waits a turn (`failBody`), and, as Node's `IncomingMessage` does, it emits no 'error'
+ * nobody listens to even then; a reader that came later finds the error in `errored`.
  */
 export class ResponseBody extends Readable {
   constructor(private readonly connection: Connection) {

@@ -105,7 +105,25 @@ class Pool implements HttpPool, ConnectionOwner {
       const destination = this.#destination(url);
       signal.throwIfAborted();
       const head = postHead(destination.target, headers, payload.byteLength);
-      return this.#take(this.#route(destination, headers)).send(head, payload, signal, onWritten);
+      const route = this.#route(destination, headers);
+      const connection = this.#take(route);
+      // Told once, even when the request goes out a second time.
+      let told = false;
+      const once = onWritten
+        ? () => {
+            if (told) return;
+            told = true;
+            onWritten();
+          }
+        : undefined;
+      return connection.send(head, payload, signal, once).catch((error: unknown) => {
+        // A kept connection the server closed with no answer (its idle timeout, as the request
+        // left): sent again once, at once, on a new connection, as Go's transport does; a failure
+        // then is the request's. Never after an abort, nor once a byte of the answer came.
+        if (!connection.closedUnanswered || signal.aborted || this.#closed || !isConnectionLoss(error))
+          throw error;
+        return this.#open(route).send(head, payload, signal, once);
+      });
     } catch (error) {
       return Promise.reject(error);
     }
@@ -267,6 +285,12 @@ class Pool implements HttpPool, ConnectionOwner {
     }
     this.#sessions.set(key, session);
   }
+}
+
+/** How a connection the server closed fails an exchange: reset, hung up, or a write into a closed one. */
+function isConnectionLoss(error: unknown): boolean {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  return code === 'ECONNRESET' || code === 'EPIPE' || code === 'ECONNABORTED';
 }
 
 /** The socket that touches the network: no Nagle delay, TCP keep-alive as Node's agent sets it. */

@@ -56,7 +56,9 @@ const VALUE = `((?:[${VISIBLE_CHARS}][${FIELD_CHARS}]*)?)\\r?\\n`;
 const FIELD_LINE = new RegExp(`([${TCHARS}]+):[\\t ]*${VALUE}`, 'y');
 // An obsolete folded line (RFC 9112 §5.2): more of the value before it.
 const FOLDED_LINE = new RegExp(`[\\t ]+${VALUE}`, 'y');
-const CHUNK_SIZE = /^([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r]*)?$/;
+// Leading zeros are no part of the value (llhttp takes any number); at most 13 hex digits after
+// them, so that the size is exact in a double.
+const CHUNK_SIZE = /^0*([0-9A-Fa-f]{1,13})[\t ]*(?:;[^\r]*)?$/;
 /** A chunk-size line, extensions included, at most this long. */
 const MAX_CHUNK_LINE = 4096;
 

@@ -18,11 +18,18 @@ export interface MessageDecoder {
 
 const LINE_END = /[\r\n]/g;
 
-/** Splits text into lines on `\r\n`, `\n` or `\r`, remembering a `\r` that ended a chunk. */
-class LineSplitter {
+/**
+ * Splits text into lines on `\r\n`, `\n` or `\r`, remembering a `\r` that ended a chunk. Each
+ * chunk is searched once, from its own start: the unfinished line is kept as pieces and joined
+ * only when its end arrives, so a line of n bytes in k chunks costs O(n), not O(n·k).
+ */
+export class LineSplitter {
   private readonly decoder = new TextDecoder('utf-8');
-  private rest = '';
+  /** The unfinished line, as the pieces of the chunks it spans. */
+  private pending: string[] = [];
   private skipLeadingLf = false;
+  /** Characters searched for a line end so far: each one once (the linear-time test reads it). */
+  scanned = 0;
 
   push(chunk: Uint8Array, onLine: (line: string) => void): void {
     this.feed(this.decoder.decode(chunk, { stream: true }), onLine);
@@ -30,30 +37,41 @@ class LineSplitter {
 
   end(onLine: (line: string) => void): void {
     this.feed(this.decoder.decode(), onLine);
-    if (this.rest !== '') onLine(this.rest);
-    this.rest = '';
+    if (this.pending.length > 0) onLine(this.take(''));
   }
 
   private feed(text: string, onLine: (line: string) => void): void {
     if (text === '') return;
-    const s = this.rest + text;
     let start = 0;
     if (this.skipLeadingLf) {
       this.skipLeadingLf = false;
-      if (s[0] === '\n') start = 1;
+      if (text[0] === '\n') start = 1;
     }
-    LINE_END.lastIndex = start;
-    for (let match = LINE_END.exec(s); match !== null; match = LINE_END.exec(s)) {
-      const end = match.index;
-      onLine(s.slice(start, end));
-      start = end + 1;
-      if (s[end] === '\r') {
-        if (end + 1 === s.length) this.skipLeadingLf = true;
-        else if (s[end + 1] === '\n') start = end + 2;
-      }
+    // The regular expression looks at text[start…] up to the next line end, or to the end.
+    for (;;) {
       LINE_END.lastIndex = start;
+      const match = LINE_END.exec(text);
+      if (match === null) break;
+      const end = match.index;
+      this.scanned += end + 1 - start;
+      onLine(this.take(text.slice(start, end)));
+      start = end + 1;
+      if (text[end] === '\r') {
+        if (end + 1 === text.length) this.skipLeadingLf = true;
+        else if (text[end + 1] === '\n') start = end + 2;
+      }
     }
-    this.rest = s.slice(start);
+    this.scanned += text.length - start;
+    if (start < text.length) this.pending.push(text.slice(start));
+  }
+
+  /** The unfinished line with its last piece, and a fresh start. */
+  private take(last: string): string {
+    if (this.pending.length === 0) return last;
+    this.pending.push(last);
+    const line = this.pending.join('');
+    this.pending = [];
+    return line;
   }
 }
 
@@ -92,11 +110,9 @@ export class SseDecoder extends LineMessageDecoder {
   protected line(line: string, out: WireMessage[]): void {
     if (line === '') {
       if (this.data.length > 0) {
-        out.push(
-          this.event === undefined
-            ? { data: this.data.join('\n') }
-            : { event: this.event, data: this.data.join('\n') },
-        );
+        // One data line (the usual event) as it is: join would copy it, 32 MiB for the longest.
+        const data = this.data.length === 1 ? (this.data[0] as string) : this.data.join('\n');
+        out.push(this.event === undefined ? { data } : { event: this.event, data });
       }
       this.event = undefined;
       this.data = [];

@@ -41,6 +41,8 @@ export async function runIds(dir: string): Promise<string[]> {
 
 /** `last`, a whole id, or a prefix of exactly one id → that id; else a ConfigError (exit 2). */
 export async function findRun(dir: string, ref: string): Promise<string> {
+  // Every id starts with "": an empty reference would name the only run (and delete it).
+  if (ref === '') throw new ConfigError('empty run id: expected a run id, a unique prefix of one, or last');
   const ids = await runIds(dir);
   if (ref === 'last') {
     const newest = ids[0];

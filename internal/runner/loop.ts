@@ -113,6 +113,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
   let pending = 0;
   let reminded = false;
   let collectReminded = false;
+  let toldNoTools = false;
   const tell = (message: Message): void => emitEvent(ctx, setup.agent, { type: 'message', message });
   const add = (message: Message): void => {
     messages.push(message);
@@ -187,6 +188,18 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       ...(response.toolCalls.length > 0 ? { toolCalls: response.toolCalls } : {}),
       ...(response.reasoning ? { reasoning: response.reasoning } : {}),
     };
+    if (!hasTools && response.toolCalls.length > 0 && response.content.trim() === '') {
+      // Only calls, from an agent offered no tools: no answer, which its caller (a person, a
+      // parent agent) must not take for an empty one. The calls cannot go back as tool results
+      // (a wire may refuse tool blocks in a request without tools): the model is told in words,
+      // once, and asked again; a second time the agent fails. (With text beside them, the text
+      // is the answer, as in Go axe.)
+      if (toldNoTools || turn >= limit) throw new RuntimeError('the model gave no answer');
+      toldNoTools = true;
+      add({ role: 'user', content: noToolsReminder(response.toolCalls) });
+      pending = 0;
+      continue;
+    }
     if (!hasTools || response.toolCalls.length === 0) {
       // A submission made before the reminder of uncollected sub-agents stands.
       const submitted = state.output !== undefined;
@@ -218,6 +231,12 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       if (later) throw later;
     }
   }
+}
+
+/** What an agent without tools is told after it called some: unknown tools, as with tools. */
+function noToolsReminder(calls: readonly ToolCall[]): string {
+  const names = [...new Set(calls.map((call) => JSON.stringify(call.name)))].join(', ');
+  return `Unknown tool: ${names}. You have no tools: give your answer in plain text.`;
 }
 
 /**

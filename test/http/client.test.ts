@@ -633,6 +633,22 @@ describe('the response, read as node:http reads the same bytes', () => {
       process.off('uncaughtException', onUncaught);
     }
   });
+  it("a malformed body that arrives with its head: a reader listening for 'error' after the head hears it", async () => {
+    // node:http: the response's 'error' (and 'aborted') reach listeners attached in the
+    // 'response' handler. A reader that awaits the head, then listens, must hear it too, not
+    // wait forever for an 'end' that will not come.
+    const server = await rawServer((req) =>
+      req.socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nzz\r\n'),
+    );
+    const response = await postJson(newPool(), server.url(), {}, '{}', new AbortController().signal);
+    expect(response.body.destroyed).toBe(false);
+    const failed = bodyError(response);
+    const chunks: string[] = [];
+    response.body.on('data', (chunk: Buffer) => chunks.push(chunk.toString()));
+    expect(await within(failed)).toMatchObject({ code: 'HPE_INVALID_CHUNK_SIZE' });
+    expect(chunks).toEqual(['ok']);
+  });
+
   it('a streamed body that failed before its reader came gives that reader the failure', async () => {
     const server = await rawServer((req) =>
       req.socket.write('HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n2\r\nok\r\nzz\r\n'),
@@ -812,6 +828,57 @@ describe('connection reuse', () => {
     } finally {
       await shut(server);
     }
+  });
+});
+
+describe('a kept connection the server closed unanswered', () => {
+  /** Answers the first request on each connection; does `then` to a later one. */
+  const closingIdle = (then: (req: RawRequest) => void) =>
+    rawServer((req) => {
+      if (server().requests.filter((r) => r.connection === req.connection).length === 1) req.socket.write(OK);
+      else then(req);
+    });
+  let current: RawServer | undefined;
+  const server = () => current as RawServer;
+
+  it("is sent again at once on a new connection, as Go's transport does; onWritten still runs once", async () => {
+    current = await closingIdle((req) => req.socket.destroy());
+    const pool = newPool();
+    expect(await exchange(pool, server().url())).toEqual({ status: 200, text: 'ok' });
+    let written = 0;
+    const response = await pool.post(server().url(), HEADERS, PAYLOAD, new AbortController().signal, () => {
+      written++;
+    });
+    expect({ status: response.status, text: await readText(response.body) }).toEqual({
+      status: 200,
+      text: 'ok',
+    });
+    expect(server().requests.map((r) => r.connection)).toEqual([0, 0, 1]);
+    expect(written).toBe(1);
+  });
+
+  it("only once: a second loss is the request's failure", async () => {
+    current = await rawServer((req) =>
+      req.connection === 0 && req.path === '/first' ? req.socket.write(OK) : req.socket.destroy(),
+    );
+    const pool = newPool();
+    expect(await exchange(pool, server().url('/first'))).toEqual({ status: 200, text: 'ok' });
+    await expect(exchange(pool, server().url('/then'))).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(server().requests.map((r) => `${r.connection}${r.path}`)).toEqual(['0/first', '0/then', '1/then']);
+  });
+
+  it('not after a byte of the answer came, nor on a connection no exchange had used', async () => {
+    current = await closingIdle((req) => {
+      req.socket.write('HTTP/1.1 2');
+      req.socket.destroy();
+    });
+    const pool = newPool();
+    expect(await exchange(pool, server().url())).toEqual({ status: 200, text: 'ok' });
+    await expect(exchange(pool, server().url())).rejects.toMatchObject({ code: 'ECONNRESET' });
+    expect(server().requests.map((r) => r.connection)).toEqual([0, 0]);
+    const fresh = await rawServer((req) => req.socket.destroy());
+    await expect(exchange(newPool(), fresh.url())).rejects.toMatchObject({ message: 'socket hang up' });
+    expect(fresh.requests).toHaveLength(1);
   });
 });
 

@@ -608,6 +608,7 @@ describe('ResponseParser: malformed responses', () => {
     ['a non-hex chunk size', `${chunked}zz\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
     ['a missing chunk size', `${chunked}\r\nhi\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
     ['a 14-digit chunk size', `${chunked}1${'0'.repeat(13)}\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
+    ['a 14-digit chunk size after zeros', `${chunked}0001${'0'.repeat(13)}\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
     ['a 0x chunk size', `${chunked}0x2\r\nhi\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
     ['a negative chunk size', `${chunked}-2\r\nhi\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
     ['a chunk size after whitespace', `${chunked} 2\r\nhi\r\n`, 'HPE_INVALID_CHUNK_SIZE'],
@@ -691,11 +692,16 @@ describe('ResponseParser: malformed responses', () => {
     }
   });
 
-  it('a 13-digit chunk size is a size (the body is then cut short, not malformed)', () => {
+  it('a 13-digit chunk size is a size (the body is then cut short, not malformed); leading zeros are not digits', () => {
     const out = feed(latin1(`${chunked}000000000000f\r\n0123456789abcde\r\n0\r\n\r\n`));
     expect(out.error).toBeUndefined();
     expect(out.body.toString()).toBe('0123456789abcde');
     expect(out.ends).toBe(1);
+    // Zero-padded beyond 13 digits, as node:http reads it: the zeros are not counted.
+    const padded = feed(latin1(`${chunked}${'0'.repeat(40)}5\r\nhello\r\n${'0'.repeat(20)}\r\n\r\n`));
+    expect(padded.error).toBeUndefined();
+    expect(padded.body.toString()).toBe('hello');
+    expect(padded.ends).toBe(1);
     const big = feed(latin1(`${chunked}fffffffffffff\r\nabc`));
     expect(big.error).toBeUndefined();
     expect(big.finished).toBe(false);

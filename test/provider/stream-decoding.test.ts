@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { NdjsonDecoder, SseDecoder } from '../../internal/provider/decoders.js';
+import { LineSplitter, NdjsonDecoder, SseDecoder } from '../../internal/provider/decoders.js';
 import { WIRES } from '../../internal/provider/index.js';
 import { WireError } from '../../internal/provider/json.js';
 import type { JsonValue, WireApi } from '../../internal/provider/types.js';
@@ -196,6 +196,28 @@ describe('SSE framing', () => {
     const decoder = new SseDecoder();
     expect(decoder.push(enc.encode('data: last'))).toEqual([]);
     expect(decoder.end()).toEqual([{ data: 'last' }]);
+  });
+
+  it('a long line in many chunks is searched once, character by character: linear, not quadratic', () => {
+    // 8 MiB in 64 KiB chunks: searching the whole unfinished line again at each chunk (as the
+    // splitter once did) looks at 129 times as many characters as there are.
+    const chunk = enc.encode(`data: ${'x'.repeat(64 * 1024 - 6)}`);
+    const splitter = new LineSplitter();
+    const lines: string[] = [];
+    const onLine = (line: string) => lines.push(line);
+    let sent = 0;
+    for (let i = 0; i < 128; i++) {
+      splitter.push(chunk, onLine);
+      sent += chunk.length;
+    }
+    expect(lines).toEqual([]);
+    splitter.push(enc.encode('\r'), onLine);
+    splitter.push(enc.encode('\nnext'), onLine);
+    splitter.end(onLine);
+    expect(lines.map((line) => line.length)).toEqual([sent, 4]);
+    expect(lines[0]?.startsWith('data: xxx')).toBe(true);
+    expect(lines[1]).toBe('next');
+    expect(splitter.scanned).toBeLessThanOrEqual(sent + '\r\nnext'.length);
   });
 
   it('NDJSON skips blank lines and keeps a final line without newline', () => {

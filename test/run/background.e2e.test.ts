@@ -77,6 +77,35 @@ describe.concurrent('background sub-agents', () => {
     expect(tree.map((n) => `${n.agent}:${n.status}`)).toEqual(['slow:completed']);
   });
 
+  it('task_output reads block and timeout as its schema says: "false" polls, any other value is an error naming it', async () => {
+    const { home, fake } = await seed((r) => {
+      switch (r.toolResults.length) {
+        case 0:
+          return { toolCalls: [launch('bg')] };
+        case 1:
+          return {
+            toolCalls: [
+              { name: 'task_output', arguments: { agent_id: ID, block: 'false' } },
+              { name: 'task_output', arguments: { agent_id: ID, block: 'nope' } },
+              { name: 'task_output', arguments: { agent_id: ID, block: true, timeout: 'soon' } },
+            ],
+          };
+        default:
+          return { text: 'lead done' };
+      }
+    }, 20_000);
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const results = fake.requests.filter((r) => roleOf(r) === 'lead')[2]?.toolResults ?? [];
+    expect(JSON.parse(results[1]?.content ?? '{}')).toEqual({ status: 'running', agent_id: ID });
+    expect(results.slice(2)).toMatchObject([
+      { isError: true, content: 'task_output error: "block" must be a boolean, got "nope"' },
+      { isError: true, content: 'task_output error: "timeout" must be an integer, got "soon"' },
+    ]);
+  });
+
   it('an answer with a child still running gets one reminder turn; then the child is cancelled', async () => {
     // The lead answers after 300 ms: under load the child's request could otherwise come after
     // the lead had finished and cancelled it, leaving no request to see closed.

@@ -135,6 +135,9 @@ describe.concurrent('flags', () => {
       [[...base, '--bogus', '-1'], 'axe: unknown option --bogus (see axe --help)\n'],
       [['agents', 'list', '--timeout', '-5'], 'axe: unknown option --timeout (see axe --help)\n'],
       [['agents', 'list', '--strict=maybe'], 'axe: unknown option --strict (see axe --help)\n'],
+      // A negation of a flag nobody declared is named as typed, not as cac files it (`--suchOpt`).
+      [['agents', 'list', '--no-such-opt'], 'axe: unknown option --no-such-opt (see axe --help)\n'],
+      [[...base, '--no-bogus-flag'], 'axe: unknown option --no-bogus-flag (see axe --help)\n'],
       [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
       [[...base, '--dry-run=yes'], 'axe: --dry-run: expected true or false, got "yes"\n'],
       // A key pasted in the wrong place (env's ANTHROPIC_API_KEY) is not printed back.

@@ -141,4 +141,22 @@ describe.concurrent('delegate_task', () => {
       expect(report).toMatchObject({ content: message, isError: true });
     }
   });
+
+  it('a chain of 30,000 sub-tasks closing into a cycle is refused by its ends, not a stack overflow', async () => {
+    const steps = 30_000;
+    const subtasksArg = Array.from({ length: steps }, (_, i) => ({
+      task: `t${i}`,
+      depends_on: (i + 1) % steps,
+    }));
+    const { result, subtasks, report } = await seed({ plan: 'p', subtasks: subtasksArg }, undefined, [
+      'delegate = true',
+      `max_subtasks = ${steps}`,
+    ]);
+    expect(result.code).toBe(0);
+    expect(subtasks).toHaveLength(0);
+    expect(report).toMatchObject({
+      content: `delegate_task error: the sub-tasks depend on each other in a cycle: 0 → 1 → 2 → 3 → 4 → … → 29998 → 29999 → 0 (${steps} sub-tasks)`,
+      isError: true,
+    });
+  });
 });

@@ -191,6 +191,15 @@ describe.concurrent('run records', () => {
     const missing = await runAxe(['runs', 'show', 'nope'], { env });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toBe('axe: no recorded run matches "nope" (see axe runs list)\n');
+    // An empty id is no prefix of the only run: nothing is shown or removed.
+    for (const action of ['rm', 'show']) {
+      expect(await runAxe(['runs', action, ''], { env })).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: 'axe: empty run id: expected a run id, a unique prefix of one, or last\n',
+      });
+    }
+    expect(home.runIds()).toEqual([id]);
     expect((await runAxe(['runs', 'rm', 'last'], { env })).code).toBe(0);
     expect(home.runIds()).toEqual([]);
   });

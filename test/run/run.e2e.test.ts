@@ -435,4 +435,30 @@ describe.concurrent('axe run', () => {
       'axe: --max-tokens: expected a positive whole number of tokens, got "1.5"',
     ]);
   });
+
+  it('takes --max-tokens as plain decimal digits only: no hex, binary, exponent or unsafe size', async () => {
+    const { home } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const env = home.env();
+    const typed = ['0x10', '0b11', '1e308', '1e3', '9007199254740993', '0', '+5', ' 5'];
+    const results = await Promise.all(
+      typed.map((value) =>
+        runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '--dry-run', `--max-tokens=${value}`], {
+          env,
+        }),
+      ),
+    );
+    results.forEach((result, i) => {
+      expect(result).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: `axe: --max-tokens: expected a positive whole number of tokens, got "${typed[i]}"\n`,
+      });
+    });
+    const plain = await runAxe(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '--dry-run', '--max-tokens', '0016'],
+      { env },
+    );
+    expect(plain).toMatchObject({ code: 0, stderr: '' });
+  });
 });

@@ -1,4 +1,6 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the literal ${VAR} syntax of agent files is what is under test
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { runAxe, startAxe } from '../run/cli.js';
@@ -131,6 +133,48 @@ describe.concurrent('MCP servers through axe run', () => {
     expect(offered('ROLE:worker')).toEqual(expect.arrayContaining(['shout', 'count']));
     expect(result.stderr).toMatch(/^\[mcp\] paged: connected \(6 tools\)$/m);
     expect(tree.every((pid) => !isRunning(pid))).toBe(true);
+  });
+
+  it('a server env value whatever its name is a secret: a tool that prints its environment shows *** in every output', async () => {
+    const { home, fake, workdir } = await setup();
+    // Neither name says "secret"; the second value comes from the environment.
+    const dbUrl = 'postgres://admin:hunter22@db.internal:5432/app';
+    const region = 'eu-north-region-7';
+    const server = `${wrappedServer('everything', EVERYTHING, 'stdio')}\nenv = { DB_URL = "${dbUrl}", PLACE = "\${THE_PLACE}", MODE = "short" }`;
+    home.agent('worker', agent(workdir, [], server));
+    fake.respond(script({ toolCalls: [{ name: 'get-env', arguments: {} }] }, { text: 'done' }));
+    const events = `${home.root}/events.jsonl`;
+    const env = home.env(fake.url, { THE_PLACE: region });
+    const result = await runAxe(
+      ['run', 'worker', '--agents-dir', home.agentsDir, '-p', 'x', '--json', '--verbose', '--events', events],
+      { env },
+    );
+    expect(result.code).toBe(0);
+    // The model is given the tool's output as it is; only what axe writes is masked.
+    expect(fake.requests[1]?.toolResults[0]?.content).toContain(dbUrl);
+    const [detail] = toolCallDetails(result.stdout);
+    expect(detail?.output).toContain('"DB_URL": "***"');
+    expect(detail?.output).toContain('"PLACE": "***"');
+    // Under 8 characters: ordinary text, left alone.
+    expect(detail?.output).toContain('"MODE": "short"');
+    const html = await runAxe(['runs', 'show', 'last', '--html'], { env });
+    const transcript = await runAxe(['runs', 'show', 'last', '--transcript', 'worker'], { env });
+    expect(html.stdout).toContain('DB_URL');
+    expect(transcript.stdout).toContain('DB_URL');
+    const recorded = readdirSync(home.runsDir, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+    const written = [
+      result.stdout,
+      result.stderr,
+      readFileSync(events, 'utf8'),
+      html.stdout,
+      transcript.stdout,
+    ];
+    for (const text of [...written, ...recorded]) {
+      expect(text).not.toContain('hunter22');
+      expect(text).not.toContain(region);
+    }
   });
 
   it('a missing ${VAR} in a server env or header is exit 2, one line naming it, nothing started', async () => {

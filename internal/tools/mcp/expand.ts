@@ -1,5 +1,5 @@
 import { ConfigError } from '../../errors.js';
-import { addSecret, addSecretsFromEnv } from '../../secrets.js';
+import { addSecret } from '../../secrets.js';
 
 /**
  * `${VAR}` expansion for MCP header values and stdio env. A variable that is not set is a config
@@ -16,19 +16,19 @@ function expandVars(value: string, env: NodeJS.ProcessEnv, where: string): strin
 }
 
 /**
- * Expands every value. Header values are secrets (an Authorization header is the common case);
- * an env value is one when its name says so (`GITHUB_TOKEN`): both are masked in what axe writes.
+ * Expands every value. Every header and env value is taken for a secret, whatever its name: an
+ * Authorization header is the common case, but so is `DB_URL = "postgres://admin:…@db"`, which
+ * no name rule would catch. `agents show` hides them all; a tool that echoes one (a server that
+ * prints its environment) must not show it in `--json`, `--events`, a transcript or a trace.
  */
 export function expandRecord(
   record: Record<string, string>,
   env: NodeJS.ProcessEnv,
   where: (key: string) => string,
-  kind: 'header' | 'env',
 ): Record<string, string> {
   const expanded = Object.fromEntries(
     Object.entries(record).map(([key, value]) => [key, expandVars(value, env, where(key))]),
   );
-  if (kind === 'header') for (const value of Object.values(expanded)) addSecret(value);
-  else addSecretsFromEnv(expanded);
+  for (const value of Object.values(expanded)) addSecret(value);
   return expanded;
 }

@@ -72,8 +72,8 @@ export async function connectMcpServers(
 function prepare(server: McpServerSpec, env: NodeJS.ProcessEnv): McpServerSpec {
   const where = (kind: string) => (key: string) => `mcp server "${server.name}" ${kind} ${key}`;
   return server.transport === 'stdio'
-    ? { ...server, env: expandRecord(server.env, env, where('env'), 'env') }
-    : { ...server, headers: expandRecord(server.headers, env, where('header'), 'header') };
+    ? { ...server, env: expandRecord(server.env, env, where('env')) }
+    : { ...server, headers: expandRecord(server.headers, env, where('header')) };
 }
 
 async function connectOne(

@@ -12,6 +12,7 @@ import {
 } from '../internal/record/pick-up.js';
 import type { RecordedRequest, RunRecord } from '../internal/record/record.js';
 import { RunRecorder } from '../internal/record/recorder.js';
+import { claimResume, type ResumeClaim } from '../internal/record/resume-claim.js';
 import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from '../internal/record/store.js';
 import type { RunOutcome, RunRequest } from '../internal/runner/index.js';
 
@@ -63,6 +64,16 @@ async function runsToKeep(globalConfig: () => Promise<GlobalConfig>): Promise<nu
   }
 }
 
+/**
+ * A resumed run's claim on the run it resumes names it, before the run does anything: from then on
+ * the older run points to this one. Not recorded (`--no-record-run`, `keep = 0`): the claim holds
+ * while this process runs.
+ */
+export async function nameResume(claim: ResumeClaim, record: OpenRecord | undefined): Promise<void> {
+  const id = await record?.recorder.created();
+  if (id) await claim.name(id);
+}
+
 /** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
 export async function closeRunRecord(
   record: OpenRecord,
@@ -87,12 +98,14 @@ export interface PickedUp {
   /** Absent when the run stopped before its first request: it starts afresh. */
   prior?: RunRequest['prior'];
   reuse?: RunRequest['reuse'];
+  /** `--resume`: this process's hold on the run it resumes (see `claimResume`). */
+  claim?: ResumeClaim;
 }
 
 /** The recorded run `ref` names (an id, a unique prefix, `last`). */
 async function recordedRun(ref: string, env: NodeJS.ProcessEnv) {
   const dir = runsDir(env);
-  return loadRun(dir, await findRun(dir, ref));
+  return { dir, ...(await loadRun(dir, await findRun(dir, ref))) };
 }
 
 /**
@@ -201,9 +214,12 @@ export async function resumePlan(
       `--resume: the agent of run ${record.id} had given its answer (the run ended ${record.status}); nothing to resume`,
     );
   }
+  // Last, so that a refused --resume holds nothing: from here on no other --resume picks it up.
+  const claim = await claimResume(run.dir, record.id);
   return {
     id: record.id,
     request,
+    claim,
     ...(messages.length > 0
       ? { prior: { kind: 'pick-up' as const, messages, earlier: earlierCalls(run, messages) } }
       : {}),

@@ -211,6 +211,12 @@ export class RunRecorder {
     });
   }
 
+  /** The run's id once its directory and `run.json` exist; '' when it is not recorded. */
+  async created(): Promise<string> {
+    await this.ready;
+    return this.broken ? '' : this.id;
+  }
+
   /** Resolves once every line observed so far is appended (or the record given up). */
   async written(): Promise<void> {
     await this.ready;

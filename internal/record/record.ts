@@ -73,6 +73,27 @@ export interface RunRecord {
   tree?: RecordedAgent;
 }
 
+/** How a run ended: what `run.json` says of it once it did. */
+export type RunEnding = Required<
+  Pick<RunRecord, 'endedAt' | 'durationMs' | 'status' | 'exitCode' | 'usage'>
+> &
+  Pick<RunRecord, 'error' | 'cost'>;
+
+/**
+ * `<run dir>/ended.json`, a `RunEnding`: written when the run ends, just before `run.json`'s last
+ * write, into space the record kept for it from its start (`RESERVE_FILE`), so that a run.json a
+ * full disk left at `running` does not make an ended run look interrupted (and resumable).
+ */
+export const ENDED_FILE = 'ended.json';
+
+/**
+ * `<run dir>/.reserved`: RESERVED_BYTES the record holds from its start, freed for `ENDED_FILE`
+ * (a few hundred bytes; its error is cut to fit). One page of the usual file systems: no more,
+ * or what it frees would be taken by the last transcript lines or run.json instead.
+ */
+export const RESERVE_FILE = '.reserved';
+export const RESERVED_BYTES = 4096;
+
 /** One agent of the tree, as the transcripts tell it. */
 export interface RecordedAgent {
   path: string;

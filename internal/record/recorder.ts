@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { replaceFileSync } from '../fs/replace-file.js';
@@ -9,7 +9,16 @@ import { treeCost, treeUsage } from '../runner/result.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
-import { type RecordedRequest, RUN_JSON_MAX, RUN_RECORD_VERSION, type RunRecord } from './record.js';
+import {
+  ENDED_FILE,
+  RESERVE_FILE,
+  RESERVED_BYTES,
+  type RecordedRequest,
+  RUN_JSON_MAX,
+  RUN_RECORD_VERSION,
+  type RunEnding,
+  type RunRecord,
+} from './record.js';
 import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
@@ -22,6 +31,12 @@ import { TreeBuilder } from './tree.js';
 const FLUSH_QUIET_MS = 50;
 /** Nor later than this after the first of them: a killed run loses at most this much of its record. */
 const FLUSH_WITHIN_MS = 500;
+
+/** How the run's end is written: synchronously (the process may exit right after), and synced. */
+const DURABLE = { durable: true };
+
+/** Of the run's error, what `ended.json` keeps: it stays within the space kept for it. */
+const ENDED_ERROR_MAX = 1024;
 
 /** The run a run resumed or continued. */
 type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
@@ -105,6 +120,7 @@ export class RunRecorder {
     startedAt: Date,
     setup: () => Promise<{ request: RecordedRequest; links: RunLinks } | undefined>,
   ): Promise<void> {
+    let made = '';
     try {
       const asked = await setup();
       if (!asked) {
@@ -114,6 +130,7 @@ export class RunRecorder {
       mkdirSync(runsDir, { recursive: true, mode: DIR_MODE });
       const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
+      made = this.dir;
       // Beside the pid, what tells this process from another that gets its pid later (a container's
       // pid 1, a reboot): without it a killed run would look alive as long as its pid is in use.
       const identity = ownIdentity();
@@ -128,8 +145,12 @@ export class RunRecorder {
         ...asked.links,
       };
       this.writeRunJson(this.record);
+      writeFileSync(join(this.dir, RESERVE_FILE), Buffer.alloc(RESERVED_BYTES), { mode: FILE_MODE });
     } catch (error) {
       this.broken = true;
+      this.record = undefined;
+      // A run's directory never stays without its run.json (a full disk): `axe runs` would find it.
+      if (made !== '') rmSync(made, { recursive: true, force: true });
       this.problem(
         `run record: cannot write under ${runsDir} (${fsErrorReason(error)}): this run is not recorded`,
       );
@@ -224,17 +245,20 @@ export class RunRecorder {
   }
 
   /**
-   * The run ended: the last lines, then `run.json` with how it ended and the outcome tree. False
-   * when there is no record (not made, or given up).
+   * The run ended: the last lines, `ended.json` (how it ended, in the space kept for it since the
+   * start: see RESERVE_FILE), then `run.json`, written durably (synced before it replaces the old
+   * one). `axe runs` takes a run whose run.json says `running` but that has an ended.json for
+   * ended. A run.json that cannot be written is said once. False when there is no record (never
+   * made) or it is incomplete.
    */
   async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<boolean> {
     await this.written();
     const { record } = this;
-    if (this.broken || !record) return false;
+    if (!record) return false;
     const tree = this.tree.roots[0];
     const usage = treeUsage(outcome.result);
     const cost = treeCost(outcome.result);
-    Object.assign(record, {
+    const ending: RunEnding = {
       endedAt: isoTime(endedAt),
       durationMs: endedAt.getTime() - Date.parse(record.startedAt),
       status: outcome.result.status,
@@ -242,14 +266,36 @@ export class RunRecorder {
       ...(outcome.error ? { error: outcome.error.message } : {}),
       usage: { ...usage, total: usage.inputTokens + usage.outputTokens },
       ...(cost !== undefined ? { cost } : {}),
-      ...(tree ? { tree } : {}),
-    });
+    };
+    Object.assign(record, ending, tree ? { tree } : {});
     try {
-      this.writeRunJson(record);
-      return true;
+      // The space kept since the start is what ended.json is written in, whatever the disk has left.
+      rmSync(join(this.dir, RESERVE_FILE), { force: true });
+      const { error } = ending;
+      const kept = error === undefined ? ending : { ...ending, error: error.slice(0, ENDED_ERROR_MAX) };
+      replaceFileSync(
+        join(this.dir, ENDED_FILE),
+        `${maskSecrets(JSON.stringify(kept))}\n`,
+        FILE_MODE,
+        DURABLE,
+      );
+    } catch {
+      // run.json may still fit; if it does not either, that is what is said.
+    }
+    try {
+      this.writeRunJson(record, DURABLE);
+      return !this.broken;
     } catch (error) {
-      this.giveUp(error);
-      return false;
+      try {
+        // A tree too large for the space left: the transcripts hold it.
+        const { tree: _, ...rest } = record;
+        this.writeRunJson(rest, DURABLE);
+        return !this.broken;
+      } catch {
+        this.broken = true;
+        this.problem(`the run record could not be completed (${fsErrorReason(error)})`);
+        return false;
+      }
     }
   }
 
@@ -269,8 +315,8 @@ export class RunRecorder {
   }
 
   /** run.json, replaced whole (see `replaceFileSync`: a log, not the user's data). */
-  private writeRunJson(record: RunRecord): void {
-    replaceFileSync(join(this.dir, 'run.json'), runJsonText(record), FILE_MODE);
+  private writeRunJson(record: RunRecord, options?: { durable: boolean }): void {
+    replaceFileSync(join(this.dir, 'run.json'), runJsonText(record), FILE_MODE, options);
   }
 
   private giveUp(error: unknown): void {

@@ -70,12 +70,6 @@ export async function claimResume(dir: string, id: string): Promise<ResumeClaim>
   }
 }
 
-/** Who resumed run `id`, as its record says (undefined when no `--resume` claimed it). */
-export async function resumedBy(dir: string, id: string): Promise<ResumeClaimContent | undefined> {
-  const claim = await readClaim(join(dir, id, CLAIM_FILE));
-  return typeof claim === 'object' ? claim : undefined;
-}
-
 function refusal(id: string, held: ResumeClaimContent, alive: boolean): string {
   const run = held.run === undefined ? '' : ` (run ${held.run})`;
   if (alive) return `run ${id} is being resumed by process ${held.pid}${run}`;

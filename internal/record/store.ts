@@ -8,10 +8,12 @@ import { readRegularFile } from '../fs/read-bounded.js';
 import { isPlainObject } from '../plain-object.js';
 import { type Liveness, processLiveness } from '../process-alive.js';
 import {
+  ENDED_FILE,
   type RecordedAgent,
   type RecordStatus,
   RUN_JSON_MAX,
   RUN_RECORD_VERSION,
+  type RunEnding,
   type RunRecord,
   type TranscriptLine,
 } from './record.js';
@@ -71,7 +73,27 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
   }
   const problem = RUN_RECORD(record, '');
   if (problem !== undefined) throw new ConfigError(`${file}: ${problem}`);
-  return record as unknown as RunRecord;
+  const read = record as unknown as RunRecord;
+  if (read.status === 'running') {
+    // Its last write may have failed (a full disk): `ended.json` tells how it ended.
+    const ending = await recordedEnding(join(dir, id, ENDED_FILE));
+    if (ending) Object.assign(read, ending);
+  }
+  return read;
+}
+
+/** The most read of `ended.json` (a few hundred bytes; see `RunRecorder.finish`). */
+const ENDED_MAX = 64 * 1024;
+
+/** How the run ended, by its `ended.json`; undefined when there is none (or it is not one). */
+async function recordedEnding(file: string): Promise<RunEnding | undefined> {
+  let ending: unknown;
+  try {
+    ending = JSON.parse((await readRegularFile(file, ENDED_MAX)).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return RUN_ENDING(ending, '') === undefined ? (ending as RunEnding) : undefined;
 }
 
 /** What is wrong with a value (`field` names it, dotted: `request.agent`), or undefined. */
@@ -108,6 +130,25 @@ const OBJECT = is('an object', isPlainObject);
 const STRINGS = is('a list of strings', (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'));
 /** 0 or below would be a process group to `kill(pid, 0)`: alive, whatever became of the run. */
 const PID = is('a process id (a whole number above 0)', (v) => Number.isSafeInteger(v) && (v as number) > 0);
+
+const USAGE = shape({
+  total: NUMBER,
+  inputTokens: NUMBER,
+  outputTokens: NUMBER,
+  cacheReadTokens: NUMBER,
+  cacheWriteTokens: NUMBER,
+});
+
+/** `ended.json`: how the run ended. */
+const RUN_ENDING = shape({
+  endedAt: STRING,
+  durationMs: NUMBER,
+  status: STRING,
+  exitCode: WHOLE,
+  error: optional(STRING),
+  usage: USAGE,
+  cost: optional(NUMBER),
+});
 
 /**
  * The fields of a RunRecord that `axe runs list | show` (runs-view, the HTML trace), `--resume` and
@@ -146,15 +187,7 @@ const RUN_RECORD = shape({
   durationMs: optional(NUMBER),
   exitCode: optional(WHOLE),
   error: optional(STRING),
-  usage: optional(
-    shape({
-      total: NUMBER,
-      inputTokens: NUMBER,
-      outputTokens: NUMBER,
-      cacheReadTokens: NUMBER,
-      cacheWriteTokens: NUMBER,
-    }),
-  ),
+  usage: optional(USAGE),
   cost: optional(NUMBER),
   resumedFrom: optional(STRING),
   continuedFrom: optional(STRING),

@@ -44,7 +44,7 @@ describe('--resume at most once', () => {
     await waitFor(() => {
       const [id] = home.runIds();
       return id !== undefined && transcript(home, id).includes('"role":"tool"');
-    });
+    }, 30_000);
     first.kill('SIGKILL');
     await first.done;
     const [original] = home.runIds() as [string];
@@ -52,7 +52,7 @@ describe('--resume at most once', () => {
 
     const resuming = startAxe(['run', '--resume', original], { env });
     // The resumed run's model turn is in flight: the resume holds the run.
-    await waitFor(() => fake.requests.length === 3);
+    await waitFor(() => fake.requests.length === 3, 30_000);
     const newer = home.runIds().find((id) => id !== original) as string;
     expect(newer).toBeDefined();
     const concurrent = await runAxe(['run', '--resume', original], { env });

@@ -94,6 +94,21 @@ export const ENDED_FILE = 'ended.json';
 export const RESERVE_FILE = '.reserved';
 export const RESERVED_BYTES = 4096;
 
+/**
+ * A tool's output longer than OUTPUT_INLINE_MAX (UTF-16 units) is not written into the transcript
+ * (twice: its `tool.end` and the tool message) but once, to `<run dir>/outputs/<nnnn>.txt`; the
+ * lines hold a reference to it instead (`outputRef` beside an empty `output`, `contentRef` beside an
+ * empty `content`), put back when the transcript is read. So a transcript stays a size axe reads
+ * back, whatever a run's tools return (17 reads of a 9 MB file were a 292 MiB transcript).
+ */
+export const OUTPUT_INLINE_MAX = 64 * 1024;
+
+/** Where a tool's output is (relative to the run's directory), and its bytes. */
+export interface OutputRef {
+  file: string;
+  bytes: number;
+}
+
 /** One agent of the tree, as the transcripts tell it. */
 export interface RecordedAgent {
   path: string;

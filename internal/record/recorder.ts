@@ -11,6 +11,8 @@ import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
 import {
   ENDED_FILE,
+  OUTPUT_INLINE_MAX,
+  type OutputRef,
   RESERVE_FILE,
   RESERVED_BYTES,
   type RecordedRequest,
@@ -65,6 +67,9 @@ export class RunRecorder {
   private static readonly unwritten = new Set<RunRecorder>();
   private static exitHooked = false;
 
+  /** Tool outputs written to `outputs/` whose tool message is still to come, by agent path and call id. */
+  private readonly outputs = new Map<string, { output: string; ref: OutputRef }>();
+  private outputCount = 0;
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
   /** Events observed and not yet written, in order: turned into lines when they are appended. */
@@ -197,7 +202,7 @@ export class RunRecorder {
         this.tree.observe(event, file);
         const { parent } = splitPath(event.path);
         // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
-        const json = JSON.stringify(event);
+        const json = JSON.stringify(this.largeOutputsStored(event));
         const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
         const text = `${maskSecrets(line)}\n`;
         const lines = pending.get(file);
@@ -211,6 +216,49 @@ export class RunRecorder {
       this.giveUp(error);
     }
   };
+
+  /**
+   * The event as its line holds it: a tool output over OUTPUT_INLINE_MAX is written once to its own
+   * file, and the line refers to it (see OUTPUT_INLINE_MAX). Rare: other events are not copied.
+   */
+  private largeOutputsStored(event: RunEvent): unknown {
+    if (event.type === 'tool.end' && event.output.length > OUTPUT_INLINE_MAX) {
+      return { ...event, output: '', outputRef: this.storeOutput(event.path, event.callId, event.output) };
+    }
+    if (event.type !== 'message' || event.message.role !== 'tool') return event;
+    const { results } = event.message;
+    if (!results.some((result) => result.content.length > OUTPUT_INLINE_MAX)) return event;
+    const stored = results.map((result) =>
+      result.content.length > OUTPUT_INLINE_MAX
+        ? {
+            ...result,
+            content: '',
+            contentRef: this.storeOutput(event.path, result.callId, result.content, true),
+          }
+        : result,
+    );
+    return { ...event, message: { ...event.message, results: stored } };
+  }
+
+  /**
+   * Writes a tool's output to `outputs/`, or gives the file its `tool.end` wrote it to (the tool
+   * message, which comes after, holds the same output: `last`, the output is then forgotten).
+   */
+  private storeOutput(path: string, callId: string, output: string, last = false): OutputRef {
+    const key = `${path}\n${callId}`;
+    const known = this.outputs.get(key);
+    if (last) this.outputs.delete(key);
+    if (known?.output === output) return known.ref;
+    if (this.outputCount === 0) {
+      mkdirSync(join(this.dir, 'outputs'), { mode: DIR_MODE });
+    }
+    const masked = maskSecrets(output);
+    const file = join('outputs', `${String(this.outputCount++).padStart(4, '0')}.txt`);
+    writeFileSync(join(this.dir, file), masked, { mode: FILE_MODE, flag: 'wx' });
+    const ref = { file, bytes: Buffer.byteLength(masked) };
+    if (!last) this.outputs.set(key, { output, ref });
+    return ref;
+  }
 
   /** The transcript of the event's agent, named in the order agents first appear. */
   private fileOf(event: RunEvent): string {

@@ -70,6 +70,12 @@ export async function claimResume(dir: string, id: string): Promise<ResumeClaim>
   }
 }
 
+/** The run that resumed run `id` (in `dir`), as its claim names it; undefined when none did. */
+export async function resumedBy(dir: string, id: string): Promise<string | undefined> {
+  const claim = await readClaim(join(dir, id, CLAIM_FILE));
+  return typeof claim === 'object' ? claim.run : undefined;
+}
+
 function refusal(id: string, held: ResumeClaimContent, alive: boolean): string {
   const run = held.run === undefined ? '' : ` (run ${held.run})`;
   if (alive) return `run ${id} is being resumed by process ${held.pid}${run}`;

@@ -19,6 +19,7 @@ import {
   type RunRecord,
   type TranscriptLine,
 } from './record.js';
+import { resumedBy } from './resume-claim.js';
 import { isRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
@@ -73,6 +74,8 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
   const problem = RUN_RECORD(record, '');
   if (problem !== undefined) throw new ConfigError(`${file}: ${problem}`);
   const read = record as unknown as RunRecord;
+  const resumer = await resumedBy(dir, id);
+  if (resumer !== undefined) read.resumedBy = resumer;
   if (read.status === 'running') {
     // Its last write may have failed (a full disk): `ended.json` tells how it ended.
     const ending = await recordedEnding(join(dir, id, ENDED_FILE));

@@ -71,6 +71,11 @@ describe('--resume at most once', () => {
     expect(later.stderr).toBe(
       `axe: run ${original} was resumed by run ${newer}; resume that run instead (axe run --resume ${newer})\n`,
     );
+    // The older run's record says so.
+    const shown = await runAxe(['runs', 'show', original], { env });
+    expect(shown.stdout).toContain(`\nresumed by run ${newer}\n`);
+    const listed = JSON.parse((await runAxe(['runs', 'list', '--json'], { env })).stdout);
+    expect(listed).toContainEqual(expect.objectContaining({ id: original, resumed_by: newer }));
     // Neither refused resume sent anything; the recorded call ran once.
     expect(fake.requests).toHaveLength(3);
     expect(readFileSync(log, 'utf8')).toBe('x\n');

@@ -163,8 +163,9 @@ function agentArg(request: RecordedRequest): string {
 /**
  * `--resume <run>`: a run that did not complete, picked up where its top-level agent stopped —
  * calls left unanswered, or answered only as Ctrl-C or the deadline stopped them, run again, except
- * the sub-agents that had completed. Refused when the agent file changed since (unless `force`), or
- * when the run completed.
+ * the sub-agents that had completed. Refused when the agent file changed since (unless `force`),
+ * when the run completed, or when another `--resume` holds it or did (`claimResume`: a run is
+ * resumed once; then the newer run is the one to resume).
  */
 export async function resumePlan(
   ref: string,

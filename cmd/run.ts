@@ -134,12 +134,15 @@ export async function runCommand(
       return ExitCode.ok;
     }
 
-    const [{ createRunRenderer }, { runTopLevel }, { closeRunRecord, openRunRecord, recordsRun }] =
-      await Promise.all([
-        import('../internal/output/run-renderer.js'),
-        import('../internal/runner/index.js'),
-        import('../internal/record/run-record.js'),
-      ]);
+    const [
+      { createRunRenderer },
+      { runTopLevel },
+      { closeRunRecord, nameResume, openRunRecord, recordsRun },
+    ] = await Promise.all([
+      import('../internal/output/run-renderer.js'),
+      import('../internal/runner/index.js'),
+      import('../internal/record/run-record.js'),
+    ]);
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
@@ -187,6 +190,7 @@ export async function runCommand(
           warn,
         )
       : undefined;
+    if (picked?.claim) await nameResume(picked.claim, record);
     const outcome = await runTopLevel({
       spec,
       input,

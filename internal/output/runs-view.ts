@@ -16,6 +16,8 @@ export interface RunRow {
   exit_code?: number;
   tokens?: number;
   cost?: number;
+  /** The run that resumed it (`--resume`): the one to resume now. */
+  resumed_by?: string;
 }
 
 export function runRow(record: RunRecord): RunRow {
@@ -28,6 +30,7 @@ export function runRow(record: RunRecord): RunRow {
     ...(record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
     ...(record.usage ? { tokens: record.usage.total } : {}),
     ...(record.cost !== undefined ? { cost: record.cost } : {}),
+    ...(record.resumedBy !== undefined ? { resumed_by: record.resumedBy } : {}),
   };
 }
 
@@ -72,6 +75,7 @@ export function renderRunTree(run: LoadedRun): string {
   const lines = [head];
   if (record.resumedFrom) lines.push(`resumes run ${record.resumedFrom}`);
   if (record.continuedFrom) lines.push(`continues run ${record.continuedFrom}`);
+  if (record.resumedBy) lines.push(`resumed by run ${record.resumedBy}`);
   if (record.error) lines.push(`error: ${record.error}`);
   const walk = (node: RecordedAgent, prefix: string, last: boolean, top: boolean): void => {
     const branch = top ? '' : last ? '└─ ' : '├─ ';

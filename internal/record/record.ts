@@ -69,8 +69,46 @@ export interface RunRecord {
   /** The run this one resumed (`--resume`) or continued (`--continue`). */
   resumedFrom?: string;
   continuedFrom?: string;
+  /** The run that resumed this one (`resumed-by.json`, see claimResume): read, never written here. */
+  resumedBy?: string;
   /** The outcome tree, as `--json` reports it (written when the run ends). */
   tree?: RecordedAgent;
+}
+
+/** How a run ended: what `run.json` says of it once it did. */
+export type RunEnding = Required<
+  Pick<RunRecord, 'endedAt' | 'durationMs' | 'status' | 'exitCode' | 'usage'>
+> &
+  Pick<RunRecord, 'error' | 'cost'>;
+
+/**
+ * `<run dir>/ended.json`, a `RunEnding`: written when the run ends, just before `run.json`'s last
+ * write, into space the record kept for it from its start (`RESERVE_FILE`), so that a run.json a
+ * full disk left at `running` does not make an ended run look interrupted (and resumable).
+ */
+export const ENDED_FILE = 'ended.json';
+
+/**
+ * `<run dir>/.reserved`: RESERVED_BYTES the record holds from its start, freed for `ENDED_FILE`
+ * (a few hundred bytes; its error is cut to fit). One page of the usual file systems: no more,
+ * or what it frees would be taken by the last transcript lines or run.json instead.
+ */
+export const RESERVE_FILE = '.reserved';
+export const RESERVED_BYTES = 4096;
+
+/**
+ * A tool's output longer than OUTPUT_INLINE_MAX (UTF-16 units) is not written into the transcript
+ * (twice: its `tool.end` and the tool message) but once, to `<run dir>/outputs/<nnnn>.txt`; the
+ * lines hold a reference to it instead (`outputRef` beside an empty `output`, `contentRef` beside an
+ * empty `content`), put back when the transcript is read. So a transcript stays a size axe reads
+ * back, whatever a run's tools return (17 reads of a 9 MB file were a 292 MiB transcript).
+ */
+export const OUTPUT_INLINE_MAX = 64 * 1024;
+
+/** Where a tool's output is (relative to the run's directory), and its bytes. */
+export interface OutputRef {
+  file: string;
+  bytes: number;
 }
 
 /** One agent of the tree, as the transcripts tell it. */

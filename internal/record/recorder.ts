@@ -1,4 +1,4 @@
-import { appendFileSync, mkdirSync } from 'node:fs';
+import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { replaceFileSync } from '../fs/replace-file.js';
@@ -9,7 +9,18 @@ import { treeCost, treeUsage } from '../runner/result.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
-import { type RecordedRequest, RUN_JSON_MAX, RUN_RECORD_VERSION, type RunRecord } from './record.js';
+import {
+  ENDED_FILE,
+  OUTPUT_INLINE_MAX,
+  type OutputRef,
+  RESERVE_FILE,
+  RESERVED_BYTES,
+  type RecordedRequest,
+  RUN_JSON_MAX,
+  RUN_RECORD_VERSION,
+  type RunEnding,
+  type RunRecord,
+} from './record.js';
 import { newRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
 
@@ -22,6 +33,12 @@ import { TreeBuilder } from './tree.js';
 const FLUSH_QUIET_MS = 50;
 /** Nor later than this after the first of them: a killed run loses at most this much of its record. */
 const FLUSH_WITHIN_MS = 500;
+
+/** How the run's end is written: synchronously (the process may exit right after), and synced. */
+const DURABLE = { durable: true };
+
+/** Of the run's error, what `ended.json` keeps: it stays within the space kept for it. */
+const ENDED_ERROR_MAX = 1024;
 
 /** The run a run resumed or continued. */
 type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
@@ -50,6 +67,9 @@ export class RunRecorder {
   private static readonly unwritten = new Set<RunRecorder>();
   private static exitHooked = false;
 
+  /** Tool outputs written to `outputs/` whose tool message is still to come, by agent path and call id. */
+  private readonly outputs = new Map<string, { output: string; ref: OutputRef }>();
+  private outputCount = 0;
   /** Transcript file of each agent path, in start order. */
   private readonly files = new Map<string, string>();
   /** Events observed and not yet written, in order: turned into lines when they are appended. */
@@ -105,6 +125,7 @@ export class RunRecorder {
     startedAt: Date,
     setup: () => Promise<{ request: RecordedRequest; links: RunLinks } | undefined>,
   ): Promise<void> {
+    let made = '';
     try {
       const asked = await setup();
       if (!asked) {
@@ -114,6 +135,7 @@ export class RunRecorder {
       mkdirSync(runsDir, { recursive: true, mode: DIR_MODE });
       const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
+      made = this.dir;
       // Beside the pid, what tells this process from another that gets its pid later (a container's
       // pid 1, a reboot): without it a killed run would look alive as long as its pid is in use.
       const identity = ownIdentity();
@@ -128,8 +150,12 @@ export class RunRecorder {
         ...asked.links,
       };
       this.writeRunJson(this.record);
+      writeFileSync(join(this.dir, RESERVE_FILE), Buffer.alloc(RESERVED_BYTES), { mode: FILE_MODE });
     } catch (error) {
       this.broken = true;
+      this.record = undefined;
+      // A run's directory never stays without its run.json (a full disk): `axe runs` would find it.
+      if (made !== '') rmSync(made, { recursive: true, force: true });
       this.problem(
         `run record: cannot write under ${runsDir} (${fsErrorReason(error)}): this run is not recorded`,
       );
@@ -176,7 +202,7 @@ export class RunRecorder {
         this.tree.observe(event, file);
         const { parent } = splitPath(event.path);
         // `parent` joins the line as its last key: a copy of the event to add it costs more than the JSON.
-        const json = JSON.stringify(event);
+        const json = JSON.stringify(this.largeOutputsStored(event));
         const line = parent === undefined ? json : `${json.slice(0, -1)},"parent":${JSON.stringify(parent)}}`;
         const text = `${maskSecrets(line)}\n`;
         const lines = pending.get(file);
@@ -190,6 +216,49 @@ export class RunRecorder {
       this.giveUp(error);
     }
   };
+
+  /**
+   * The event as its line holds it: a tool output over OUTPUT_INLINE_MAX is written once to its own
+   * file, and the line refers to it (see OUTPUT_INLINE_MAX). Rare: other events are not copied.
+   */
+  private largeOutputsStored(event: RunEvent): unknown {
+    if (event.type === 'tool.end' && event.output.length > OUTPUT_INLINE_MAX) {
+      return { ...event, output: '', outputRef: this.storeOutput(event.path, event.callId, event.output) };
+    }
+    if (event.type !== 'message' || event.message.role !== 'tool') return event;
+    const { results } = event.message;
+    if (!results.some((result) => result.content.length > OUTPUT_INLINE_MAX)) return event;
+    const stored = results.map((result) =>
+      result.content.length > OUTPUT_INLINE_MAX
+        ? {
+            ...result,
+            content: '',
+            contentRef: this.storeOutput(event.path, result.callId, result.content, true),
+          }
+        : result,
+    );
+    return { ...event, message: { ...event.message, results: stored } };
+  }
+
+  /**
+   * Writes a tool's output to `outputs/`, or gives the file its `tool.end` wrote it to (the tool
+   * message, which comes after, holds the same output: `last`, the output is then forgotten).
+   */
+  private storeOutput(path: string, callId: string, output: string, last = false): OutputRef {
+    const key = `${path}\n${callId}`;
+    const known = this.outputs.get(key);
+    if (last) this.outputs.delete(key);
+    if (known?.output === output) return known.ref;
+    if (this.outputCount === 0) {
+      mkdirSync(join(this.dir, 'outputs'), { mode: DIR_MODE });
+    }
+    const masked = maskSecrets(output);
+    const file = join('outputs', `${String(this.outputCount++).padStart(4, '0')}.txt`);
+    writeFileSync(join(this.dir, file), masked, { mode: FILE_MODE, flag: 'wx' });
+    const ref = { file, bytes: Buffer.byteLength(masked) };
+    if (!last) this.outputs.set(key, { output, ref });
+    return ref;
+  }
 
   /** The transcript of the event's agent, named in the order agents first appear. */
   private fileOf(event: RunEvent): string {
@@ -211,6 +280,12 @@ export class RunRecorder {
     });
   }
 
+  /** The run's id once its directory and `run.json` exist; '' when it is not recorded. */
+  async created(): Promise<string> {
+    await this.ready;
+    return this.broken ? '' : this.id;
+  }
+
   /** Resolves once every line observed so far is appended (or the record given up). */
   async written(): Promise<void> {
     await this.ready;
@@ -218,17 +293,20 @@ export class RunRecorder {
   }
 
   /**
-   * The run ended: the last lines, then `run.json` with how it ended and the outcome tree. False
-   * when there is no record (not made, or given up).
+   * The run ended: the last lines, `ended.json` (how it ended, in the space kept for it since the
+   * start: see RESERVE_FILE), then `run.json`, written durably (synced before it replaces the old
+   * one). `axe runs` takes a run whose run.json says `running` but that has an ended.json for
+   * ended. A run.json that cannot be written is said once. False when there is no record (never
+   * made) or it is incomplete.
    */
   async finish(outcome: RunOutcome, exitCode: number, endedAt = new Date()): Promise<boolean> {
     await this.written();
     const { record } = this;
-    if (this.broken || !record) return false;
+    if (!record) return false;
     const tree = this.tree.roots[0];
     const usage = treeUsage(outcome.result);
     const cost = treeCost(outcome.result);
-    Object.assign(record, {
+    const ending: RunEnding = {
       endedAt: isoTime(endedAt),
       durationMs: endedAt.getTime() - Date.parse(record.startedAt),
       status: outcome.result.status,
@@ -236,14 +314,36 @@ export class RunRecorder {
       ...(outcome.error ? { error: outcome.error.message } : {}),
       usage: { ...usage, total: usage.inputTokens + usage.outputTokens },
       ...(cost !== undefined ? { cost } : {}),
-      ...(tree ? { tree } : {}),
-    });
+    };
+    Object.assign(record, ending, tree ? { tree } : {});
     try {
-      this.writeRunJson(record);
-      return true;
+      // The space kept since the start is what ended.json is written in, whatever the disk has left.
+      rmSync(join(this.dir, RESERVE_FILE), { force: true });
+      const { error } = ending;
+      const kept = error === undefined ? ending : { ...ending, error: error.slice(0, ENDED_ERROR_MAX) };
+      replaceFileSync(
+        join(this.dir, ENDED_FILE),
+        `${maskSecrets(JSON.stringify(kept))}\n`,
+        FILE_MODE,
+        DURABLE,
+      );
+    } catch {
+      // run.json may still fit; if it does not either, that is what is said.
+    }
+    try {
+      this.writeRunJson(record, DURABLE);
+      return !this.broken;
     } catch (error) {
-      this.giveUp(error);
-      return false;
+      try {
+        // A tree too large for the space left: the transcripts hold it.
+        const { tree: _, ...rest } = record;
+        this.writeRunJson(rest, DURABLE);
+        return !this.broken;
+      } catch {
+        this.broken = true;
+        this.problem(`the run record could not be completed (${fsErrorReason(error)})`);
+        return false;
+      }
     }
   }
 
@@ -263,8 +363,8 @@ export class RunRecorder {
   }
 
   /** run.json, replaced whole (see `replaceFileSync`: a log, not the user's data). */
-  private writeRunJson(record: RunRecord): void {
-    replaceFileSync(join(this.dir, 'run.json'), runJsonText(record), FILE_MODE);
+  private writeRunJson(record: RunRecord, options?: { durable: boolean }): void {
+    replaceFileSync(join(this.dir, 'run.json'), runJsonText(record), FILE_MODE, options);
   }
 
   private giveUp(error: unknown): void {

@@ -8,6 +8,7 @@ import { fileDigest } from './digest.js';
 import { completedChildren, earlierCalls, recordedConversation, resumedConversation } from './pick-up.js';
 import type { RecordedRequest, RunRecord } from './record.js';
 import { RunRecorder } from './recorder.js';
+import { claimResume, type ResumeClaim } from './resume-claim.js';
 import { findRun, loadRun, pruneRuns, runLiveness, runsDir } from './store.js';
 
 const DEFAULT_RUNS_KEPT = 100;
@@ -58,6 +59,16 @@ async function runsToKeep(globalConfig: () => Promise<GlobalConfig>): Promise<nu
   }
 }
 
+/**
+ * A resumed run's claim on the run it resumes names it, before the run does anything: from then on
+ * the older run points to this one. Not recorded (`--no-record-run`, `keep = 0`): the claim holds
+ * while this process runs.
+ */
+export async function nameResume(claim: ResumeClaim, record: OpenRecord | undefined): Promise<void> {
+  const id = await record?.recorder.created();
+  if (id) await claim.name(id);
+}
+
 /** The record's last lines and `run.json`, then the oldest records beyond `keep` go. */
 export async function closeRunRecord(
   record: OpenRecord,
@@ -82,12 +93,14 @@ export interface PickedUp {
   /** Absent when the run stopped before its first request: it starts afresh. */
   prior?: RunRequest['prior'];
   reuse?: RunRequest['reuse'];
+  /** `--resume`: this process's hold on the run it resumes (see `claimResume`). */
+  claim?: ResumeClaim;
 }
 
 /** The recorded run `ref` names (an id, a unique prefix, `last`). */
 async function recordedRun(ref: string, env: NodeJS.ProcessEnv) {
   const dir = runsDir(env);
-  return loadRun(dir, await findRun(dir, ref));
+  return { dir, ...(await loadRun(dir, await findRun(dir, ref))) };
 }
 
 /**
@@ -145,8 +158,9 @@ function agentArg(request: RecordedRequest): string {
 /**
  * `--resume <run>`: a run that did not complete, picked up where its top-level agent stopped —
  * calls left unanswered, or answered only as Ctrl-C or the deadline stopped them, run again, except
- * the sub-agents that had completed. Refused when the agent file changed since (unless `force`), or
- * when the run completed.
+ * the sub-agents that had completed. Refused when the agent file changed since (unless `force`),
+ * when the run completed, or when another `--resume` holds it or did (`claimResume`: a run is
+ * resumed once; then the newer run is the one to resume).
  */
 export async function resumePlan(
   ref: string,
@@ -196,9 +210,12 @@ export async function resumePlan(
       `--resume: the agent of run ${record.id} had given its answer (the run ended ${record.status}); nothing to resume`,
     );
   }
+  // Last, so that a refused --resume holds nothing: from here on no other --resume picks it up.
+  const claim = await claimResume(run.dir, record.id);
   return {
     id: record.id,
     request,
+    claim,
     ...(messages.length > 0
       ? { prior: { kind: 'pick-up' as const, messages, earlier: earlierCalls(run, messages) } }
       : {}),

@@ -5,21 +5,23 @@ import { ConfigError, errorMessage } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
+import { readLines } from '../fs/read-lines.js';
 import { isPlainObject } from '../plain-object.js';
 import { type Liveness, processLiveness } from '../process-alive.js';
 import {
+  ENDED_FILE,
+  type OutputRef,
   type RecordedAgent,
   type RecordStatus,
   RUN_JSON_MAX,
   RUN_RECORD_VERSION,
+  type RunEnding,
   type RunRecord,
   type TranscriptLine,
 } from './record.js';
+import { resumedBy } from './resume-claim.js';
 import { isRunId } from './run-id.js';
 import { TreeBuilder } from './tree.js';
-
-/** The most read of one transcript. */
-const TRANSCRIPT_MAX = 256 * 2 ** 20;
 
 /** `<data dir>/runs`. */
 export function runsDir(env: NodeJS.ProcessEnv): string {
@@ -73,7 +75,29 @@ export async function readRunRecord(dir: string, id: string): Promise<RunRecord>
   }
   const problem = RUN_RECORD(record, '');
   if (problem !== undefined) throw new ConfigError(`${file}: ${problem}`);
-  return record as unknown as RunRecord;
+  const read = record as unknown as RunRecord;
+  const resumer = await resumedBy(dir, id);
+  if (resumer !== undefined) read.resumedBy = resumer;
+  if (read.status === 'running') {
+    // Its last write may have failed (a full disk): `ended.json` tells how it ended.
+    const ending = await recordedEnding(join(dir, id, ENDED_FILE));
+    if (ending) Object.assign(read, ending);
+  }
+  return read;
+}
+
+/** The most read of `ended.json` (a few hundred bytes; see `RunRecorder.finish`). */
+const ENDED_MAX = 64 * 1024;
+
+/** How the run ended, by its `ended.json`; undefined when there is none (or it is not one). */
+async function recordedEnding(file: string): Promise<RunEnding | undefined> {
+  let ending: unknown;
+  try {
+    ending = JSON.parse((await readRegularFile(file, ENDED_MAX)).toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  return RUN_ENDING(ending, '') === undefined ? (ending as RunEnding) : undefined;
 }
 
 /** What is wrong with a value (`field` names it, dotted: `request.agent`), or undefined. */
@@ -110,6 +134,25 @@ const OBJECT = is('an object', isPlainObject);
 const STRINGS = is('a list of strings', (v) => Array.isArray(v) && v.every((s) => typeof s === 'string'));
 /** 0 or below would be a process group to `kill(pid, 0)`: alive, whatever became of the run. */
 const PID = is('a process id (a whole number above 0)', (v) => Number.isSafeInteger(v) && (v as number) > 0);
+
+const USAGE = shape({
+  total: NUMBER,
+  inputTokens: NUMBER,
+  outputTokens: NUMBER,
+  cacheReadTokens: NUMBER,
+  cacheWriteTokens: NUMBER,
+});
+
+/** `ended.json`: how the run ended. */
+const RUN_ENDING = shape({
+  endedAt: STRING,
+  durationMs: NUMBER,
+  status: STRING,
+  exitCode: WHOLE,
+  error: optional(STRING),
+  usage: USAGE,
+  cost: optional(NUMBER),
+});
 
 /**
  * The fields of a RunRecord that `axe runs list | show` (runs-view, the HTML trace), `--resume` and
@@ -148,15 +191,7 @@ const RUN_RECORD = shape({
   durationMs: optional(NUMBER),
   exitCode: optional(WHOLE),
   error: optional(STRING),
-  usage: optional(
-    shape({
-      total: NUMBER,
-      inputTokens: NUMBER,
-      outputTokens: NUMBER,
-      cacheReadTokens: NUMBER,
-      cacheWriteTokens: NUMBER,
-    }),
-  ),
+  usage: optional(USAGE),
   cost: optional(NUMBER),
   resumedFrom: optional(STRING),
   continuedFrom: optional(STRING),
@@ -204,6 +239,7 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
   const record = await readRunRecord(dir, id);
   const builder = new TreeBuilder();
   const transcripts = new Map<string, TranscriptLine[]>();
+  const outputs = new Map<string, string>();
   const agentsDir = join(dir, id, 'agents');
   const files = (
     await fsPromises()
@@ -215,7 +251,7 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
   for (const name of files) {
     const file = join('agents', name);
     const path = join(dir, id, file);
-    const lines = await readTranscript(path);
+    const lines = await readTranscript(path, join(dir, id), outputs);
     transcripts.set(file, lines);
     try {
       for (const line of lines) builder.observe(line, file);
@@ -233,31 +269,85 @@ export async function loadRun(dir: string, id: string): Promise<LoadedRun> {
 }
 
 /**
- * One transcript's lines; a line cut by a crash (the last one) is left out. A file that cannot be
- * read (a directory, a FIFO, over TRANSCRIPT_MAX, no permission) or a line that is JSON but no
- * event (something else wrote the file) is a ConfigError naming it.
+ * The most of one line of a transcript (an event): far above what axe writes in one (a tool's
+ * large output is in its own file, see OUTPUT_INLINE_MAX), below the longest string JavaScript holds.
  */
-async function readTranscript(file: string): Promise<TranscriptLine[]> {
-  let text: string;
+const TRANSCRIPT_LINE_MAX = 256 * 2 ** 20;
+
+/**
+ * One transcript's lines, read line by line (a transcript may be of any size); a line cut by a
+ * crash (the last one) is left out; the tool outputs stored apart are put back (`outputs`: those
+ * read so far, by file, each read once). A file that cannot be read (a directory, a FIFO, a line
+ * over TRANSCRIPT_LINE_MAX, no permission), a line that is JSON but no event (something else wrote
+ * the file) or an output that cannot be read is a ConfigError naming it.
+ */
+async function readTranscript(
+  file: string,
+  runDir: string,
+  outputs: Map<string, string>,
+): Promise<TranscriptLine[]> {
+  const lines: TranscriptLine[] = [];
+  let notEvent = 0;
   try {
-    text = (await readRegularFile(file, TRANSCRIPT_MAX)).toString('utf8');
+    await readLines(file, TRANSCRIPT_LINE_MAX, (raw, number) => {
+      if (raw === '' || notEvent !== 0) return;
+      let line: unknown;
+      try {
+        line = JSON.parse(raw);
+      } catch {
+        // Only a line cut by a crash is not JSON: it is the last one written.
+        return;
+      }
+      if (isEvent(line)) lines.push(line);
+      else notEvent = number;
+    });
   } catch (error) {
     throw new ConfigError(`${file}: cannot read the transcript (${fsErrorReason(error)})`);
   }
-  const lines: TranscriptLine[] = [];
-  for (const [index, raw] of text.split('\n').entries()) {
-    if (raw === '') continue;
-    let line: unknown;
-    try {
-      line = JSON.parse(raw);
-    } catch {
-      // Only a line cut by a crash is not JSON: it is the last one written.
-      continue;
-    }
-    if (!isEvent(line)) throw new ConfigError(`${file}:${index + 1}: not an event of a run record`);
-    lines.push(line);
-  }
+  if (notEvent !== 0) throw new ConfigError(`${file}:${notEvent}: not an event of a run record`);
+  for (const line of lines) await putOutputsBack(line, runDir, outputs);
   return lines;
+}
+
+/** A reference to a tool's output in `outputs/` (see OUTPUT_INLINE_MAX), or undefined. */
+function outputRef(value: unknown): OutputRef | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const { file, bytes } = value;
+  return typeof file === 'string' && /^outputs\/\d+\.txt$/.test(file) && Number.isSafeInteger(bytes)
+    ? { file, bytes: bytes as number }
+    : undefined;
+}
+
+/** A line's tool outputs stored apart, read back into it. */
+async function putOutputsBack(line: TranscriptLine, runDir: string, outputs: Map<string, string>) {
+  const read = async (ref: OutputRef): Promise<string> => {
+    let output = outputs.get(ref.file);
+    if (output === undefined) {
+      const path = join(runDir, ref.file);
+      try {
+        output = (await readRegularFile(path, ref.bytes)).toString('utf8');
+      } catch (error) {
+        throw new ConfigError(`${path}: cannot read the tool output (${fsErrorReason(error)})`);
+      }
+      outputs.set(ref.file, output);
+    }
+    return output;
+  };
+  const held = line as unknown as Record<string, unknown>;
+  if (line.type === 'tool.end') {
+    const ref = outputRef(held.outputRef);
+    if (ref) {
+      line.output = await read(ref);
+      delete held.outputRef;
+    }
+  } else if (line.type === 'message' && line.message.role === 'tool' && Array.isArray(line.message.results)) {
+    for (const result of line.message.results) {
+      const ref = outputRef((result as unknown as Record<string, unknown>).contentRef);
+      if (!ref) continue;
+      result.content = await read(ref);
+      delete (result as unknown as Record<string, unknown>).contentRef;
+    }
+  }
 }
 
 /** What every event has: its kind, its agent's path and name, its depth and time. */

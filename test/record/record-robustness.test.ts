@@ -139,7 +139,7 @@ describe('a run.json that is not what axe wrote', () => {
 });
 
 describe('a transcript that cannot be read', () => {
-  it('is a ConfigError naming the transcript and why: a directory, a FIFO, an oversize file', async () => {
+  it('is a ConfigError naming the transcript and why: a directory, a FIFO, an oversize line', async () => {
     const { runsDir, id, dir } = await recordRun();
     const [name] = readdirSync(join(dir, 'agents'));
     const transcript = join(dir, 'agents', name as string);
@@ -147,7 +147,8 @@ describe('a transcript that cannot be read', () => {
       ['is a directory, not a regular file', () => mkdirSync(transcript)],
       ['is a FIFO, not a regular file', () => execFileSync('mkfifo', [transcript])],
       [
-        'is larger than 256 MiB',
+        // Transcripts are read line by line, of any size: one line is what is bounded.
+        'has a line larger than 256 MiB',
         () => {
           writeFileSync(transcript, '');
           truncateSync(transcript, 256 * MiB + 1);

@@ -110,7 +110,14 @@ describe.concurrent('--resume of an interrupted run', () => {
       cwd: ranIn,
     });
     expect(failed.code).not.toBe(0);
-    const [id] = home.runIds() as [string];
+    // A second run that failed the same way: a run is resumed once, and this one is resumed from
+    // the cassette the first one's resume records.
+    const again = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env,
+      cwd: ranIn,
+    });
+    expect(again.code).not.toBe(0);
+    const [id, twin] = home.runIds() as [string, string];
     fake.respond(() => ({ text: 'finished live' }));
     const live = await runAxe(['run', '--resume', id, '--record', 'c1.jsonl', '--events', 'ev.jsonl'], {
       env,
@@ -121,15 +128,15 @@ describe.concurrent('--resume of an interrupted run', () => {
     expect(existsSync(path.join(shell, 'c1.jsonl'))).toBe(true);
     expect(existsSync(path.join(shell, 'ev.jsonl'))).toBe(true);
     expect(readdirSync(ranIn)).toEqual([]);
-    // The same run resumed again from that cassette: no request reaches the server.
+    // The twin resumed from that cassette: no request reaches the server.
     fake.respond(() => ({ text: 'went live' }));
     const sent = fake.requests.length;
-    const replayed = await runAxe(['run', '--resume', id, '--replay', 'c1.jsonl'], { env, cwd: shell });
+    const replayed = await runAxe(['run', '--resume', twin, '--replay', 'c1.jsonl'], { env, cwd: shell });
     expect(replayed.code, replayed.stderr).toBe(0);
     expect(replayed.stdout).toBe('finished live');
     expect(fake.requests).toHaveLength(sent);
     const newest = home.runIds().at(-1) as string;
-    expect(runJson(home, newest)).toMatchObject({ resumedFrom: id, status: 'completed' });
+    expect(runJson(home, newest)).toMatchObject({ resumedFrom: twin, status: 'completed' });
   });
 
   it('flags --resume cannot honour are refused, one line naming the flag', async () => {

@@ -133,6 +133,24 @@ describe("the docs' commands", () => {
     expect(all.some((command) => command.where.startsWith('docs/run.md'))).toBe(true);
   });
 
+  it('each command but version names its docs page in --help, a page that exists and is linked from the README', async () => {
+    const home = project();
+    const env = home.env();
+    const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const docsLine = async (args: string[]): Promise<string | undefined> => {
+      const { stdout } = await runAxe(args, { env });
+      return /\nDocs:\n {2}(.+)\n$/.exec(stdout)?.[1];
+    };
+    expect(await docsLine(['--help'])).toBe(path.join(REPO_ROOT, 'README.md'));
+    expect(await docsLine(['version', '--help'])).toBeUndefined();
+    for (const command of ['run', 'agents', 'validate', 'config', 'runs', 'gc']) {
+      const page = await docsLine([command, '--help']);
+      expect(page, command).toMatch(new RegExp(`^${REPO_ROOT}/docs/[a-z-]+\\.md$`));
+      expect(existsSync(page as string), page).toBe(true);
+      expect(readme, page).toContain(`](${path.relative(REPO_ROOT, page as string)})`);
+    }
+  });
+
   it.each(byPage.filter(({ commands }) => commands.length > 0))(
     '$page: each names a command and flags the CLI declares, and runs',
     async ({ commands }) => {

@@ -22,8 +22,14 @@ const PAGES = [
     .map((name) => `docs/${name}`),
 ];
 
-/** `axe agents edit` opens $VISUAL: this one does what the user would, a model that exists. */
-const EDITOR = `sed -i -e 's|^model = .*|model = "anthropic/claude-haiku-4-5"|'`;
+/**
+ * `axe agents edit` opens $VISUAL with the file: this editor does what the user would, give the
+ * scaffold a model that exists (Node, so that it is the same on every system).
+ */
+const EDITOR_SCRIPT = `const fs = require('node:fs');
+const file = process.argv[2];
+fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^model = .*$/m, 'model = "anthropic/claude-haiku-4-5"'));
+`;
 
 interface Flag {
   value: 'none' | 'required' | 'optional';
@@ -155,7 +161,8 @@ describe("the docs' commands", () => {
     '$page: each names a command and flags the CLI declares, and runs',
     async ({ commands }) => {
       const home = project();
-      const env = home.env(undefined, { VISUAL: EDITOR });
+      const editor = home.file('editor.cjs', EDITOR_SCRIPT);
+      const env = home.env(undefined, { VISUAL: `'${process.execPath}' '${editor}'` });
       declarations ??= cliDeclarations(env);
       const declared = await declarations;
       const problems: string[] = [];
@@ -173,7 +180,8 @@ describe("the docs' commands", () => {
           cwd: home.root,
           ...(stdin !== undefined && { stdin }),
         });
-        if (result.code !== 0) problems.push(`${shown}: exit ${result.code}: ${result.stderr.trim()}`);
+        if (result.code !== 0)
+          problems.push(`${shown}: exit ${result.code}: ${(result.stderr || result.stdout).trim()}`);
       }
       expect(problems).toEqual([]);
     },

@@ -42,6 +42,10 @@ export function shBlocks(markdown: string): Block[] {
   return blocks;
 }
 
+/** Whether `c` is one character of `chars` (not the end of the text). */
+const oneOf = (chars: string, c: string | undefined): boolean =>
+  c !== undefined && c !== '' && chars.includes(c);
+
 type Token = { word: string; line: number } | { op: string; line: number };
 
 /** Shell words and operators of a block; `line` counts from the block's first line (0). */
@@ -85,18 +89,18 @@ function tokens(text: string): Token[] {
         if (text[i] === '`' || (text[i] === '$' && text[i + 1] === '(')) {
           throw new Error(`line ${line + 1}: command substitution is not read here`);
         }
-        if (text[i] === '\\' && '"\\$`'.includes(text[i + 1] ?? '')) i++;
+        if (text[i] === '\\' && oneOf('"\\$`', text[i + 1])) i++;
         add(text[i] as string);
       }
     } else if (c === '`' || (c === '$' && text[i + 1] === '(')) {
       throw new Error(`line ${line + 1}: command substitution is not read here`);
-    } else if ('|&<>'.includes(c)) {
+    } else if (oneOf('|&<>', c)) {
       // `2>` and `2>&1`: a file descriptor number right before the operator belongs to it.
       const fd = word !== undefined && /^\d$/.test(word) ? word : '';
       if (fd) word = undefined;
       end();
       let op = fd + c;
-      while ('|&<>'.includes(text[i + 1] ?? '') && text[i + 1] !== '\n') op += text[++i];
+      while (oneOf('|&<>', text[i + 1])) op += text[++i];
       if (text[i + 1] === '1' || text[i + 1] === '2') op += text[++i]; // `>&1`, `2>&2`
       out.push({ op, line });
     } else {

@@ -164,7 +164,7 @@ async function parseAndRun(): Promise<void> {
       );
 
   cli.option('-V, --version', 'Print the version');
-  cli.help();
+  cli.help(withDocsPage);
 
   // The actions above run after this line: they normalise their options with these switches.
   const switches = new Set(
@@ -214,6 +214,25 @@ async function parseAndRun(): Promise<void> {
       reportFatal(error);
     }
   }
+}
+
+/** The page that explains each command, in the docs shipped with axe. */
+const DOCS_PAGES: Record<string, string> = {
+  run: 'docs/run.md',
+  agents: 'docs/agent-files.md',
+  validate: 'docs/agent-files.md',
+  config: 'docs/config.md',
+  runs: 'docs/records.md',
+  gc: 'docs/memory-and-artifacts.md',
+};
+
+/** A `Docs:` line at the end of a help: the page's path in this install (`axe --help`: the README). */
+function withDocsPage(sections: { title?: string; body: string }[]): { title?: string; body: string }[] {
+  const usage = sections.find((section) => section.title === 'Usage')?.body ?? '';
+  const command = /\$ axe (\w+)/.exec(usage)?.[1];
+  const page = command === undefined ? 'README.md' : DOCS_PAGES[command];
+  if (page === undefined) return sections;
+  return [...sections, { title: 'Docs', body: `  ${join(import.meta.dirname, '..', page)}` }];
 }
 
 function usageError(message: string): void {

@@ -1,7 +1,7 @@
 /**
  * The most axe reads of each kind of file a user names, so that a wrong path (a log, a disk
  * image, /dev/zero) is a clear error instead of a heap that grows until the machine swaps. The
- * README's "Limits" lists them.
+ * "Limits" in docs/config.md lists them.
  */
 const MiB = 2 ** 20;
 

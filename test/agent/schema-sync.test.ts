@@ -34,12 +34,12 @@ function schemaFields(schema: JsonObject, prefix = ''): Map<string, string> {
   return fields;
 }
 
-/** The `| \`path\` | type | meaning |` rows between two README markers. */
-function readmeRows(marker: string): Map<string, string> {
-  const readme = read('README.md');
-  const section = readme.slice(
-    readme.indexOf(`<!-- ${marker}:start -->`),
-    readme.indexOf(`<!-- ${marker}:end -->`),
+/** The `| \`path\` | type | meaning |` rows between two markers of a docs page. */
+function pageRows(page: string, marker: string): Map<string, string> {
+  const text = read(page);
+  const section = text.slice(
+    text.indexOf(`<!-- ${marker}:start -->`),
+    text.indexOf(`<!-- ${marker}:end -->`),
   );
   const rows = new Map<string, string>();
   for (const line of section.split('\n')) {
@@ -118,18 +118,20 @@ describe('schemas/ is the single source of truth', () => {
     expect([...present].sort()).toEqual([...schemaFields(agentSchema).keys()].sort());
   });
 
-  it("the README's agent file reference lists every field with the schema's description", () => {
-    expect(Object.fromEntries(readmeRows('agent-reference'))).toEqual(
+  it("docs/agent-files.md's agent file reference lists every field with the schema's description", () => {
+    expect(Object.fromEntries(pageRows('docs/agent-files.md', 'agent-reference'))).toEqual(
       Object.fromEntries(schemaFields(agentSchema)),
     );
   });
 
-  it("the README's config reference lists every setting with the schema's description", () => {
+  it("docs/config.md's config reference lists every setting with the schema's description", () => {
     const { providers, runs } = configSchema.properties as Record<string, JsonObject>;
     const fields = [
       ...schemaFields(providers?.additionalProperties as JsonObject, 'providers.<name>.'),
       ...schemaFields(runs as JsonObject, 'runs.'),
     ];
-    expect(Object.fromEntries(readmeRows('config-reference'))).toEqual(Object.fromEntries(fields));
+    expect(Object.fromEntries(pageRows('docs/config.md', 'config-reference'))).toEqual(
+      Object.fromEntries(fields),
+    );
   });
 });

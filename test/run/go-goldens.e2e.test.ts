@@ -173,7 +173,7 @@ function detail(name: string, input: Record<string, string>): object {
   };
 }
 
-/** axe's documented additions to Go's envelope (README, "Differences from Go axe"). */
+/** axe's documented additions to Go's envelope (docs/go-differences.md). */
 const AXE_EXTRA_KEYS = ['provider', 'cache_read_tokens', 'cache_write_tokens', 'agents'];
 
 /** Go's maskJSONOutput: placeholders for durations and tool outputs, keys sorted, two spaces. */

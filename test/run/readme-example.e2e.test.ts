@@ -4,15 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { e2eHomes, REPO_ROOT, runAxe } from './cli.js';
 
 /**
- * The README's worked example of "Sub-agents: outcomes, budgets, inputs and outputs", its agent
- * files taken from the README as written: they load, and they do what the text around them says.
+ * The worked example of "Sub-agents: outcomes, budgets, inputs and outputs" in docs/run.md, its
+ * agent files taken from the page as written: they load, and they do what the text around them says.
  */
 const setup = e2eHomes();
 
 function readmeAgents(
   heading = '### Sub-agents: outcomes, budgets, inputs and outputs',
 ): Record<string, string> {
-  const readme = readFileSync(path.join(REPO_ROOT, 'README.md'), 'utf8');
+  const readme = readFileSync(path.join(REPO_ROOT, 'docs/run.md'), 'utf8');
   const start = readme.indexOf(heading);
   const section = readme.slice(start, readme.indexOf('\n### ', start + 1));
   const files: Record<string, string> = {};
@@ -24,7 +24,7 @@ function readmeAgents(
 
 const REPORT = { ok: false, findings: ['src/auth.ts:42 builds the query by concatenation'] };
 
-describe('the README worked example', () => {
+describe('the worked example of docs/run.md', () => {
   it('checker: typed inputs in the prompt, read-only tools, a checked value on stdout', async () => {
     const agents = readmeAgents();
     expect(Object.keys(agents)).toEqual(['checker', 'lead']);

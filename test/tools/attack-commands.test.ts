@@ -17,7 +17,7 @@ import { call, toolContext } from './helpers.js';
 /**
  * Escape attempts through `run_command`. Each command is first run by plain `sh -c` in a fresh
  * box to prove it reads or changes something outside the workdir; through the tool the guard
- * must refuse it. The guard is a heuristic, not a sandbox (the README says so).
+ * must refuse it. The guard is a heuristic, not a sandbox (docs/tools.md says so).
  */
 const currentBox = useAttackBox();
 

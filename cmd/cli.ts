@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
+import { type Bundle, bundleFile, callBundle, commandOf } from '../internal/startup/bundle.js';
 import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
-import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
 import { exitIfNothingLeft } from './exit.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 

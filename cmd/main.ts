@@ -1,7 +1,7 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bundleFile, bundleOf, commandOf } from './bundle.js';
-import { runFromCodeCache } from './code-cache.js';
+import { bundleFile, bundleOf, commandOf } from '../internal/startup/bundle.js';
+import { runFromCodeCache } from '../internal/startup/code-cache.js';
 import { exitOnceIdle } from './exit.js';
 import { checkStdoutOpen } from './stdio.js';
 import { versionCommand } from './version.js';

@@ -1,16 +1,16 @@
 import { closeSync, fstatSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { Script } from 'node:vm';
-import { resolvePaths } from '../internal/config/paths.js';
-import { ExitCode } from '../internal/errors.js';
-import { fsErrorReason } from '../internal/fs/fs-error.js';
-import { readAll } from '../internal/fs/read-all.js';
-import { removeFile } from '../internal/fs/remove-stale.js';
-import { hashName } from '../internal/hash.js';
-import { processAlive } from '../internal/process-alive.js';
+import { stderr } from '../../cmd/stdio.js';
+import { resolvePaths } from '../config/paths.js';
+import { ExitCode } from '../errors.js';
+import { fsErrorReason } from '../fs/fs-error.js';
+import { readAll } from '../fs/read-all.js';
+import { removeFile } from '../fs/remove-stale.js';
+import { hashName } from '../hash.js';
+import { processAlive } from '../process-alive.js';
 import { callBundle } from './bundle.js';
 import { QUIET_MARK, readCacheFile, type SourceIdentity, saveCacheFile } from './code-cache-file.js';
-import { stderr } from './stdio.js';
 
 /** A hash of the CLI's bundles, set by scripts/build.mjs. */
 declare const AXE_CLI_ID: string;

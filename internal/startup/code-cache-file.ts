@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
-import { readOwnFileSync, writeOwnFileSync } from '../internal/fs/own-file.js';
-import { removeFile, removeStaleFiles } from '../internal/fs/remove-stale.js';
-import { fnv1a } from '../internal/hash.js';
+import { readOwnFileSync, writeOwnFileSync } from '../fs/own-file.js';
+import { removeFile, removeStaleFiles } from '../fs/remove-stale.js';
+import { fnv1a } from '../hash.js';
 
 /**
  * A code cache file: a header, then what V8's `createCachedData` made. V8 checks a cache's version,

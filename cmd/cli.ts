@@ -16,8 +16,8 @@ import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 const argv = process.argv.slice(2);
 
 /**
- * Which bundle this is (cmd/bundle.ts), set by scripts/build.mjs. Each action tests it in place, so
- * that esbuild drops the commands a bundle leaves out.
+ * Which bundle this is (internal/startup/bundle.ts), set by scripts/build.mjs. Each action tests it
+ * in place, so that esbuild drops the commands a bundle leaves out.
  */
 declare const AXE_BUNDLE: Bundle;
 

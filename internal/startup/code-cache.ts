@@ -30,16 +30,20 @@ const LEARNING_MS = 24 * 3600 * 1000;
 const QUIET_RUNS = 3;
 
 /**
- * Runs the CommonJS bundle `file` from V8's code cache, as Node 22's `module.enableCompileCache`
- * does (Node 20 has none): the functions a command compiled are kept in `<cache dir>/code-cache/`,
- * one file per `command` (bundle.ts), and later runs load them instead of compiling the CLI's
- * JavaScript again. The cache is written after a command's first successful run, and during its
- * first day again after a successful run that compiled notably more than the cache held (a first
- * fan-out after plain runs), so it grows to what the command is used for; once three runs in a row
- * found nothing to add (`<cache>.quiet-<n>` marks), it is kept as it is. It is an optimisation
- * only: a missing, foreign, stale or damaged one means compiling as usual, one that cannot be
- * written is not an error. `AXE_NO_CODE_CACHE=1` turns it off. Throws CannotStartError when the
- * bundle cannot be read or compiled.
+ * Runs the CommonJS bundle `file` from V8's code cache: the functions a command compiled are kept
+ * in `<cache dir>/code-cache/`, one file per `command` (bundle.ts), and later runs load them instead
+ * of compiling the CLI's JavaScript again. The cache is written after a command's first successful
+ * run, and during its first day again after a successful run that compiled notably more than the
+ * cache held (a first fan-out after plain runs), so it grows to what the command is used for; once
+ * three runs in a row found nothing to add (`<cache>.quiet-<n>` marks), it is kept as it is. It is
+ * an optimisation only: a missing, foreign, stale or damaged one means compiling as usual, one that
+ * cannot be written is not an error. `AXE_NO_CODE_CACHE=1` turns it off. Throws CannotStartError
+ * when the bundle cannot be read or compiled.
+ *
+ * Used on every Node version. Node 20 has no compile cache of its own; Node 22.1+ has
+ * `module.enableCompileCache()`, but it keeps what a module's loading compiled, not the functions
+ * compiled later as the command runs, and it measured slower: `run --dry-run` took 60 ms over
+ * `node -e 0` from this cache against 72 ms from Node's on 24.22, 64 against 120 ms on 22.23.
  */
 export function runFromCodeCache(file: string, argv: string[], command: string): void {
   let source: { text: string; identity: SourceIdentity; bytes: Buffer };

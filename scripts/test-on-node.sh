@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Runs every test file, or the vitest arguments given, on the official Node <version> (fetched once
+# by scripts/ci-node.sh), then prints `Node v<version>: Tests: N passed, N failed`. The tests spawn
+# `process.execPath` and `node` from PATH: both are that Node. Needs node_modules and a built dist/
+# (`npm test` on this machine's Node builds it: esbuild's output is the same for every version).
+# Exits with vitest's status.
+#
+#   scripts/test-on-node.sh 24.22.3 test/http test/run/run.e2e.test.ts
+set -euo pipefail
+cd "$(dirname "$0")/.."
+version=${1:?usage: scripts/test-on-node.sh <node version> [vitest arguments]}
+shift
+bin=$(scripts/ci-node.sh "$version")
+echo "== Node v$version: ${*:-every test file}"
+rm -f test-results.json
+status=0
+CI=true PATH="$bin:$PATH" node_modules/.bin/vitest run "$@" || status=$?
+if [ -f test-results.json ]; then
+  printf 'Node v%s: ' "$version"
+  "$bin/node" scripts/test-summary.mjs test-results.json
+else
+  echo "Node v$version: no test results (vitest exited with $status)"
+  [ "$status" -ne 0 ] || status=1
+fi
+exit "$status"

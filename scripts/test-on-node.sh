@@ -10,7 +10,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:?usage: scripts/test-on-node.sh <node version> [vitest arguments]}
 shift
-bin=$(scripts/ci-node.sh "$version")
+cached=$(scripts/ci-node.sh "$version")
+# Run as root, some tests spawn process.execPath as another user, who cannot reach the cache in
+# root's private home: the tests run a copy in a temp dir anyone can read, removed at the end.
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+chmod 755 "$bin"
+cp "$cached/node" "$bin/node"
 echo "== Node v$version: ${*:-every test file}"
 rm -f test-results.json
 status=0

@@ -21,7 +21,10 @@ if [ ! -x "$dir/bin/node" ]; then
   mkdir -p "$cache"
   work=$(mktemp -d "$cache/.fetch-XXXXXX")
   trap 'rm -rf "$work"' EXIT
-  (cd "$work" && npm pack --silent "node-linux-$arch@$version" >/dev/null)
+  if ! (cd "$work" && npm pack --loglevel=error "node-linux-$arch@$version" >/dev/null); then
+    echo "scripts/ci-node.sh: cannot fetch node-linux-$arch@$version from the npm registry" >&2
+    exit 1
+  fi
   tar -xzf "$work/node-linux-$arch-$version.tgz" -C "$work" package/bin/node
   mkdir -p "$work/node-$version/bin"
   mv "$work/package/bin/node" "$work/node-$version/bin/node"

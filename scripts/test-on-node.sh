@@ -10,7 +10,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 version=${1:?usage: scripts/test-on-node.sh <node version> [vitest arguments]}
 shift
-cached=$(scripts/ci-node.sh "$version")
+if ! cached=$(scripts/ci-node.sh "$version"); then
+  echo "Node v$version: not run: no such Node binary"
+  exit 1
+fi
 # Run as root, some tests spawn process.execPath as another user, who cannot reach the cache in
 # root's private home: the tests run a copy in a temp dir anyone can read, removed at the end.
 bin=$(mktemp -d)

@@ -28,9 +28,12 @@ if [ ! -x "$dir/bin/node" ]; then
   tar -xzf "$work/node-linux-$arch-$version.tgz" -C "$work" package/bin/node
   mkdir -p "$work/node-$version/bin"
   mv "$work/package/bin/node" "$work/node-$version/bin/node"
-  # Whole or not at all: a fetch cut short leaves no folder a later call would take as complete.
-  rm -rf "$dir"
-  mv "$work/node-$version" "$dir"
+  # Whole or not at all: a fetch cut short leaves no folder a later call would take as complete. A
+  # concurrent fetch that finished first is kept (mv -T does not move into an existing folder).
+  if [ ! -x "$dir/bin/node" ]; then
+    rm -rf "$dir"
+    mv -T "$work/node-$version" "$dir"
+  fi
 fi
 actual=$("$dir/bin/node" --version)
 if [ "$actual" != "v$version" ]; then

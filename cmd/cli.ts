@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
+import { type Bundle, bundleFile, callBundle, commandOf } from '../internal/startup/bundle.js';
 import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
-import { type Bundle, bundleFile, callBundle, commandOf } from './bundle.js';
 import { exitIfNothingLeft } from './exit.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
@@ -16,8 +16,8 @@ import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 const argv = process.argv.slice(2);
 
 /**
- * Which bundle this is (cmd/bundle.ts), set by scripts/build.mjs. Each action tests it in place, so
- * that esbuild drops the commands a bundle leaves out.
+ * Which bundle this is (internal/startup/bundle.ts), set by scripts/build.mjs. Each action tests it
+ * in place, so that esbuild drops the commands a bundle leaves out.
  */
 declare const AXE_BUNDLE: Bundle;
 

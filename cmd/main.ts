@@ -1,14 +1,14 @@
 import { realpathSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { bundleFile, bundleOf, commandOf } from './bundle.js';
-import { runFromCodeCache } from './code-cache.js';
+import { bundleFile, bundleOf, commandOf } from '../internal/startup/bundle.js';
+import { CannotStartError, runFromCodeCache } from '../internal/startup/code-cache.js';
 import { exitOnceIdle } from './exit.js';
-import { checkStdoutOpen } from './stdio.js';
+import { checkStdoutOpen, stderr } from './stdio.js';
 import { versionCommand } from './version.js';
 
 /**
  * The executable (dist/main.js). `axe version` is answered here, without loading the CLI; every
- * other command runs a CLI bundle (cmd/bundle.ts) from V8's code cache.
+ * other command runs a CLI bundle (internal/startup/bundle.ts) from V8's code cache.
  */
 exitOnceIdle();
 const argv = process.argv.slice(2);
@@ -18,5 +18,11 @@ if (argv.length === 1 && ['version', '--version', '-V'].includes(argv[0] ?? ''))
 } else {
   // Beside the real file: `node --preserve-symlinks-main` names the bin's symlink.
   const command = commandOf(argv);
-  runFromCodeCache(join(dirname(realpathSync(__filename)), bundleFile(bundleOf(command))), argv, command);
+  try {
+    runFromCodeCache(join(dirname(realpathSync(__filename)), bundleFile(bundleOf(command))), argv, command);
+  } catch (error) {
+    if (!(error instanceof CannotStartError)) throw error;
+    stderr.write(`axe: ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  }
 }

@@ -110,7 +110,8 @@ export function checkStdoutOpen(): void {
 /**
  * Node reopens a closed stdout as /dev/null read-write, where a shell's `>/dev/null` opens it
  * write-only; daemon(3) points 0, 1 and 2 at one read-write /dev/null, which is a discarded
- * stdout, not a closed one. Linux only; elsewhere a closed stdout goes unnoticed.
+ * stdout, not a closed one. Node 20, 22 and 24 alike. Linux only; elsewhere a closed stdout goes
+ * unnoticed.
  */
 function stdoutClosed(): boolean {
   try {

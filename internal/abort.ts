@@ -13,8 +13,9 @@ export interface TimedSignal {
 /**
  * `parent` or `ms`, whichever ends first. Not `AbortSignal.any([parent, AbortSignal.timeout(ms)])`:
  * Node 20's `any` holds its sources weakly, so the timeout signal can be garbage-collected before
- * it fires (a url_fetch from a server dripping bytes then ran for minutes), and making one costs
- * ~25 µs, once per model call.
+ * it fires (a url_fetch from a server dripping bytes then ran for minutes; Node 22 and 24 keep it),
+ * and on every version making one costs more than a controller and a timer (~25 µs on Node 20,
+ * once per model call).
  */
 export function withTimeout(parent: AbortSignal, ms: number): TimedSignal {
   const { controller, timedOut, dispose } = followParent(parent, {

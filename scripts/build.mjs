@@ -1,7 +1,8 @@
 // Bundles the CLI with esbuild into CommonJS files: dist/main.js, the small executable, and the
-// CLI bundles of cmd/bundle.ts — dist/cli.js, every command, and smaller ones for the commands
-// started most often —, which main.js runs from V8's code cache (cmd/code-cache.ts). A bundle
-// compiles once and is cached whole; lazily loaded ES chunks cannot be cached on Node 20.
+// CLI bundles of internal/startup/bundle.ts — dist/cli.js, every command, and smaller ones for the
+// commands started most often —, which main.js runs from V8's code cache
+// (internal/startup/code-cache.ts). A bundle compiles once and is cached whole; lazily loaded ES
+// chunks cannot be cached on Node 20.
 // The heavy packages stay outside, required by the code that needs them.
 // The bundle is written to a fresh folder and swapped in, so an `axe` already running from dist/
 // (a test, a second terminal) never sees a half-written build.
@@ -31,7 +32,7 @@ try {
   // mkdtemp makes the folder 0700: dist/ must be readable by every user of a shared install.
   chmodSync(staging, 0o755);
   const id = createHash('sha256');
-  // As cmd/bundle.ts names them.
+  // As internal/startup/bundle.ts names them.
   for (const [bundle, name] of [
     ['all', 'cli'],
     ['run', 'cli-run'],

@@ -2,9 +2,10 @@ import path from 'node:path';
 import { fsPromises } from './promises.js';
 
 /**
- * A small glob for `files = [...]` (Node 20 has no fs.glob). Segments are matched like Go's
- * filepath.Match (`*`, `?`, `[a-z]`, `[^x]`, `\` escapes; `*` never crosses `/`), and a `**`
- * segment matches zero or more directories.
+ * A small glob for `files = [...]`. Segments are matched like Go's filepath.Match (`*`, `?`,
+ * `[a-z]`, `[^x]`, `\` escapes; `*` never crosses `/`), and a `**` segment matches zero or more
+ * directories. Not Node's fs.glob: Node 20 has none, and Node 22's and 24's expand `{a,b}` and
+ * skip dot files on `*`, where Go's takes braces literally and matches `.hidden`.
  *
  * Patterns come from models (glob_files, grep_files' `glob`), so matching never backtracks more
  * than one step: a `*` per name and a `**` per path are matched by the greedy wildcard matcher,

@@ -220,7 +220,7 @@ describe('the code cache', () => {
       spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], { cwd, env, encoding: 'utf8' });
     expect(list().stdout).toBe('a - An agent\n');
     expect(list().stdout).toBe('a - An agent\n');
-    // The bundle `agents` runs from (cmd/bundle.ts).
+    // The bundle `agents` runs from (internal/startup/bundle.ts).
     const bundle = join(dist, 'cli-agent-files.js');
     const text = readFileSync(bundle, 'latin1');
     // The separator of `agents list`, in the bundle's template literal.
@@ -323,7 +323,7 @@ describe('the code cache', () => {
     const { home, cwd, env } = tempHome();
     const dist = join(home, 'dist');
     cpSync(dirname(CLI), dist, { recursive: true });
-    // The bundle `agents` runs from (cmd/bundle.ts).
+    // The bundle `agents` runs from (internal/startup/bundle.ts).
     const bundle = join(dist, 'cli-agent-files.js');
     writeFileSync(bundle, readFileSync(bundle).subarray(0, 5000));
     const result = spawnSync(process.execPath, [join(dist, 'main.js'), 'agents', 'list'], {

@@ -1,9 +1,9 @@
 import { readdirSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { Script } from 'node:vm';
-import { readOwnFileSync, writeOwnFileSync } from '../internal/fs/own-file.js';
-import { removeFile, removeStaleFiles } from '../internal/fs/remove-stale.js';
-import { fnv1a } from '../internal/hash.js';
+import { readOwnFileSync, writeOwnFileSync } from '../fs/own-file.js';
+import { removeFile, removeStaleFiles } from '../fs/remove-stale.js';
+import { fnv1a } from '../hash.js';
 
 /**
  * A code cache file: a header, then what V8's `createCachedData` made. V8 checks a cache's version,
@@ -55,11 +55,11 @@ export function readCacheFile(file: string, source: SourceIdentity, scratch?: Bu
 
 /**
  * The checksum: FNV-1a over the length and every 128th 32-bit word (one in 512 bytes): hashing all
- * of it in JavaScript costs ~6 ms, and Node 20 has no crc32 without loading zlib (~4 ms). A damaged
- * disk block (512 bytes) spans a sampled word; damage it misses, V8 may crash on — the crash
- * marker (code-cache.ts) then removes the cache. Few enough words (~1000 for a run's cache) that V8
- * never optimises the loop: at one in 128 bytes it did (TurboFan, on-stack), paging in ~4 MB of
- * its compiler and spending ~5 ms on a thread, in every run.
+ * of it in JavaScript costs ~6 ms, and Node's only crc32 (zlib.crc32, Node 22.2+) loads zlib
+ * (~4 ms). A damaged disk block (512 bytes) spans a sampled word; damage it misses, V8 may crash
+ * on — the crash marker (code-cache.ts) then removes the cache. Few enough words (~1000 for a
+ * run's cache) that V8 never optimises the loop: at one in 128 bytes it did (TurboFan, on-stack),
+ * paging in ~4 MB of its compiler and spending ~5 ms on a thread, in every run.
  */
 function checksum(payload: Uint8Array): number {
   const words = new Uint32Array(payload.buffer, payload.byteOffset, payload.length >>> 2);

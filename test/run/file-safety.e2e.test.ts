@@ -1,0 +1,99 @@
+import { execFileSync, spawn } from 'node:child_process';
+import { closeSync, constants, openSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { agentToml } from './agents.js';
+import { AXE_BIN, type AxeResult, e2eHomes, lines, runAxe } from './cli.js';
+
+/** Nothing axe opens can hang it: a FIFO in the place of a file it writes, at the CLI. */
+const setup = e2eHomes();
+
+function mkfifo(file: string): string {
+  execFileSync('mkfifo', [file]);
+  return file;
+}
+
+describe.concurrent('--events to a FIFO', () => {
+  it('with no reader: refused at once, exit 2, one line naming the FIFO', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const fifo = mkfifo(path.join(home.root, 'events.fifo'));
+    const result = await runAxe(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi', '--events', fifo],
+      {
+        env: home.env(fake.url),
+      },
+    );
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(lines(result.stderr)).toEqual([
+      expect.stringContaining(`--events: ${fifo} is a FIFO nobody reads`),
+    ]);
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('with a reader that never reads: the run still ends, its answer printed, the drop said once', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const fifo = mkfifo(path.join(home.root, 'stalled.fifo'));
+    // Opened for reading (non-blocking, so this test does not wait for a writer) and never read.
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      // Far more than a pipe holds (64 KiB): the answer is in the events' last lines.
+      const answer = 'x'.repeat(300_000);
+      fake.enqueue({ text: answer });
+      const result = await runAxe(
+        ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi', '--events', fifo, '--no-record-run'],
+        { env: home.env(fake.url) },
+      );
+      expect(result.code).toBe(0);
+      expect(result.stdout).toBe(answer);
+      expect(lines(result.stderr)).toEqual([
+        expect.stringMatching(
+          new RegExp(
+            `^Warning: --events: cannot write ${fifo} \\(its reader stopped reading: \\d+ bytes were not written\\): events stop here$`,
+          ),
+        ),
+      ]);
+    } finally {
+      closeSync(reader);
+    }
+  });
+});
+
+/** `axe args` under umask 000, which would leave every file and directory open to all. */
+function runUnderUmask000(args: string[], env: NodeJS.ProcessEnv): Promise<AxeResult> {
+  return new Promise((resolve) => {
+    const child = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, AXE_BIN, ...args], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk;
+    });
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      stderr += chunk;
+    });
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: 0 }));
+  });
+}
+
+function modeOf(file: string): number {
+  return statSync(file).mode & 0o777;
+}
+
+describe.concurrent('file modes under umask 000', () => {
+  it('--events is created 0600', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const events = path.join(home.root, 'events.jsonl');
+    fake.enqueue({ text: 'ok' });
+    const result = await runUnderUmask000(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi', '--events', events],
+      home.env(fake.url),
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'ok' });
+    expect(modeOf(events)).toBe(0o600);
+  });
+});

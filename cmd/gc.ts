@@ -4,6 +4,7 @@ import type { AgentSpec } from '../internal/agent/spec.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../internal/errors.js';
+import { fileProblem } from '../internal/fs/fs-error.js';
 import { countEntries, memoryFile, readMemory, trimEntries } from '../internal/memory/memory.js';
 import { createRunRenderer } from '../internal/output/run-renderer.js';
 import { runTopLevel } from '../internal/runner/index.js';
@@ -92,7 +93,7 @@ async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {
   try {
     log = await readMemory(file);
   } catch (error) {
-    throw new RuntimeError(`cannot read memory ${file}: ${errorMessage(error)}`);
+    throw new RuntimeError(`cannot read memory: ${fileProblem(file, error)}`);
   }
   if (log === '') {
     stdout.write(`No memory entries for agent "${name}". Nothing to do.\n`);
@@ -111,7 +112,7 @@ async function gcAgent(spec: AgentSpec, gc: GcOptions): Promise<void> {
     return;
   }
   const removed = await trimEntries(file, keep).catch((error: unknown) => {
-    throw new RuntimeError(`cannot trim memory ${file}: ${errorMessage(error)}`);
+    throw new RuntimeError(`cannot trim memory: ${fileProblem(file, error)}`);
   });
   stdout.write(
     removed === 0

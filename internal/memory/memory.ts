@@ -1,7 +1,8 @@
-import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
+import { fileProblem } from '../fs/fs-error.js';
+import { openAppendable } from '../fs/open-writable.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
@@ -81,12 +82,18 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
  * the log as it was. Waiting for another writer ends when `signal` aborts.
  */
 export async function appendEntry(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
-  const { mkdir, open } = fsPromises();
-  await mkdir(dirname(file), { recursive: true });
+  await appendLocked(file, entry, signal).catch((error: unknown) => {
+    throw new Error(fileProblem(file, error), { cause: error });
+  });
+}
+
+async function appendLocked(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
+  // Owner-only, whatever the umask: the log holds the user's tasks and the model's answers.
+  await fsPromises().mkdir(dirname(file), { recursive: true, mode: 0o700 });
   await withFileLock(
     file,
     async () => {
-      const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+      const handle = await openAppendable(file, 0o600);
       try {
         const { size } = await handle.stat();
         try {
@@ -115,7 +122,11 @@ export async function trimEntries(file: string, keep: number): Promise<number> {
     const log = await readMemory(file);
     const total = countEntries(log);
     if (total <= keep) return 0;
-    await writeFileAtomic(file, newestEntries(log, keep));
+    // A symlinked log is replaced where it really is: the link stays a link.
+    const target = await fsPromises()
+      .realpath(file)
+      .catch(() => file);
+    await writeFileAtomic(target, newestEntries(log, keep));
     return total - keep;
   });
 }
@@ -153,7 +164,7 @@ export async function loadMemory(
       file,
       entries: '',
       count: 0,
-      warnings: [`failed to load memory for "${agent}": ${(error as Error).message}`],
+      warnings: [`failed to load memory for "${agent}": ${fileProblem(file, error)}`],
     };
   }
 }

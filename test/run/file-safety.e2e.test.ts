@@ -1,9 +1,10 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { closeSync, constants, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml } from './agents.js';
-import { AXE_BIN, type AxeResult, e2eHomes, lines, runAxe } from './cli.js';
+import { e2eHomes, lines, runAxe } from './cli.js';
+import { runUnderUmask000 } from './umask.js';
 
 /** Nothing axe opens can hang it: a FIFO in the place of a file it writes, at the CLI. */
 const setup = e2eHomes();
@@ -59,25 +60,6 @@ describe.concurrent('--events to a FIFO', () => {
     }
   });
 });
-
-/** `axe args` under umask 000, which would leave every file and directory open to all. */
-function runUnderUmask000(args: string[], env: NodeJS.ProcessEnv): Promise<AxeResult> {
-  return new Promise((resolve) => {
-    const child = spawn('sh', ['-c', 'umask 000; exec "$0" "$@"', process.execPath, AXE_BIN, ...args], {
-      env,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      stderr += chunk;
-    });
-    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr, ms: 0 }));
-  });
-}
 
 function modeOf(file: string): number {
   return statSync(file).mode & 0o777;

@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, openSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml } from './agents.js';
-import { e2eHomes, lines, runAxe } from './cli.js';
+import { AXE_BIN, e2eHomes, lines, REPO_ROOT, runAxe } from './cli.js';
 import { runUnderUmask000 } from './umask.js';
 
 /** Nothing axe opens can hang it: a FIFO in the place of a file it writes, at the CLI. */
@@ -77,5 +77,29 @@ describe.concurrent('file modes under umask 000', () => {
     );
     expect(result).toMatchObject({ code: 0, stdout: 'ok' });
     expect(modeOf(events)).toBe(0o600);
+  });
+});
+
+describe('stdout that cannot be written', () => {
+  it('axe agents list > /dev/full: one line on stderr naming why, exit 1', async () => {
+    const { home } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const full = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(process.execPath, [AXE_BIN, 'agents', 'list', '--agents-dir', home.agentsDir], {
+        cwd: REPO_ROOT,
+        env: home.env(),
+        stdio: ['ignore', full, 'pipe'],
+      });
+      let stderr = '';
+      child.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+      });
+      const code = await new Promise((resolve) => child.on('close', resolve));
+      expect(code).toBe(1);
+      expect(stderr).toBe('axe: cannot write to stdout: no space left on the device\n');
+    } finally {
+      closeSync(full);
+    }
   });
 });

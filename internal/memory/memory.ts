@@ -3,6 +3,7 @@ import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
 import { fileProblem } from '../fs/fs-error.js';
 import { openAppendable } from '../fs/open-writable.js';
+import { sharedDirWarning } from '../fs/private-dir.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
@@ -158,6 +159,9 @@ export async function loadMemory(
             `agent "${agent}" memory has ${count} entries (max_entries: ${config.maxEntries}). Run 'axe gc ${agent}' to trim.`,
           ]
         : [];
+    const shared =
+      config.path === undefined ? sharedDirWarning([dirname(dirname(file)), dirname(file)]) : undefined;
+    if (shared !== undefined) warnings.push(shared);
     return { file, entries: newestEntries(log, config.lastN), count, warnings };
   } catch (error) {
     return {

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { countEntries, formatEntry } from '../../internal/memory/memory.js';
@@ -90,6 +90,24 @@ describe.concurrent('memory files', () => {
     const dataDir = path.join(home.root, 'data', 'axe');
     expect(modeOf(dataDir)).toBe(0o700);
     expect(modeOf(path.join(dataDir, 'memory'))).toBe(0o700);
+    expect(modeOf(path.join(dataDir, 'memory', 'keeper.md'))).toBe(0o600);
+  });
+
+  it('a data directory others may write: one warning naming it, though memory and the record both use it', async () => {
+    const { home, fake } = await setup();
+    keeper(home);
+    const dataDir = path.join(home.root, 'data', 'axe');
+    mkdirSync(dataDir, { recursive: true });
+    chmodSync(dataDir, 0o777);
+    fake.enqueue({ text: 'answer' });
+    const result = await runAxe(['run', 'keeper', '--agents-dir', home.agentsDir, '-p', 'x'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'answer' });
+    expect(lines(result.stderr)).toEqual([
+      `Warning: ${dataDir} is writable by other users (mode 0777); another user could plant files there that axe trusts: chmod 700 ${dataDir}`,
+    ]);
+    expect(home.runIds()).toHaveLength(1);
     expect(modeOf(path.join(dataDir, 'memory', 'keeper.md'))).toBe(0o600);
   });
 });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn } from 'node:child_process';
-import { closeSync, constants, openSync, statSync } from 'node:fs';
+import { closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml } from './agents.js';
@@ -77,6 +77,39 @@ describe.concurrent('file modes under umask 000', () => {
     );
     expect(result).toMatchObject({ code: 0, stdout: 'ok' });
     expect(modeOf(events)).toBe(0o600);
+  });
+
+  it('a --record cassette is created 0600', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const cassette = path.join(home.root, 'solo.jsonl');
+    fake.enqueue({ text: 'ok' });
+    const result = await runUnderUmask000(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi', '--record', cassette, '--no-record-run'],
+      home.env(fake.url),
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'ok' });
+    expect(modeOf(cassette)).toBe(0o600);
+  });
+
+  it('an artifact directory (and the cache directories above it) are created 0700', async () => {
+    const { home, fake } = await setup();
+    const extra = ['tools = ["write_file"]', '[artifacts]', 'enabled = true', 'default_write = true'];
+    home.agent('maker', agentToml('maker', { extra }));
+    fake.respond((request) =>
+      request.toolResults.length === 0
+        ? { toolCalls: [{ name: 'write_file', arguments: { path: 'a.md', content: 'made' } }] }
+        : { text: 'done' },
+    );
+    const result = await runUnderUmask000(
+      ['run', 'maker', '--agents-dir', home.agentsDir, '-p', 'go', '--keep-artifacts', '--no-record-run'],
+      home.env(fake.url),
+    );
+    expect(result).toMatchObject({ code: 0, stdout: 'done' });
+    const dir = /^artifacts preserved: (.*)$/m.exec(result.stderr)?.[1] ?? '';
+    expect(readFileSync(path.join(dir, 'a.md'), 'utf8')).toBe('made');
+    expect(modeOf(dir)).toBe(0o700);
+    expect(modeOf(path.dirname(dir))).toBe(0o700);
   });
 });
 

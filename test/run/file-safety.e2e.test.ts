@@ -1,5 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { closeSync, constants, openSync, readFileSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { agentToml } from './agents.js';
@@ -26,10 +27,26 @@ describe.concurrent('--events to a FIFO', () => {
       },
     );
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(lines(result.stderr)).toEqual([
-      expect.stringContaining(`--events: ${fifo} is a FIFO nobody reads`),
-    ]);
+    expect(lines(result.stderr)).toEqual([`axe: --events: ${fifo} is a FIFO nobody reads`]);
     expect(fake.requests).toHaveLength(0);
+  });
+
+  it('a socket: exit 2, one line saying what it is (not a raw ENXIO)', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const socket = path.join(home.root, 'events.sock');
+    const server = createServer();
+    await new Promise<void>((resolve) => server.listen(socket, resolve));
+    try {
+      const result = await runAxe(
+        ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi', '--events', socket],
+        { env: home.env(fake.url) },
+      );
+      expect(result).toMatchObject({ code: 2, stdout: '' });
+      expect(lines(result.stderr)).toEqual([`axe: --events: ${socket} is a socket, not a regular file`]);
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('with a reader that never reads: the run still ends, its answer printed, the drop said once', async () => {

@@ -1,6 +1,7 @@
 import { dirname, join } from 'node:path';
 import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
+import { errorMessage } from '../errors.js';
 import { fileProblem } from '../fs/fs-error.js';
 import { openAppendable } from '../fs/open-writable.js';
 import { sharedDirWarning } from '../fs/private-dir.js';
@@ -84,7 +85,9 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
  */
 export async function appendEntry(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
   await appendLocked(file, entry, signal).catch((error: unknown) => {
-    throw new Error(fileProblem(file, error), { cause: error });
+    // The file system's errors in words naming the log; the others (a cancelled wait) as they are.
+    const problem = fileProblem(file, error);
+    throw problem === errorMessage(error) ? error : new Error(problem, { cause: error });
   });
 }
 

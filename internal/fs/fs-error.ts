@@ -33,3 +33,16 @@ export function fileProblem(file: string, error: unknown): string {
   if (typeof code === 'string' && typeof syscall === 'string') return `${file}: ${fsErrorReason(error)}`;
   return error instanceof Error ? error.message : String(error);
 }
+
+/**
+ * A file system error that reached the top as Node made it (`ENOTDIR: not a directory, scandir
+ * '/x/runs'`) in words: `/x/runs: a part of the path is not a directory`; undefined for any other
+ * error.
+ */
+export function systemErrorLine(error: unknown): string | undefined {
+  const { code, syscall, path } = (error ?? {}) as NodeJS.ErrnoException;
+  if (typeof code !== 'string' || typeof syscall !== 'string') return undefined;
+  return path !== undefined
+    ? `${path}: ${fsErrorReason(error)}`
+    : `cannot ${syscall}: ${fsErrorReason(error)}`;
+}

@@ -153,3 +153,15 @@ describe('stdout that cannot be written', () => {
     }
   });
 });
+
+describe('file system errors in words', () => {
+  it('one that reaches the top names the path and says what happened (not ENOTDIR: …, scandir)', async () => {
+    const { home } = await setup();
+    const notADir = home.file('data-file', '');
+    const result = await runAxe(['runs', 'show', 'x'], {
+      env: home.env(undefined, { XDG_DATA_HOME: notADir }),
+    });
+    expect(result).toMatchObject({ code: 1, stdout: '' });
+    expect(result.stderr).toBe(`axe: ${notADir}/axe/runs: a part of the path is not a directory\n`);
+  });
+});

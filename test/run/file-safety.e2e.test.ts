@@ -82,6 +82,33 @@ function modeOf(file: string): number {
   return statSync(file).mode & 0o777;
 }
 
+describe('--events to a FIFO whose reader stopped, while the run waits', () => {
+  it('--timeout still ends the run (a blocking write would hold the event loop for ever)', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo'));
+    const fifo = mkfifo(path.join(home.root, 'stalled.fifo'));
+    const reader = openSync(fifo, constants.O_RDONLY | constants.O_NONBLOCK);
+    try {
+      fake.enqueue({ fault: { kind: 'hang' } });
+      // The message event alone is more than the pipe holds; then the model never answers.
+      const result = await runAxe(
+        ['run', 'solo', '--agents-dir', home.agentsDir, '--events', fifo, '--timeout', '2'],
+        { env: home.env(fake.url), stdin: 'y'.repeat(300_000) },
+      );
+      expect(fake.requests).toHaveLength(1);
+      expect(result).toMatchObject({ code: 3, signal: null, stdout: '' });
+      expect(lines(result.stderr)).toEqual([
+        'axe: timeout after 2s',
+        expect.stringMatching(
+          /^Warning: --events: cannot write .*stalled\.fifo \(its reader stopped reading: /,
+        ),
+      ]);
+    } finally {
+      closeSync(reader);
+    }
+  });
+});
+
 describe.concurrent('file modes under umask 000', () => {
   it('--events is created 0600', async () => {
     const { home, fake } = await setup();

@@ -74,7 +74,7 @@ async function init(agent: string, options: Record<string, unknown>): Promise<nu
         : join(resolvePaths(process.env).configDir, 'agents');
   const file = join(dir, `${agent}.toml`);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o755 }); // never writable by others, whatever the umask
     const existing = readdirSync(dir).find(
       (name) => basename(name, extname(name)) === agent && hasAgentExtension(name),
     );

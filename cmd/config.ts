@@ -73,8 +73,10 @@ export async function configCommand(action: string): Promise<number> {
     throw new ConfigError(`unknown config action "${action}": expected "path" or "init"`);
   }
   try {
-    await fsPromises().mkdir(join(configDir, 'agents'), { recursive: true });
-    await fsPromises().mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
+    // Never writable by others, whatever the umask: whoever may replace config.toml or plant an
+    // agent there decides where the API keys go.
+    await fsPromises().mkdir(join(configDir, 'agents'), { recursive: true, mode: 0o755 });
+    await fsPromises().mkdir(join(configDir, 'skills', 'sample'), { recursive: true, mode: 0o755 });
     await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
     await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
   } catch (error) {

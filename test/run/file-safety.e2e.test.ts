@@ -123,6 +123,26 @@ describe.concurrent('file modes under umask 000', () => {
     expect(modeOf(events)).toBe(0o600);
   });
 
+  it('axe config init and agents init: directories 0755 (never writable by others), config.toml 0600', async () => {
+    const { home } = await setup();
+    const env = home.env(undefined, { XDG_CONFIG_HOME: path.join(home.root, 'fresh') });
+    expect(await runUnderUmask000(['config', 'init'], env)).toMatchObject({ code: 0, stderr: '' });
+    const configDir = path.join(home.root, 'fresh', 'axe');
+    for (const dir of [
+      path.dirname(configDir),
+      configDir,
+      path.join(configDir, 'agents'),
+      path.join(configDir, 'skills'),
+    ]) {
+      expect(modeOf(dir)).toBe(0o755);
+    }
+    expect(modeOf(path.join(configDir, 'config.toml'))).toBe(0o600);
+    const agentsDir = path.join(home.root, 'new-agents');
+    const init = await runUnderUmask000(['agents', 'init', 'helper', '--agents-dir', agentsDir], env);
+    expect(init).toMatchObject({ code: 0, stderr: '' });
+    expect(modeOf(agentsDir)).toBe(0o755);
+  });
+
   it('a --record cassette is created 0600', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
 import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
+import { systemErrorLine } from '../internal/fs/fs-error.js';
 import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
 import { type Bundle, bundleFile, callBundle, commandOf } from '../internal/startup/bundle.js';
 import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
@@ -267,7 +268,9 @@ async function dispatch(command: () => Promise<number | undefined>): Promise<voi
 
 /** One line on stderr whatever the error carries (a wrapped parser message may span lines). */
 function reportFatal(error: unknown): void {
-  const message = maskSecrets(errorMessage(error));
+  const message = maskSecrets(
+    (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error),
+  );
   stderr.write(`axe: ${message.replace(/\s*[\r\n]+\s*/g, ' ').trim()}\n`);
   if (process.env.AXE_DEBUG === '1' && error instanceof Error && error.stack) {
     stderr.write(`${maskSecrets(error.stack)}\n`);

@@ -1,4 +1,4 @@
-import { readFileSync, readlinkSync, writeSync } from 'node:fs';
+import { fstatSync, readFileSync, readlinkSync, writeSync } from 'node:fs';
 import { ExitCode } from '../internal/errors.js';
 import { fdKind } from '../internal/fs/fd-kind.js';
 import { fsErrorReason } from '../internal/fs/fs-error.js';
@@ -12,8 +12,8 @@ const PAGE_BYTES = 4096;
  * with write(2), and so is a pipe or socket up to one page in all: the least any pipe holds, so
  * those writes never block, even with nobody reading yet. More goes through Node's stream, which
  * queues what the reader has not taken instead of blocking: a stalled reader never keeps axe from
- * hearing Ctrl-C or its deadline. A terminal (or /dev/null, /dev/full: any character device) goes
- * through the stream from the start. The stream writes at once what the descriptor takes, so the
+ * hearing Ctrl-C or its deadline. A terminal (any character device but /dev/null, /dev/full and
+ * the like) goes through the stream from the start. The stream writes at once what the descriptor takes, so the
  * order of lines is kept; a descriptor another process made non-blocking and filled (EAGAIN)
  * hands the rest, and every later line, to the stream.
  *
@@ -77,7 +77,7 @@ class FdOutput {
   }
 
   private kindOf(): 'file' | 'pipe' | 'stream' {
-    this.kind ??= fdKind(this.fd) ?? 'stream';
+    this.kind ??= fdKind(this.fd) ?? (isMemoryDevice(this.fd) ? 'file' : 'stream');
     return this.kind;
   }
 }
@@ -96,6 +96,20 @@ export const stderr = new FdOutput(
   () => process.stderr.on('error', () => {}),
   () => {},
 );
+
+/**
+ * /dev/null, /dev/full, /dev/zero (Linux's memory devices, major number 1): written with write(2)
+ * as a file is, which never blocks, so that a failed write (/dev/full: ENOSPC) is heard before
+ * axe exits, not in a stream's error event that the exit would outrun.
+ */
+function isMemoryDevice(fd: number): boolean {
+  try {
+    const stats = fstatSync(fd);
+    return stats.isCharacterDevice() && process.platform === 'linux' && stats.rdev >> 8 === 1;
+  } catch {
+    return false;
+  }
+}
 
 /** At start: a closed stdout is one line and exit 1 before anything runs. */
 export function checkStdoutOpen(): void {

@@ -31,7 +31,7 @@ export async function createAgentFile(
   const dir = newAgentDir(where.agentsDirs, where.cwd, where.env);
   const file = join(dir, `${agent}.toml`);
   try {
-    mkdirSync(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true, mode: 0o755 }); // never writable by others, whatever the umask
     const existing = readdirSync(dir).find(
       (name) => basename(name, extname(name)) === agent && hasAgentExtension(name),
     );

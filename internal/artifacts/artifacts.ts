@@ -101,7 +101,7 @@ function fromWorkdir(dir: string, workdir: string): string {
 /** Go's wording and exit code (a RuntimeError, exit 1) for a directory that cannot be made. */
 async function createDir(dir: string): Promise<string> {
   try {
-    await fsPromises().mkdir(dir, { recursive: true, mode: 0o755 });
+    await fsPromises().mkdir(dir, { recursive: true, mode: 0o700 });
     return await fsPromises().realpath(dir);
   } catch (error) {
     throw new RuntimeError(`failed to create artifact directory: ${dir}: ${fsErrorReason(error)}`);
@@ -114,7 +114,7 @@ async function createAutoDir(parent: string): Promise<string> {
   for (let attempt = 0; ; attempt++) {
     const dir = join(parent, `${timestamp(new Date())}-${randomHex(3)}`);
     try {
-      await fsPromises().mkdir(dir, { mode: 0o755 });
+      await fsPromises().mkdir(dir, { mode: 0o700 });
       return await fsPromises().realpath(dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST' && attempt < 5) continue;

@@ -140,7 +140,8 @@ export class CassetteRecorder {
       (entry) =>
         `${maskSecrets(JSON.stringify(entry.deltas ? { ...entry, deltas: maskedDeltas(entry.deltas) } : entry))}\n`,
     );
-    await writeFileAtomic(this.file, lines.join(''));
+    // 0600 when new, as a run record's files: a cassette holds the prompts and the answers.
+    await writeFileAtomic(this.file, lines.join(''), { mode: 0o600 });
   }
 }
 

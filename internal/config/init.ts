@@ -66,8 +66,10 @@ Say what the answer must look like:
  */
 export async function initConfigDir(configDir: string): Promise<void> {
   try {
-    await fsPromises().mkdir(join(configDir, 'agents'), { recursive: true });
-    await fsPromises().mkdir(join(configDir, 'skills', 'sample'), { recursive: true });
+    // Never writable by others, whatever the umask: whoever may replace config.toml or plant an
+    // agent there decides where the API keys go.
+    await fsPromises().mkdir(join(configDir, 'agents'), { recursive: true, mode: 0o755 });
+    await fsPromises().mkdir(join(configDir, 'skills', 'sample'), { recursive: true, mode: 0o755 });
     await writeIfMissing(join(configDir, 'skills', 'sample', 'SKILL.md'), SAMPLE_SKILL, 0o644);
     await writeIfMissing(join(configDir, 'config.toml'), CONFIG_TOML, 0o600);
   } catch (error) {

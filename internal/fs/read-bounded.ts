@@ -1,4 +1,4 @@
-import type { Stats } from 'node:fs';
+import type { BigIntStats, Stats } from 'node:fs';
 import { closeSync, constants, fstatSync, openSync, statSync } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { fsPromises } from './promises.js';
@@ -21,7 +21,7 @@ export class UnreadableFileError extends Error {
 }
 
 /** 'a directory', 'a FIFO', 'a character device', … for an error message. */
-export function describeFileType(stats: Stats): string {
+export function describeFileType(stats: Stats | BigIntStats): string {
   if (stats.isDirectory()) return 'a directory';
   if (stats.isFIFO()) return 'a FIFO';
   if (stats.isCharacterDevice()) return 'a character device';

@@ -1,6 +1,7 @@
 import type { AgentSpec } from '../agent/spec.js';
 import { loadGlobalConfig } from '../config/global.js';
-import { AxeError, ExitCode, errorMessage, MissingKeyError, RuntimeError } from '../errors.js';
+import { AxeError, ExitCode, MissingKeyError, RuntimeError } from '../errors.js';
+import { fileProblem } from '../fs/fs-error.js';
 import { countEntries, memoryFile, readMemory, trimEntries } from '../memory/memory.js';
 import { type EmitEvent, runTopLevel } from '../runner/index.js';
 
@@ -55,7 +56,7 @@ export async function readAgentMemory(spec: AgentSpec, env: NodeJS.ProcessEnv): 
   try {
     log = await readMemory(file);
   } catch (error) {
-    throw new RuntimeError(`cannot read memory ${file}: ${errorMessage(error)}`);
+    throw new RuntimeError(`cannot read memory: ${fileProblem(file, error)}`);
   }
   return { file, log, count: log === '' ? 0 : countEntries(log) };
 }
@@ -68,7 +69,7 @@ export function entriesKept(spec: AgentSpec): number {
 /** The oldest entries beyond `keep` removed; how many were. */
 export async function trimAgentMemory(file: string, keep: number): Promise<number> {
   return trimEntries(file, keep).catch((error: unknown) => {
-    throw new RuntimeError(`cannot trim memory ${file}: ${errorMessage(error)}`);
+    throw new RuntimeError(`cannot trim memory: ${fileProblem(file, error)}`);
   });
 }
 

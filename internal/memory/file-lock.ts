@@ -1,6 +1,8 @@
+import { constants } from 'node:fs';
 import type { FileHandle } from 'node:fs/promises';
 import { sleep } from '../abort.js';
 import { fsPromises } from '../fs/promises.js';
+import { describeFileType } from '../fs/read-bounded.js';
 import { processAlive } from '../process-alive.js';
 
 /** How long a writer waits for another one before giving up with a clear error. */
@@ -63,7 +65,7 @@ async function tryCreate(lock: string): Promise<string | undefined> {
   const { open, unlink } = fsPromises();
   let handle: FileHandle;
   try {
-    handle = await open(lock, 'wx', 0o644);
+    handle = await open(lock, 'wx', 0o600);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') return undefined;
     throw error;
@@ -92,11 +94,23 @@ interface LockState {
   content: string;
 }
 
-/** One lock file's identity and content, read through one handle so that they agree. */
+/** A lock that is no file axe made (a FIFO, a directory): never waited on, never removed. */
+class ForeignLockError extends Error {}
+
+/**
+ * One lock file's identity and content, read through one handle so that they agree. Opened
+ * non-blocking: a FIFO planted in its place would block the open until a writer came.
+ */
 async function inspect(lock: string): Promise<LockState> {
-  const handle = await fsPromises().open(lock, 'r');
+  const handle = await fsPromises().open(lock, constants.O_RDONLY | constants.O_NONBLOCK);
   try {
-    const { ino, mtimeNs } = await handle.stat({ bigint: true });
+    const stats = await handle.stat({ bigint: true });
+    if (!stats.isFile()) {
+      throw new ForeignLockError(
+        `${lock} is ${describeFileType(stats)}, not a lock file axe made; remove it if no axe is running`,
+      );
+    }
+    const { ino, mtimeNs } = stats;
     return { ino, mtimeNs, content: await handle.readFile('utf8') };
   } finally {
     await handle.close();
@@ -115,6 +129,7 @@ async function breakIfStale(lock: string): Promise<boolean> {
     await fsPromises().unlink(lock);
     return true;
   } catch (error) {
+    if (error instanceof ForeignLockError) throw error;
     return (error as NodeJS.ErrnoException).code === 'ENOENT';
   }
 }

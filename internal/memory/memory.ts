@@ -1,7 +1,10 @@
-import { constants } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { MemoryConfig } from '../agent/spec.js';
 import { resolvePaths } from '../config/paths.js';
+import { errorMessage } from '../errors.js';
+import { fileProblem } from '../fs/fs-error.js';
+import { openAppendable } from '../fs/open-writable.js';
+import { sharedDirWarning } from '../fs/private-dir.js';
 import { fsPromises } from '../fs/promises.js';
 import { readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
@@ -81,12 +84,20 @@ export function formatEntry(time: Date, task: string, result: string): Buffer {
  * the log as it was. Waiting for another writer ends when `signal` aborts.
  */
 export async function appendEntry(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
-  const { mkdir, open } = fsPromises();
-  await mkdir(dirname(file), { recursive: true });
+  await appendLocked(file, entry, signal).catch((error: unknown) => {
+    // The file system's errors in words naming the log; the others (a cancelled wait) as they are.
+    const problem = fileProblem(file, error);
+    throw problem === errorMessage(error) ? error : new Error(problem, { cause: error });
+  });
+}
+
+async function appendLocked(file: string, entry: Buffer, signal?: AbortSignal): Promise<void> {
+  // Owner-only, whatever the umask: the log holds the user's tasks and the model's answers.
+  await fsPromises().mkdir(dirname(file), { recursive: true, mode: 0o700 });
   await withFileLock(
     file,
     async () => {
-      const handle = await open(file, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT, 0o644);
+      const handle = await openAppendable(file, 0o600);
       try {
         const { size } = await handle.stat();
         try {
@@ -115,7 +126,11 @@ export async function trimEntries(file: string, keep: number): Promise<number> {
     const log = await readMemory(file);
     const total = countEntries(log);
     if (total <= keep) return 0;
-    await writeFileAtomic(file, newestEntries(log, keep));
+    // A symlinked log is replaced where it really is: the link stays a link.
+    const target = await fsPromises()
+      .realpath(file)
+      .catch(() => file);
+    await writeFileAtomic(target, newestEntries(log, keep));
     return total - keep;
   });
 }
@@ -147,13 +162,16 @@ export async function loadMemory(
             `agent "${agent}" memory has ${count} entries (max_entries: ${config.maxEntries}). Run 'axe gc ${agent}' to trim.`,
           ]
         : [];
+    const shared =
+      config.path === undefined ? sharedDirWarning([dirname(dirname(file)), dirname(file)]) : undefined;
+    if (shared !== undefined) warnings.push(shared);
     return { file, entries: newestEntries(log, config.lastN), count, warnings };
   } catch (error) {
     return {
       file,
       entries: '',
       count: 0,
-      warnings: [`failed to load memory for "${agent}": ${(error as Error).message}`],
+      warnings: [`failed to load memory for "${agent}": ${fileProblem(file, error)}`],
     };
   }
 }

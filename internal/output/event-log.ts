@@ -1,6 +1,8 @@
-import { closeSync, openSync, writeSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { NonBlockingWriter } from '../fs/non-blocking-writer.js';
+import { openWritableSync, type WritableFile } from '../fs/open-writable.js';
+import { UnreadableFileError } from '../fs/read-bounded.js';
 import type { RunEvent } from '../runner/events.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
 import type { TextSink } from './text-sink.js';
@@ -16,31 +18,20 @@ export interface EventLog {
  */
 export function openEventLog(target: string, stderr: TextSink): EventLog {
   if (target === '-') return heldText({ write: (event) => stderr.write(line(event)), close: () => {} });
-  let fd: number;
+  let file: WritableFile;
   try {
-    fd = openSync(target, 'w', 0o644);
+    // 0600: the events hold the prompts and answers, as a run record does.
+    file = openWritableSync(target, { mode: 0o600, pipes: true });
   } catch (error) {
+    if (error instanceof UnreadableFileError) throw new ConfigError(`--events: ${target} ${error.message}`);
     throw new ConfigError(`--events: cannot write ${target} (${fsErrorReason(error)})`);
   }
-  /** A write failed (said once), or the log is closed: nothing more is written. */
-  let broken = false;
+  const out = new NonBlockingWriter(file.fd, (why) =>
+    stderr.write(`Warning: --events: cannot write ${target} (${why}): events stop here\n`),
+  );
   return heldText({
-    write: (event) => {
-      if (broken) return;
-      try {
-        writeSync(fd, line(event));
-      } catch (error) {
-        broken = true;
-        stderr.write(
-          `Warning: --events: cannot write ${target} (${fsErrorReason(error)}): events stop here\n`,
-        );
-      }
-    },
-    close: () => {
-      // Events after the run's end (a last warning of its record) have no place in it.
-      broken = true;
-      closeSync(fd);
-    },
+    write: (event) => out.write(Buffer.from(line(event))),
+    close: () => out.close(),
   });
 }
 

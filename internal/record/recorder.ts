@@ -1,6 +1,7 @@
 import { appendFileSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { sharedDirWarning } from '../fs/private-dir.js';
 import { replaceFileSync } from '../fs/replace-file.js';
 import { ownIdentity } from '../process-alive.js';
 import { splitPath } from '../runner/agent-path.js';
@@ -133,6 +134,8 @@ export class RunRecorder {
         return;
       }
       mkdirSync(runsDir, { recursive: true, mode: DIR_MODE });
+      const shared = sharedDirWarning([dirname(runsDir), runsDir]);
+      if (shared !== undefined) this.problem(shared);
       const id = newRunDir(runsDir, startedAt);
       this.dir = join(runsDir, id);
       made = this.dir;

@@ -107,11 +107,14 @@ export interface SpawnOptions {
   stdin?: string;
   /** stdin is a pipe left open until `endStdin` (instead of `stdin`). */
   holdStdin?: boolean;
+  /** A command that starts axe (`nsenter …`): `[...wrap, node, main.js, ...args]`. */
+  wrap?: string[];
 }
 
 export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
   const started = Date.now();
-  const child = spawn(process.execPath, [AXE_BIN, ...args], {
+  const [command = process.execPath, ...prefix] = [...(options.wrap ?? []), process.execPath];
+  const child = spawn(command, [...prefix, AXE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env,
     stdio: [options.stdin === undefined && !options.holdStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],

@@ -173,6 +173,27 @@ describe.concurrent('axe run', () => {
     expect(five.tools).toEqual({ e0: true, e1: true, e2: true, e3: true, e4: true, e5: false });
   });
 
+  it('at the max depth a model that calls call_agent anyway starts no sub-agent: its text is the answer', async () => {
+    const { home, fake } = await setup();
+    home.agent('top', agentToml('top', { subAgents: ['mid'], subAgentsConfig: ['max_depth = 1'] }));
+    home.agent('mid', agentToml('mid', { subAgents: ['low'] }));
+    home.agent('low', agentToml('low'));
+    fake.respond((request) => {
+      if (request.toolResults.length > 0) return { text: `top got: ${request.toolResults[0]?.content}` };
+      const next = roleOf(request) === 'top' ? 'mid' : 'low';
+      return { text: `${roleOf(request)} text`, toolCalls: [callAgent(next, 'go down')] };
+    });
+    const result = await runAxe(['run', 'top', '--agents-dir', home.agentsDir, '-p', 'dig'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'top got: mid text' });
+    expect(fake.requests.map((r) => [roleOf(r), r.toolNames])).toEqual([
+      ['top', ['call_agent']],
+      ['mid', []],
+      ['top', ['call_agent']],
+    ]);
+  });
+
   it('rejects max_depth above 5 with exit 2 naming the field', async () => {
     const { home } = await setup();
     home.agent('deep', agentToml('deep', { subAgents: ['x'], subAgentsConfig: ['max_depth = 6'] }));

@@ -13,6 +13,7 @@ import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AXE_BIN } from '../run/cli.js';
+import { skipBecause } from '../skip.js';
 import { axe, tempHome } from './run-axe.js';
 
 /**
@@ -143,7 +144,7 @@ describe('agents init and config init', () => {
   });
 
   it('an XDG dir that is not writable (as another user): exit 2, permission denied', (context) => {
-    if (process.getuid?.() !== 0) return context.skip(NOT_ROOT);
+    if (process.getuid?.() !== 0) return skipBecause(context, NOT_ROOT);
     const { cwd, home } = tempHome();
     chmodSync(home, 0o755);
     chmodSync(cwd, 0o777);
@@ -188,7 +189,7 @@ describe('agents init and config init', () => {
 
 describe('no home directory', () => {
   it('a user without a passwd entry and no HOME: works from the XDG variables, else names what to set', (context) => {
-    if (process.getuid?.() !== 0) return context.skip(NOT_ROOT);
+    if (process.getuid?.() !== 0) return skipBecause(context, NOT_ROOT);
     const { cwd, home } = tempHome();
     chmodSync(home, 0o777);
     chmodSync(cwd, 0o777);

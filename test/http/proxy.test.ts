@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpPool, type HttpPool } from '../../internal/http/pool.js';
 import { readText } from '../../internal/provider/http.js';
 import { maskSecrets } from '../../internal/secrets.js';
+import { skipBecause } from '../skip.js';
 import { closed, NO_ANSWER, type RawServer, startRawServer, within } from './raw-server.js';
 
 /**
@@ -246,7 +247,7 @@ async function failure(promise: Promise<unknown>): Promise<string | typeof NO_AN
 
 describe('https:// through HTTPS_PROXY (CONNECT)', () => {
   it('tunnels to the target: the proxy sees CONNECT host:port, TLS names the target, the tunnel is kept for the next post', async (context) => {
-    if (!tlsFixture.available) return context.skip(tlsFixture.missing);
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy();
     const pool = newPool({ HTTPS_PROXY: forward.url });
@@ -260,7 +261,7 @@ describe('https:// through HTTPS_PROXY (CONNECT)', () => {
   });
 
   it('lowercase https_proxy; an https:// proxy (TLS to the proxy, TLS to the target inside); credentials as Proxy-Authorization', async (context) => {
-    if (!tlsFixture.available) return context.skip(tlsFixture.missing);
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy({ tls: true });
     const pool = newPool({ https_proxy: `https://us%40er:p%3Ass@proxy.test:${forward.port}` });
@@ -341,7 +342,7 @@ describe('https:// through HTTPS_PROXY (CONNECT)', () => {
   });
 
   it('preconnect opens the tunnel ahead: the first post goes out on it', async (context) => {
-    if (!tlsFixture.available) return context.skip(tlsFixture.missing);
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy();
     const pool = newPool({ HTTPS_PROXY: forward.url });

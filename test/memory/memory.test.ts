@@ -16,6 +16,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { withFileLock } from '../../internal/memory/file-lock.js';
 import { appendEntry, countEntries, formatEntry, newestEntries } from '../../internal/memory/memory.js';
 import { smallDisk } from '../fs/small-disk.js';
+import { skipBecause } from '../skip.js';
 
 const AT = new Date(Date.UTC(2026, 10, 24, 9, 5, 7, 123));
 
@@ -166,7 +167,7 @@ describe('the memory file lock', () => {
 describe('memory on a full disk', () => {
   it('a failed append leaves the log as it was, so the next entry still reads as one', async (context) => {
     const disk = smallDisk('64k');
-    if (typeof disk === 'string') return context.skip(disk);
+    if (typeof disk === 'string') return skipBecause(context, disk);
     try {
       const file = path.join(disk.root, 'agent.md');
       const first = formatEntry(AT, 'first', 'ok');
@@ -191,7 +192,7 @@ describe('memory on a full disk', () => {
 
   it('a lock whose pid cannot be written is removed, so the next run does not wait on it', async (context) => {
     const disk = smallDisk('64k');
-    if (typeof disk === 'string') return context.skip(disk);
+    if (typeof disk === 'string') return skipBecause(context, disk);
     try {
       const file = path.join(disk.root, 'agent.md');
       writeFileSync(file, formatEntry(AT, 'first', 'ok'));

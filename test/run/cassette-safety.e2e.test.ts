@@ -3,6 +3,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SmallDisk, smallDisk } from '../fs/small-disk.js';
+import { skipBecause } from '../skip.js';
 import { agentToml } from './agents.js';
 import { e2eHomes, lines, runAxe, startAxe, waitFor } from './cli.js';
 
@@ -115,7 +116,7 @@ describe.concurrent('axe run --record', () => {
 
   it('a full disk: the answer is printed, the run exits 1 naming the cassette, the old one stays', async (context) => {
     const made = smallDisk('64k');
-    if (typeof made === 'string') return context.skip(made);
+    if (typeof made === 'string') return skipBecause(context, made);
     disk = made;
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));

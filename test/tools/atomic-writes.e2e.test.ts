@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { type SmallDisk, smallDisk } from '../fs/small-disk.js';
 import { runAxe } from '../run/cli.js';
+import { skipBecause } from '../skip.js';
 import { agentToml as agent, script, useE2e } from './e2e-helpers.js';
 
 /**
@@ -21,7 +22,7 @@ const OLD = `${'old line\n'.repeat(6000)}the old tail\n`; // ~54 KB
 describe('file tools on a full disk', () => {
   it('write_file and edit_file report the failure and leave the old file untouched', async (context) => {
     const made = smallDisk('128k');
-    if (typeof made === 'string') return context.skip(made);
+    if (typeof made === 'string') return skipBecause(context, made);
     disk = made;
     const { home, fake } = await setup();
     const target = join(disk.root, 'notes.txt');

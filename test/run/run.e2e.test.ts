@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
-import { e2eHomes, lines, runAxe } from './cli.js';
+import { agentToml, allArrived, callAgent, delegatingParent, roleOf } from './agents.js';
+import { e2eHomes, lines, runAxe, waitFor } from './cli.js';
 
 /**
  * `axe run` end to end: the built binary in a temp XDG home against the fake LLM server. Every
@@ -214,11 +214,24 @@ describe.concurrent('axe run', () => {
         agentToml('lead', { subAgents: ['slow', 'fast'], subAgentsConfig: [`parallel = ${parallel}`] }),
       );
       home.agent('slow', agentToml('slow')).agent('fast', agentToml('fast'));
-      fake.respond((request) => {
+      // In parallel, `slow` is answered only after `fast` has been (both are in flight at once).
+      const both = allArrived(2);
+      fake.respond(async (request) => {
         const role = roleOf(request);
-        // A second of overlap: on a loaded CI machine two requests of one turn have left 75 ms apart.
-        if (role === 'slow') return { text: 'slow result', delayMs: 1000 };
-        if (role === 'fast') return { text: 'fast result', delayMs: 100 };
+        if (role === 'slow') {
+          if (parallel) {
+            await both.arrive();
+            await waitFor(
+              () => fake.requests.some((r) => roleOf(r) === 'fast' && r.finishedAt !== undefined),
+              10_000,
+            );
+          }
+          return { text: 'slow result' };
+        }
+        if (role === 'fast') {
+          if (parallel) await both.arrive();
+          return { text: 'fast result' };
+        }
         const answer = request.toolResults.map((r) => r.content).join(' | ');
         return delegatingParent([callAgent('slow', 'one'), callAgent('fast', 'two')], answer)(request);
       });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, Responder, ScriptedReply } from '../fake-llm/types.js';
-import { agentToml } from './agents.js';
+import { agentToml, allArrived } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
 
 /**
@@ -50,19 +50,10 @@ async function seed(
 describe.concurrent('spawn_agents', () => {
   it('16 tasks run at once, in task order, as the aggregate; workers cannot spawn', async () => {
     const tasks = Array.from({ length: 16 }, (_, i) => ({ task: `job ${i}` }));
-    // No worker is answered until the server has all 16 requests: run at once, they all arrive;
-    // run one after another, the first waits for the others in vain, and is let go after a while
-    // only for the test to fail on the order below rather than hang.
-    let arrived = 0;
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
+    // No worker is answered until the server has all 16 requests.
+    const all = allArrived(tasks.length);
     const { result, lead, workers, aggregate } = await seed(tasks, async (r) => {
-      arrived++;
-      if (arrived === 1) setTimeout(release, 10_000).unref();
-      if (arrived === tasks.length) release();
-      await gate;
+      await all.arrive();
       return { text: `did ${r.lastUserText}` };
     });
     expect(result.code).toBe(0);

@@ -129,10 +129,24 @@ const SINKS: Sink[] = [
   },
   { sink: '--events - (stderr)', written: async (s) => (await s.run('echo', ['--events', '-'])).stderr },
   {
-    sink: 'the run record (run.json and transcripts)',
+    sink: "the run record's run.json",
+    written: async (s) => {
+      // The task is in run.json (the request, the tree); the answer is in the transcripts only.
+      const run = await runAxe(['run', 'echo', '--agents-dir', s.home.agentsDir, '-p', `use ${KEY}`], {
+        env: s.env,
+        cwd: s.home.root,
+      });
+      expect(run.code).toBe(0);
+      const [id] = s.home.runIds();
+      return readFileSync(path.join(s.home.runsDir, id ?? '', 'run.json'), 'utf8');
+    },
+  },
+  {
+    sink: "the run record's transcripts",
     written: async (s) => {
       expect((await s.run('echo')).code).toBe(0);
-      return filesUnder(s.home.runsDir);
+      const [id] = s.home.runIds();
+      return filesUnder(path.join(s.home.runsDir, id ?? '', 'agents'));
     },
   },
   {

@@ -148,8 +148,12 @@ export function runAxe(args: string[], options: SpawnOptions): Promise<AxeResult
   return startAxe(args, options).done;
 }
 
-/** Polls until `check` holds (or throws after `timeoutMs`). */
-export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls until `check` holds (or throws after `timeoutMs`). The bound only turns a condition that
+ * never comes into a failure before the test's own timeout: it is generous, for a busy machine
+ * where starting axe alone can take seconds.
+ */
+export async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');

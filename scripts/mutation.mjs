@@ -269,6 +269,11 @@ try {
       const run = runTests(copy, mutant.tests);
       // A failure vitest names no test of (a build or import error) counts too.
       caught = run.failed.some((test) => !failedBefore.has(test)) || (!run.pass && run.failed.length === 0);
+      if (!run.pass && run.failed.length === 0) {
+        process.stdout.write(
+          `  (vitest failed without naming a test: a build or import error? check with --only and --keep)\n`,
+        );
+      }
     } finally {
       writeFileSync(file, text);
     }

@@ -85,6 +85,31 @@ describe.concurrent('per-child limits', () => {
     ]);
   });
 
+  it('max_tool_calls: a turn that asks for more calls than are left runs those left; the rest are refused', async () => {
+    const { home, fake } = await setup();
+    home.agent(
+      'solo',
+      agentToml('solo', {
+        extra: [`workdir = "${home.root}"`, 'tools = ["list_directory"]', '[budget]', 'max_tool_calls = 2'],
+      }),
+    );
+    const list = { name: 'list_directory', arguments: { path: '.' } };
+    fake.respond(() => ({ text: 'listing', toolCalls: [list, list, list] }));
+    const result = await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(4);
+    const details = (
+      JSON.parse(result.stdout) as { tool_call_details: { output: string; is_error: boolean }[] }
+    ).tool_call_details;
+    expect(details.map((d) => [d.is_error, d.output.startsWith('not run')])).toEqual([
+      [false, false],
+      [false, false],
+      [true, true],
+    ]);
+    expect(details[2]?.output).toBe('not run: the tool-call budget is spent');
+  });
+
   it('max_turns in [budget] ends the child with its answer so far (status max_turns), not an error', async () => {
     const t = await seed(['max_turns = 2', 'result_format = "json"'], { looper: [] });
     const { result, tree } = await t.run();

@@ -149,9 +149,10 @@ function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | 
     return { error: `call_agent error: agent "${agent}" is not in this agent's sub_agents list` };
   }
   const { ctx } = options;
-  if (ctx.depth >= ctx.maxDepth) {
-    return { error: `call_agent error: maximum sub-agent depth (${ctx.maxDepth}) reached` };
-  }
+  // No depth check here: at the max depth call_agent is not among the agent's tools, so a call to
+  // it never gets here. Go axe's check ("maximum sub-agent depth (N) reached") cannot be reached
+  // either: its agent at the max depth has no tools, and the reply to a request without tools is
+  // the answer, tool calls and all.
   const overrides = options.spec.subAgentsConfig.overrides ? overrideArgs(args, CALL_AGENT_TOOL_NAME) : {};
   if ('error' in overrides) return overrides;
   const background = options.background ? args.run_in_background : undefined;

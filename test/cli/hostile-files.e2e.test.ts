@@ -1,8 +1,19 @@
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import {
+  chmodSync,
+  cpSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AXE_BIN } from '../run/cli.js';
+import { skipBecause } from '../skip.js';
 import { axe, tempHome } from './run-axe.js';
 
 /**
@@ -16,6 +27,28 @@ function withAgents(files: Record<string, string>) {
   for (const [name, content] of Object.entries(files)) writeFileSync(join(agentsDir, name), content);
   return { ...setup, agentsDir };
 }
+
+/** Running axe as another user needs root, to give the child that user's uid. */
+const NOT_ROOT = 'runs axe as another user (uid 12345), which needs root';
+
+/**
+ * The built axe copied where any user can read it: the clone may sit in a folder other users
+ * cannot enter (a 0700 home), and uid 12345 could not run its dist/ then. These commands need no
+ * package from node_modules.
+ */
+let forAnyone: string | undefined;
+function axeForAnyone(): string {
+  if (forAnyone === undefined) {
+    const dir = mkdtempSync(join(os.tmpdir(), 'axe-dist-'));
+    chmodSync(dir, 0o755);
+    cpSync(dirname(AXE_BIN), join(dir, 'dist'), { recursive: true });
+    forAnyone = join(dir, 'dist', 'main.js');
+  }
+  return forAnyone;
+}
+afterAll(() => {
+  if (forAnyone !== undefined) rmSync(dirname(dirname(forAnyone)), { recursive: true, force: true });
+});
 
 const OK_AGENT = 'name = "ok"\ndescription = "fine"\nmodel = "anthropic/claude-test"\n';
 const lines = (text: string) => text.split('\n').filter((line) => line !== '');
@@ -111,13 +144,13 @@ describe('agents init and config init', () => {
   });
 
   it('an XDG dir that is not writable (as another user): exit 2, permission denied', (context) => {
-    if (process.getuid?.() !== 0) return context.skip();
+    if (process.getuid?.() !== 0) return skipBecause(context, NOT_ROOT);
     const { cwd, home } = tempHome();
     chmodSync(home, 0o755);
     chmodSync(cwd, 0o777);
     const locked = join(home, 'locked');
     mkdirSync(locked, { mode: 0o755 });
-    const result = spawnSync(process.execPath, [AXE_BIN, 'agents', 'init', 'a'], {
+    const result = spawnSync(process.execPath, [axeForAnyone(), 'agents', 'init', 'a'], {
       cwd,
       env: { PATH: process.env.PATH, XDG_CONFIG_HOME: locked },
       encoding: 'utf8',
@@ -156,12 +189,12 @@ describe('agents init and config init', () => {
 
 describe('no home directory', () => {
   it('a user without a passwd entry and no HOME: works from the XDG variables, else names what to set', (context) => {
-    if (process.getuid?.() !== 0) return context.skip();
+    if (process.getuid?.() !== 0) return skipBecause(context, NOT_ROOT);
     const { cwd, home } = tempHome();
     chmodSync(home, 0o777);
     chmodSync(cwd, 0o777);
     const run = (args: string[], env: NodeJS.ProcessEnv) =>
-      spawnSync(process.execPath, [AXE_BIN, ...args], {
+      spawnSync(process.execPath, [axeForAnyone(), ...args], {
         cwd,
         env: { PATH: process.env.PATH, ...env },
         encoding: 'utf8',

@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpPool, type HttpPool } from '../../internal/http/pool.js';
 import { readText } from '../../internal/provider/http.js';
 import { maskSecrets } from '../../internal/secrets.js';
+import { skipBecause } from '../skip.js';
 import { closed, NO_ANSWER, type RawServer, startRawServer, within } from './raw-server.js';
 
 /**
@@ -127,7 +128,7 @@ async function startProxy(options: { mode?: ConnectMode; tls?: boolean } = {}): 
 }
 
 /** A certificate for api.test and proxy.test, made for this run: the pool trusts it through the patched tls.connect. */
-const tlsFixture = { key: Buffer.alloc(0), cert: Buffer.alloc(0), available: false };
+const tlsFixture = { key: Buffer.alloc(0), cert: Buffer.alloc(0), available: false, missing: '' };
 let restoreTls: (() => void) | undefined;
 
 function makeCertificate(): void {
@@ -159,8 +160,9 @@ function makeCertificate(): void {
     tlsFixture.key = readFileSync(path.join(dir, 'key.pem'));
     tlsFixture.cert = readFileSync(path.join(dir, 'cert.pem'));
     tlsFixture.available = true;
-  } catch {
+  } catch (error) {
     tlsFixture.available = false;
+    tlsFixture.missing = `no test certificate: openssl failed (${(error as Error).message})`;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -244,8 +246,8 @@ async function failure(promise: Promise<unknown>): Promise<string | typeof NO_AN
 }
 
 describe('https:// through HTTPS_PROXY (CONNECT)', () => {
-  it('tunnels to the target: the proxy sees CONNECT host:port, TLS names the target, the tunnel is kept for the next post', async () => {
-    if (!tlsFixture.available) return;
+  it('tunnels to the target: the proxy sees CONNECT host:port, TLS names the target, the tunnel is kept for the next post', async (context) => {
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy();
     const pool = newPool({ HTTPS_PROXY: forward.url });
@@ -258,8 +260,8 @@ describe('https:// through HTTPS_PROXY (CONNECT)', () => {
     expect(target.servernames).toEqual(['api.test']);
   });
 
-  it('lowercase https_proxy; an https:// proxy (TLS to the proxy, TLS to the target inside); credentials as Proxy-Authorization', async () => {
-    if (!tlsFixture.available) return;
+  it('lowercase https_proxy; an https:// proxy (TLS to the proxy, TLS to the target inside); credentials as Proxy-Authorization', async (context) => {
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy({ tls: true });
     const pool = newPool({ https_proxy: `https://us%40er:p%3Ass@proxy.test:${forward.port}` });
@@ -339,8 +341,8 @@ describe('https:// through HTTPS_PROXY (CONNECT)', () => {
     expect(await within(closed(forward.sockets[0] as Socket), 2000)).not.toBe(NO_ANSWER);
   });
 
-  it('preconnect opens the tunnel ahead: the first post goes out on it', async () => {
-    if (!tlsFixture.available) return;
+  it('preconnect opens the tunnel ahead: the first post goes out on it', async (context) => {
+    if (!tlsFixture.available) return skipBecause(context, tlsFixture.missing);
     const target = await tlsTarget();
     const forward = await proxy();
     const pool = newPool({ HTTPS_PROXY: forward.url });

@@ -236,14 +236,14 @@ describe('retries', () => {
     fake.reset();
     fake.respond(() => ({ fault: { kind: 'status', status: 429, headers: { 'retry-after': '30' } } }));
     const policy = { ...FAST_RETRY, maxDelayMs: 60_000 };
-    const { error, ms } = await failure('openai', false, { deadline: Date.now() + 2000 }, policy);
+    const { error } = await failure('openai', false, { deadline: Date.now() + 2000 }, policy);
+    // Not waited for: a wait would have ended at the deadline, in a timeout.
     expect(error.category).toBe('rate_limit');
     expect(error.details.retryAfterMs).toBe(30_000);
     expect(error.message).toMatch(
       /; lower the request rate or retry in 30 s \(retries are set by \[retry\] max_retries\)$/,
     );
     expect(fake.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(1000);
   });
 
   it("Gemini's RetryInfo.retryDelay is honoured when it fits, and named when it does not", async () => {
@@ -263,11 +263,11 @@ describe('retries', () => {
     fake.reset();
     fake.respond(() => ({ fault: { kind: 'status', status: 429, retryDelay: '34.4s' } }));
     const policy = { ...FAST_RETRY, maxDelayMs: 60_000 };
-    const { error, ms } = await failure('google', false, { deadline: Date.now() + 2000 }, policy);
+    const { error } = await failure('google', false, { deadline: Date.now() + 2000 }, policy);
+    expect(error.category).toBe('rate_limit');
     expect(error.details.retryAfterMs).toBe(34_400);
     expect(error.message).toMatch(/retry in 35 s \(retries are set by/);
     expect(fake.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(1000);
   });
 
   it("an overloaded or failing server's retry-after is in the message when the wait is not made", async () => {
@@ -289,17 +289,17 @@ describe('retries', () => {
 });
 
 describe('deadlines and aborts', () => {
-  it('a hang past the deadline is a timeout within deadline + 1 s, and the socket is closed', async () => {
+  it('a hang past the deadline is a timeout at the deadline, and the socket is closed', async () => {
     fake.reset();
+    // The server never answers: the call can only end by the deadline.
     fake.respond(() => ({ fault: { kind: 'hang' } }));
-    const { error, ms } = await failure('ollama', true, { deadline: Date.now() + 300 });
+    const { error } = await failure('ollama', true, { deadline: Date.now() + 300 });
     expect(error.category).toBe('timeout');
     expect(error.exitCode).toBe(3);
     expect(error.message).toMatch(
       /^ollama: timed out: request aborted at the deadline; the run's deadline passed before the provider answered: raise --timeout or the agent's timeout$/,
     );
-    expect(ms).toBeLessThan(1300);
-    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+    await expect.poll(() => fake.requests[0]?.aborted, { timeout: 10_000 }).toBe(true);
   });
 
   it('a signal that aborts by the deadline on its own (the runner passes one) gets no second timer: the call still ends there, a timeout naming why', async () => {
@@ -309,7 +309,7 @@ describe('deadlines and aborts', () => {
       fake.respond(() => ({ fault: { kind: 'hang' } }));
       const before = timers();
       const call = failure('anthropic', false, options);
-      await expect.poll(() => fake.requests.length).toBe(1);
+      await expect.poll(() => fake.requests.length, { timeout: 10_000 }).toBe(1);
       const during = timers() - before;
       return { during, ...(await call) };
     };
@@ -328,25 +328,24 @@ describe('deadlines and aborts', () => {
     expect(runner.during).toBe(0);
     expect(runner.error.category).toBe('timeout');
     expect(runner.error.message).toContain('request aborted at the deadline (timeout after 0.3s)');
-    expect(runner.ms).toBeLessThan(1300);
   });
 
   it('a user abort mid-stream is cancelled (exit 130) and closes the socket', async () => {
     fake.reset();
-    fake.respond(() => ({ text: 'one two three four five six seven', chunkDelayMs: 200 }));
+    // A stream that would take over a minute: the call ends before it only by the abort.
+    fake.respond(() => ({ text: 'word '.repeat(400), chunkDelayMs: 200 }));
     const controller = new AbortController();
     const events: StreamEvent[] = [];
     const onEvent = (e: StreamEvent) => {
       events.push(e);
       controller.abort(new CancelledError('interrupted', 'SIGINT'));
     };
-    const { error, ms } = await failure('anthropic', true, { signal: controller.signal, onEvent });
+    const { error } = await failure('anthropic', true, { signal: controller.signal, onEvent });
     expect(error.category).toBe('cancelled');
     expect(error.exitCode).toBe(130);
     expect(error.cause).toBeInstanceOf(CancelledError);
     expect(events.some((e) => e.type === 'text.delta')).toBe(true);
-    expect(ms).toBeLessThan(1000);
-    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+    await expect.poll(() => fake.requests[0]?.aborted, { timeout: 10_000 }).toBe(true);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -358,7 +357,7 @@ describe('deadlines and aborts', () => {
     const { error } = await failure('google', false, { signal: controller.signal });
     expect(error.category).toBe('timeout');
     expect(error.message).toContain('request aborted at the deadline (timeout after 2s)');
-    await expect.poll(() => fake.requests[0]?.aborted).toBe(true);
+    await expect.poll(() => fake.requests[0]?.aborted, { timeout: 10_000 }).toBe(true);
   });
 
   it('an abort interrupts the wait before a retry', async () => {
@@ -366,10 +365,10 @@ describe('deadlines and aborts', () => {
     fake.respond(() => ({ fault: { kind: 'status', status: 500 } }));
     const controller = new AbortController();
     setTimeout(() => controller.abort(new CancelledError()), 50);
-    const slow = { ...FAST_RETRY, initialDelayMs: 5000, maxDelayMs: 10_000 };
-    const { error, ms } = await failure('openai', false, { signal: controller.signal }, slow);
+    // A wait of a minute: the call ends before it only by the abort.
+    const slow = { ...FAST_RETRY, initialDelayMs: 60_000, maxDelayMs: 120_000 };
+    const { error } = await failure('openai', false, { signal: controller.signal }, slow);
     expect(error.category).toBe('cancelled');
-    expect(ms).toBeLessThan(1000);
     expect(fake.requests).toHaveLength(1);
   });
 
@@ -392,10 +391,9 @@ describe('deadlines and aborts', () => {
     fake.reset();
     fake.respond(() => ({ fault: { kind: 'status', status: 503 } }));
     const slow = { ...FAST_RETRY, initialDelayMs: 500, maxDelayMs: 10_000 };
-    const { error, ms } = await failure('google', false, { deadline: Date.now() + 300 }, slow);
-    // Waiting would have ended in a timeout at the deadline; the error is the server's, at once.
+    const { error } = await failure('google', false, { deadline: Date.now() + 300 }, slow);
+    // Waiting would have ended in a timeout at the deadline; the error is the server's.
     expect(error.category).toBe('server');
     expect(fake.requests).toHaveLength(1);
-    expect(ms).toBeLessThan(500);
   });
 });

@@ -9,6 +9,7 @@ import { promisify } from 'node:util';
 import { beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import { renderHtmlTrace } from '../../internal/record/html-trace.js';
 import { loadRun } from '../../internal/record/store.js';
+import { skipBecause } from '../skip.js';
 import {
   HOSTILE,
   LEAD,
@@ -44,10 +45,7 @@ beforeAll(async () => {
 }, 600_000);
 
 function needChromium(ctx: TestContext): string {
-  if (chromium === undefined) {
-    console.warn(`skipped: no headless Chromium (${unavailable})`);
-    ctx.skip();
-  }
+  if (chromium === undefined) skipBecause(ctx, `no headless Chromium (${unavailable})`);
   return chromium as string;
 }
 

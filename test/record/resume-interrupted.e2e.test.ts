@@ -38,15 +38,23 @@ describe.concurrent('--resume of an interrupted run', () => {
       const { home, fake } = await setup();
       const state = fanOut(home, fake);
       const env = home.env(fake.url);
-      const extra = how === '--timeout' ? ['--timeout', '2'] : [];
-      const axe = startAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', ...extra], { env });
+      // Long enough for axe to start and reach the fan-out on a busy machine; it then waits for
+      // the hanging worker until the deadline.
+      const extra = how === '--timeout' ? ['--timeout', '10'] : [];
+      const events = path.join(home.root, 'events.jsonl');
+      const axe = startAxe(
+        ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--events', events, ...extra],
+        { env },
+      );
       const workers = () => fake.requests.filter((r) => roleOf(r) === 'worker');
-      await waitFor(() => workers().length === 2 && workers().some((w) => w.finishedAt !== undefined));
-      if (how === 'SIGINT') {
-        // The finished worker's answer is read by axe before the signal.
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        axe.kill('SIGINT');
-      }
+      // axe has the finished worker's answer: its agent.end is in the event log.
+      const workerEnded = () =>
+        existsSync(events) &&
+        readFileSync(events, 'utf8')
+          .split('\n')
+          .some((line) => line.includes('"type":"agent.end"') && line.includes('"agent":"worker"'));
+      await waitFor(() => workers().length === 2 && workerEnded(), 20_000);
+      if (how === 'SIGINT') axe.kill('SIGINT');
       const ended = await axe.done;
       expect(ended.code, ended.stderr).toBe(how === 'SIGINT' ? 130 : 3);
       const [first] = home.runIds();

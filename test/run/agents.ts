@@ -42,3 +42,25 @@ export function delegatingParent(
       ? { toolCalls: calls, usage: { input: 100, output: 10 } }
       : { text: final, usage: { input: 200, output: 20 } };
 }
+
+/**
+ * For replies that must overlap: `arrive()` resolves once `count` requests have called it, so the
+ * server answers none of them before it has them all. Were they sent one after another, the first
+ * would wait in vain: after `fallbackMs` all are let go, for the test to fail on its order checks
+ * (the server's own receivedAt/finishedAt) rather than hang. No margin a busy machine can miss.
+ */
+export function allArrived(count: number, fallbackMs = 10_000): { arrive(): Promise<void> } {
+  let arrived = 0;
+  let release: () => void = () => {};
+  const gate = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return {
+    arrive: () => {
+      arrived++;
+      if (arrived === 1) setTimeout(release, fallbackMs).unref();
+      if (arrived === count) release();
+      return gate;
+    },
+  };
+}

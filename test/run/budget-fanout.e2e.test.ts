@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { FakeLlm } from '../fake-llm/types.js';
-import { agentToml, callAgent, roleOf } from './agents.js';
+import { agentToml, allArrived, callAgent, roleOf } from './agents.js';
 import { e2eHomes, runAxe, type TempHome } from './cli.js';
 
 /** The token budget under a wide parallel fan-out: reserved before each call, so it holds. */
@@ -15,13 +15,14 @@ interface AgentNode {
 
 /**
  * `lead` calls `w` `children` times in one turn (`max_parallel = 64` unless `config` says
- * otherwise); each child answers after `childMs`. Returns the most children the server saw at once.
+ * otherwise); each child answers after `childMs`, or once `held` lets it. Returns the most children
+ * the server saw at once.
  */
 function fanOut(
   home: TempHome,
   fake: FakeLlm,
   children: number,
-  childMs: number,
+  childMs: number | (() => Promise<void>),
   config = ['max_parallel = 64'],
 ): () => number {
   home.agent('lead', agentToml('lead', { subAgents: ['w'], subAgentsConfig: config }));
@@ -39,7 +40,7 @@ function fanOut(
     }
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
-    await new Promise((resolve) => setTimeout(resolve, childMs));
+    await (typeof childMs === 'number' ? new Promise((resolve) => setTimeout(resolve, childMs)) : childMs());
     inFlight--;
     return { text: 'child answer' };
   });
@@ -70,7 +71,9 @@ describe('budget under a wide fan-out', () => {
 
   it('a budget far from its limit keeps the fan-out parallel', async () => {
     const { home, fake } = await setup();
-    const maxInFlight = fanOut(home, fake, 64, 100);
+    // No child is answered before all 64 are in flight.
+    const all = allArrived(64);
+    const maxInFlight = fanOut(home, fake, 64, () => all.arrive());
     const result = await runAxe(
       ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--max-tokens', '10000000'],
       { env: home.env(fake.url) },
@@ -81,7 +84,11 @@ describe('budget under a wide fan-out', () => {
 
   it('the default run-wide limit is 64: a 70-call turn starts 64 at once and queues the rest', async () => {
     const { home, fake } = await setup();
-    const maxInFlight = fanOut(home, fake, 70, 300, ['parallel = true']);
+    // The first 64 are answered only once all 64 are in; the 6 queued ones, at once.
+    const first = allArrived(64);
+    let arrived = 0;
+    const held = () => (++arrived <= 64 ? first.arrive() : Promise.resolve());
+    const maxInFlight = fanOut(home, fake, 70, held, ['parallel = true']);
     const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
       env: home.env(fake.url),
     });

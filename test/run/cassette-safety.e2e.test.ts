@@ -2,7 +2,8 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { smallDisk } from '../fs/small-disk.js';
+import { type SmallDisk, smallDisk } from '../fs/small-disk.js';
+import { skipBecause } from '../skip.js';
 import { agentToml } from './agents.js';
 import { e2eHomes, lines, runAxe, startAxe, waitFor } from './cli.js';
 
@@ -11,7 +12,7 @@ import { e2eHomes, lines, runAxe, startAxe, waitFor } from './cli.js';
  * write keeps the previous cassette; concurrent recorders each publish a complete one.
  */
 const setup = e2eHomes();
-let disk: ReturnType<typeof smallDisk>;
+let disk: SmallDisk | undefined;
 afterEach(() => {
   disk?.unmount();
   disk = undefined;
@@ -114,8 +115,9 @@ describe.concurrent('axe run --record', () => {
   });
 
   it('a full disk: the answer is printed, the run exits 1 naming the cassette, the old one stays', async (context) => {
-    disk = smallDisk('64k');
-    if (disk === undefined) return context.skip();
+    const made = smallDisk('64k');
+    if (typeof made === 'string') return skipBecause(context, made);
+    disk = made;
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));
     const cassette = path.join(disk.root, 'big.jsonl');

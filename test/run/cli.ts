@@ -107,11 +107,14 @@ export interface SpawnOptions {
   stdin?: string;
   /** stdin is a pipe left open until `endStdin` (instead of `stdin`). */
   holdStdin?: boolean;
+  /** A command that starts axe (`nsenter …`): `[...wrap, node, main.js, ...args]`. */
+  wrap?: string[];
 }
 
 export function startAxe(args: string[], options: SpawnOptions): RunningAxe {
   const started = Date.now();
-  const child = spawn(process.execPath, [AXE_BIN, ...args], {
+  const [command = process.execPath, ...prefix] = [...(options.wrap ?? []), process.execPath];
+  const child = spawn(command, [...prefix, AXE_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: options.env,
     stdio: [options.stdin === undefined && !options.holdStdin ? 'ignore' : 'pipe', 'pipe', 'pipe'],
@@ -145,8 +148,12 @@ export function runAxe(args: string[], options: SpawnOptions): Promise<AxeResult
   return startAxe(args, options).done;
 }
 
-/** Polls until `check` holds (or throws after `timeoutMs`). */
-export async function waitFor(check: () => boolean, timeoutMs = 5000): Promise<void> {
+/**
+ * Polls until `check` holds (or throws after `timeoutMs`). The bound only turns a condition that
+ * never comes into a failure before the test's own timeout: it is generous, for a busy machine
+ * where starting axe alone can take seconds.
+ */
+export async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { agentToml, roleOf } from './agents.js';
+import type { RecordedRequest, Responder } from '../fake-llm/types.js';
+import { agentToml, allArrived, roleOf } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
 
 /**
@@ -15,7 +15,7 @@ const taskOf = (r: RecordedRequest) => /^Task: (\S+)/.exec(r.lastUserText)?.[1] 
 
 async function seed(
   args: Record<string, unknown>,
-  subtask: (r: RecordedRequest) => ScriptedReply = (r) => ({ text: `result of ${taskOf(r)}` }),
+  subtask: Responder = (r) => ({ text: `result of ${taskOf(r)}` }),
   config: string[] = ['delegate = true'],
   env: Record<string, string> = {},
 ) {
@@ -38,6 +38,7 @@ async function seed(
 
 describe.concurrent('delegate_task', () => {
   it('a diamond: 1 and 2 at once after 0, 3 after both with both results; the report in order', async () => {
+    const sides = allArrived(2);
     const { result, lead, subtasks, report } = await seed(
       {
         plan: 'Diamond',
@@ -48,7 +49,11 @@ describe.concurrent('delegate_task', () => {
           { task: 'join', depends_on: [1, 2], agent: 'helper', scope: 'src/' },
         ],
       },
-      (r) => ({ text: `result of ${taskOf(r)}`, delayMs: 300 }),
+      async (r) => {
+        // `left` and `right` are answered only once both are in.
+        if (['left', 'right'].includes(taskOf(r))) await sides.arrive();
+        return { text: `result of ${taskOf(r)}` };
+      },
     );
     expect(result.code).toBe(0);
     expect(lead[0]?.toolNames).toEqual(['call_agent', 'delegate_task']);

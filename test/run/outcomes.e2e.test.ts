@@ -49,7 +49,8 @@ function script(request: RecordedRequest): ScriptedReply {
     return { text: 'worker done', usage: { input: 7, output: 3 } };
   }
   if (role === 'looper') return { toolCalls: [{ name: 'list_directory', arguments: { path: '.' } }] };
-  return { text: 'too late', delayMs: 3000 };
+  // Long past the sleeper's own 1 s deadline: only that deadline ends it.
+  return { text: 'too late', delayMs: 20_000 };
 }
 
 async function seed() {
@@ -60,14 +61,15 @@ async function seed() {
     home.agent(name, agentToml(name, { extra: [`workdir = "${workdir}"`, ...extra] }));
   child('worker', ['tools = ["read_file", "write_file", "edit_file"]']);
   child('looper', ['tools = ["list_directory"]', 'max_turns = 2']);
-  child('sleeper', []);
+  // Only the sleeper has a deadline: on a busy machine the others may take more than a second.
+  child('sleeper', ['[budget]', 'timeout = 1']);
   fake.respond(script);
   const lead = (format: string) =>
     home.agent(
       'lead',
       agentToml('lead', {
         subAgents: ['worker', 'looper', 'sleeper', 'ghost'],
-        subAgentsConfig: ['timeout = 1', ...(format === '' ? [] : [`result_format = "${format}"`])],
+        subAgentsConfig: format === '' ? undefined : [`result_format = "${format}"`],
       }),
     );
   const run = (args: string[]) =>

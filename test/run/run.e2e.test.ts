@@ -1,8 +1,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
-import { e2eHomes, lines, runAxe } from './cli.js';
+import { agentToml, allArrived, callAgent, delegatingParent, roleOf } from './agents.js';
+import { e2eHomes, lines, runAxe, waitFor } from './cli.js';
 
 /**
  * `axe run` end to end: the built binary in a temp XDG home against the fake LLM server. Every
@@ -173,6 +173,27 @@ describe.concurrent('axe run', () => {
     expect(five.tools).toEqual({ e0: true, e1: true, e2: true, e3: true, e4: true, e5: false });
   });
 
+  it('at the max depth a model that calls call_agent anyway starts no sub-agent: its text is the answer', async () => {
+    const { home, fake } = await setup();
+    home.agent('top', agentToml('top', { subAgents: ['mid'], subAgentsConfig: ['max_depth = 1'] }));
+    home.agent('mid', agentToml('mid', { subAgents: ['low'] }));
+    home.agent('low', agentToml('low'));
+    fake.respond((request) => {
+      if (request.toolResults.length > 0) return { text: `top got: ${request.toolResults[0]?.content}` };
+      const next = roleOf(request) === 'top' ? 'mid' : 'low';
+      return { text: `${roleOf(request)} text`, toolCalls: [callAgent(next, 'go down')] };
+    });
+    const result = await runAxe(['run', 'top', '--agents-dir', home.agentsDir, '-p', 'dig'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'top got: mid text' });
+    expect(fake.requests.map((r) => [roleOf(r), r.toolNames])).toEqual([
+      ['top', ['call_agent']],
+      ['mid', []],
+      ['top', ['call_agent']],
+    ]);
+  });
+
   it('rejects max_depth above 5 with exit 2 naming the field', async () => {
     const { home } = await setup();
     home.agent('deep', agentToml('deep', { subAgents: ['x'], subAgentsConfig: ['max_depth = 6'] }));
@@ -193,11 +214,24 @@ describe.concurrent('axe run', () => {
         agentToml('lead', { subAgents: ['slow', 'fast'], subAgentsConfig: [`parallel = ${parallel}`] }),
       );
       home.agent('slow', agentToml('slow')).agent('fast', agentToml('fast'));
-      fake.respond((request) => {
+      // In parallel, `slow` is answered only after `fast` has been (both are in flight at once).
+      const both = allArrived(2);
+      fake.respond(async (request) => {
         const role = roleOf(request);
-        // A second of overlap: on a loaded CI machine two requests of one turn have left 75 ms apart.
-        if (role === 'slow') return { text: 'slow result', delayMs: 1000 };
-        if (role === 'fast') return { text: 'fast result', delayMs: 100 };
+        if (role === 'slow') {
+          if (parallel) {
+            await both.arrive();
+            await waitFor(
+              () => fake.requests.some((r) => roleOf(r) === 'fast' && r.finishedAt !== undefined),
+              10_000,
+            );
+          }
+          return { text: 'slow result' };
+        }
+        if (role === 'fast') {
+          if (parallel) await both.arrive();
+          return { text: 'fast result' };
+        }
         const answer = request.toolResults.map((r) => r.content).join(' | ');
         return delegatingParent([callAgent('slow', 'one'), callAgent('fast', 'two')], answer)(request);
       });

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
-import { agentToml } from './agents.js';
+import type { RecordedRequest, Responder, ScriptedReply } from '../fake-llm/types.js';
+import { agentToml, allArrived } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
 
 /**
@@ -17,7 +17,7 @@ const isWorker = (request: RecordedRequest) => request.lastUserText.startsWith('
 
 async function seed(
   tasks: Task[],
-  worker: (request: RecordedRequest) => ScriptedReply = (r) => ({ text: `did ${r.lastUserText}` }),
+  worker: Responder = (r) => ({ text: `did ${r.lastUserText}` }),
   config: string[] = ['spawn = true'],
 ) {
   const { home, fake } = await setup();
@@ -50,16 +50,19 @@ async function seed(
 describe.concurrent('spawn_agents', () => {
   it('16 tasks run at once, in task order, as the aggregate; workers cannot spawn', async () => {
     const tasks = Array.from({ length: 16 }, (_, i) => ({ task: `job ${i}` }));
-    const { result, lead, workers, aggregate } = await seed(tasks, (r) => ({
-      text: `did ${r.lastUserText}`,
-      delayMs: 400,
-    }));
+    // No worker is answered until the server has all 16 requests.
+    const all = allArrived(tasks.length);
+    const { result, lead, workers, aggregate } = await seed(tasks, async (r) => {
+      await all.arrive();
+      return { text: `did ${r.lastUserText}` };
+    });
     expect(result.code).toBe(0);
     expect(lead[0]?.toolNames).toEqual(['read_file', 'write_file', 'list_directory', 'spawn_agents']);
     expect(workers).toHaveLength(16);
+    // The server's own clock: every request was in before the first answer went out.
     const lastStart = Math.max(...workers.map((w) => w.receivedAt));
     const firstEnd = Math.min(...workers.map((w) => w.finishedAt ?? 0));
-    expect(lastStart).toBeLessThan(firstEnd);
+    expect(lastStart).toBeLessThanOrEqual(firstEnd);
     for (const worker of workers) {
       expect(worker.system).toBe('ROLE:lead');
       expect(worker.toolNames).toEqual(['read_file', 'write_file', 'list_directory']);
@@ -105,6 +108,48 @@ describe.concurrent('spawn_agents', () => {
       failure: { error: 'budget exceeded — 1 of 1 tool calls', error_kind: 'budget_exceeded' },
     });
     expect(results[4]?.outcome).toEqual({ success: { result: 'did job cwd: 1: in sub' } });
+  });
+
+  it('the aggregate is an error only when every task failed; each task carries its own outcome', async () => {
+    // A worker whose task says `fail` gets a refused request (400: no retry).
+    const worker = (r: RecordedRequest): ScriptedReply =>
+      r.lastUserText.includes('fail')
+        ? { fault: { kind: 'status', status: 400, message: `no to ${r.lastUserText}` } }
+        : { text: `did ${r.lastUserText}` };
+    const cases = [
+      { tasks: ['job a', 'job b'], isError: false },
+      { tasks: ['job a', 'job fail b', 'job c'], isError: false },
+      { tasks: ['job fail a', 'job fail b'], isError: true },
+    ];
+    const runs = await Promise.all(
+      cases.map((c) =>
+        seed(
+          c.tasks.map((task) => ({ task })),
+          worker,
+        ),
+      ),
+    );
+    runs.forEach(({ result, aggregate }, i) => {
+      const { tasks, isError } = cases[i] ?? { tasks: [], isError: undefined };
+      // The lead reads the aggregate and answers: the run itself succeeds either way.
+      expect(result.code).toBe(0);
+      expect(aggregate?.isError).toBe(isError);
+      const results = (JSON.parse(aggregate?.content ?? '{}') as { sub_agent_results: { outcome: object }[] })
+        .sub_agent_results;
+      expect(results.map((r) => Object.keys(r.outcome)[0])).toEqual(
+        tasks.map((task) => (task.includes('fail') ? 'failure' : 'success')),
+      );
+      for (const [j, task] of tasks.entries()) {
+        if (task.includes('fail')) {
+          expect(results[j]?.outcome).toMatchObject({ failure: { error_kind: 'error' } });
+          expect(JSON.stringify(results[j]?.outcome)).toContain(`no to ${task}`);
+        } else expect(results[j]?.outcome).toEqual({ success: { result: `did ${task}` } });
+      }
+      const tree = (JSON.parse(result.stdout) as { agents: { status: string }[] }).agents;
+      expect(tree.map((n) => n.status)).toEqual(
+        tasks.map((t) => (t.includes('fail') ? 'error' : 'completed')),
+      );
+    });
   });
 
   it('refused before anything starts: a cwd outside the workdir, more than max_spawn, no tasks', async () => {

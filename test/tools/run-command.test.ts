@@ -52,20 +52,17 @@ describe('run_command', () => {
     });
     const [bg, sh] = [pidFile('bg.pid'), pidFile('sh.pid')];
     expect(isRunning(bg) && isRunning(sh)).toBe(true);
-    const started = Date.now();
     controller.abort();
+    // Returned with the group's 30 s sleeps still to go: the abort ended it, not their end.
     const out = await pending;
     expect(out).toEqual({ content: 'run_command: cancelled', isError: true });
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(await waitFor(() => !isRunning(bg) && !isRunning(sh))).toBe(true);
   });
 
   it('kills the whole group after the per-command timeout and says so', async () => {
-    const started = Date.now();
     const command = 'echo started; sleep 30 & echo $! > bg.pid; wait';
     const out = await call(run_command, { command, timeout: '1' }, toolContext(box.workdir));
     expect(out).toEqual({ content: 'timed out after 1s\nstarted\n', isError: true });
-    expect(Date.now() - started).toBeLessThan(2500);
     const bg = Number(readFileSync(join(box.workdir, 'bg.pid'), 'utf8'));
     expect(await waitFor(() => !isRunning(bg))).toBe(true);
     expect(summarizeToolCall('run_command', { command }, out)).toBe(
@@ -99,12 +96,11 @@ describe('run_command with a daemon in a new session holding the pipes', () => {
   });
 
   it('returns once sh exits, with the output printed before', { timeout: 10_000 }, async () => {
-    const started = Date.now();
     const command = 'setsid sleep 30 & echo $! > daemon.pid; sleep 0.2; echo started';
     const out = await call(run_command, { command }, toolContext(box.workdir));
+    // It did not wait for the daemon holding its pipes: still running.
     expect(isRunning(daemonPid())).toBe(true);
     expect(out).toEqual({ content: 'started\n', isError: false });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 
   it('keeps the exit code of sh', { timeout: 10_000 }, async () => {
@@ -120,19 +116,17 @@ describe('run_command with a daemon in a new session holding the pipes', () => {
     const pending = call(run_command, { command }, toolContext(box.workdir, { signal: controller.signal }));
     await waitFor(() => existsSync(join(box.workdir, 'daemon.pid')) && daemonPid() > 0);
     await new Promise((r) => setTimeout(r, 200)); // until setsid has left the group
-    const started = Date.now();
     controller.abort();
     expect(await pending).toEqual({ content: 'run_command: cancelled', isError: true });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // It did not wait for the daemon holding its pipes: still running.
+    expect(isRunning(daemonPid())).toBe(true);
   });
 
   it('returns promptly after the per-command timeout', { timeout: 10_000 }, async () => {
-    const started = Date.now();
     const command = 'setsid sleep 30 & echo $! > daemon.pid; echo started; sleep 30';
     const out = await call(run_command, { command, timeout: 1 }, toolContext(box.workdir));
     expect(isRunning(daemonPid())).toBe(true);
     expect(out).toEqual({ content: 'timed out after 1s\nstarted\n', isError: true });
-    expect(Date.now() - started).toBeLessThan(2500);
   });
 });
 

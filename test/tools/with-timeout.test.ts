@@ -9,7 +9,7 @@ const gc = vm.runInNewContext('gc') as () => void;
 
 describe('withTimeout', () => {
   it('fires on time even while the garbage collector runs (Node 20 loses AbortSignal.timeout inside any)', async () => {
-    const started = Date.now();
+    // A timer lost to the collector never fires: the wait below would end only at the test's timeout.
     const timed = withTimeout(new AbortController().signal, 300);
     const collecting = setInterval(gc, 20);
     try {
@@ -19,7 +19,6 @@ describe('withTimeout', () => {
       timed.dispose();
     }
     expect(timed.timedOut()).toBe(true);
-    expect(Date.now() - started).toBeLessThan(1500);
   });
 
   it('follows its parent, and says the time did not run out', () => {

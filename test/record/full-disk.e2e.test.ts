@@ -5,6 +5,7 @@ import type { ScriptedReply } from '../fake-llm/types.js';
 import { smallDisk } from '../fs/small-disk.js';
 import { agentToml } from '../run/agents.js';
 import { e2eHomes, runAxe, startAxe, waitFor } from '../run/cli.js';
+import { skipBecause } from '../skip.js';
 
 /**
  * A run on a full data disk: finished means recorded as finished, or said not to be (and then it
@@ -37,7 +38,7 @@ function fill(file: string): void {
 describe('a run record on a full disk', () => {
   it('the disk fills during the run: exit 0, one warning, and the run is listed as ended, not resumable', async (context) => {
     const disk = smallDisk('2m');
-    if (!disk) return context.skip('a full-disk test needs root to mount a small tmpfs');
+    if (typeof disk === 'string') return skipBecause(context, disk);
     try {
       const { home, fake } = await setup();
       home.agent('bot', agentToml('bot'));
@@ -49,9 +50,12 @@ describe('a run record on a full disk', () => {
         await gate;
         return { text: 'answer' };
       });
-      const env = home.env(fake.url, { XDG_DATA_HOME: disk.root });
+      const env = home.env(fake.url, { XDG_DATA_HOME: disk.inside });
       const runs = path.join(disk.root, 'axe', 'runs');
-      const axe = startAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', 'go'], { env });
+      const axe = startAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', 'go'], {
+        env,
+        wrap: disk.enter,
+      });
       // The record exists and its first lines are written; then nothing is left of the disk.
       await waitFor(() => {
         const [id] = existsSync(runs) ? readdirSync(runs) : [];
@@ -74,12 +78,12 @@ describe('a run record on a full disk', () => {
       const [id] = readdirSync(runs) as [string];
       // run.json still says `running`: what the run ended as comes from the rest of its record.
       expect(JSON.parse(readFileSync(path.join(runs, id, 'run.json'), 'utf8')).status).toBe('running');
-      const listed = await runAxe(['runs', 'list', '--json'], { env });
+      const listed = await runAxe(['runs', 'list', '--json'], { env, wrap: disk.enter });
       expect(listed.code, listed.stderr).toBe(0);
       expect(listed.stderr).toBe('');
       expect(JSON.parse(listed.stdout)).toMatchObject([{ id, status: 'completed' }]);
       const sent = fake.requests.length;
-      const resumed = await runAxe(['run', '--resume', id], { env });
+      const resumed = await runAxe(['run', '--resume', id], { env, wrap: disk.enter });
       expect(resumed.code).toBe(2);
       expect(resumed.stderr).toMatch(new RegExp(`^axe: --resume: run ${id} completed; nothing to resume`));
       expect(fake.requests).toHaveLength(sent);
@@ -90,19 +94,22 @@ describe('a run record on a full disk', () => {
 
   it('the disk is full from the start: the run is not recorded and leaves no directory; runs list is quiet', async (context) => {
     const disk = smallDisk('1m');
-    if (!disk) return context.skip('a full-disk test needs root to mount a small tmpfs');
+    if (typeof disk === 'string') return skipBecause(context, disk);
     try {
       const { home, fake } = await setup();
       home.agent('bot', agentToml('bot'));
       fake.respond(() => ({ text: 'answer' }));
-      const env = home.env(fake.url, { XDG_DATA_HOME: disk.root });
+      const env = home.env(fake.url, { XDG_DATA_HOME: disk.inside });
       // The runs directory exists (an earlier run made it); nothing else fits.
       const runs = path.join(disk.root, 'axe', 'runs');
-      await runAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', 'first'], { env });
+      await runAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', 'first'], { env, wrap: disk.enter });
       const before = readdirSync(runs);
       fill(path.join(disk.root, 'filler'));
       for (const prompt of ['second', 'third']) {
-        const ran = await runAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', prompt], { env });
+        const ran = await runAxe(['run', 'bot', '--agents-dir', home.agentsDir, '-p', prompt], {
+          env,
+          wrap: disk.enter,
+        });
         expect(ran.code, ran.stderr).toBe(0);
         expect(ran.stdout).toBe('answer');
         expect(ran.stderr).toMatch(
@@ -110,7 +117,7 @@ describe('a run record on a full disk', () => {
         );
       }
       expect(readdirSync(runs)).toEqual(before);
-      const listed = await runAxe(['runs', 'list'], { env });
+      const listed = await runAxe(['runs', 'list'], { env, wrap: disk.enter });
       expect(listed.code).toBe(0);
       expect(listed.stderr).toBe('');
     } finally {

@@ -1,19 +1,17 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
 import { describe, expect, it } from 'vitest';
 import { ConfigError } from '../../internal/errors.js';
 import { ownIdentity } from '../../internal/process-alive.js';
 import { claimResume, resumedBy } from '../../internal/record/resume-claim.js';
+import { childScript } from '../child-script.js';
 import { tempDirForFile } from '../temp-dir.js';
 
 const ID = '20260101-000000.000-abcdef';
 const NEWER = '20260101-000001.000-123456';
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
 function runDir(): { dir: string; claim: string } {
   const dir = tempDirForFile('axe-claim-');
@@ -90,9 +88,8 @@ describe('claimResume', () => {
 
 /** A script that claims, for each run directory read on stdin, run ID there: `held` or `refused`. */
 async function bundledClaimant(): Promise<string> {
-  const bundled = await build({
-    stdin: {
-      contents: `
+  return childScript(
+    `
         import { createInterface } from 'node:readline';
         import { claimResume } from './internal/record/resume-claim.ts';
         for await (const dir of createInterface({ input: process.stdin })) {
@@ -100,19 +97,9 @@ async function bundledClaimant(): Promise<string> {
           process.stdout.write(result + '\\n');
         }
       `,
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    write: false,
-    logLevel: 'silent',
-  });
-  const script = join(tempDirForFile('axe-claimant-'), 'claimant.mjs');
-  writeFileSync(script, bundled.outputFiles[0]?.text ?? '');
-  return script;
+    tempDirForFile('axe-claimant-'),
+    'claimant.mjs',
+  );
 }
 
 function spawnClaimant(script: string) {

@@ -1,7 +1,7 @@
 import { closeSync, writeSync } from 'node:fs';
 import { fsErrorReason } from './fs-error.js';
 
-/** What a reader that stopped reading may leave waiting before the rest is dropped. */
+/** What a reader that stopped reading may leave waiting behind the write in progress, before the rest is dropped. */
 const QUEUED_MAX_BYTES = 4 * 2 ** 20;
 /** How often what a pipe did not take is offered again. */
 const RETRY_MS = 20;
@@ -12,9 +12,10 @@ const CLOSE_WAIT_MS = 2000;
  * Writes to a descriptor opened non-blocking (openWritableSync): a regular file, or a FIFO or
  * terminal whose reader may be slow or stop reading. What the descriptor does not take at once
  * (EAGAIN) waits in memory, offered again every few milliseconds, so a write never blocks the event
- * loop: the run goes on, and hears Ctrl-C and its deadline. Past QUEUED_MAX_BYTES waiting, or on
- * any other write error, writing stops and `stopped` is told why, once. At close, a slow reader
- * has CLOSE_WAIT_MS more to take the rest.
+ * loop: the run goes on, and hears Ctrl-C and its deadline. Past QUEUED_MAX_BYTES waiting behind
+ * the write in progress (one write of any size is taken), or on any other write error, writing
+ * stops and `stopped` is told why, once. At close, a slow reader has CLOSE_WAIT_MS more to take
+ * the rest.
  */
 export class NonBlockingWriter {
   private queue: Buffer[] = [];
@@ -35,7 +36,10 @@ export class NonBlockingWriter {
 
   write(bytes: Buffer): void {
     if (this.stopped || this.closeDeadline !== undefined) return;
-    if (this.queuedBytes + bytes.length > QUEUED_MAX_BYTES) {
+    // What waits behind the write in progress: one write of any size (a large event) is offered
+    // whole, to a regular file at once; only a backlog behind it tells a reader that stopped.
+    const behind = this.queuedBytes - (this.queue[0]?.length ?? 0) + bytes.length;
+    if (this.queue.length > 0 && behind > QUEUED_MAX_BYTES) {
       this.stop(`its reader stopped reading: ${this.queuedBytes + bytes.length} bytes were waiting`);
       return;
     }

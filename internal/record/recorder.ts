@@ -323,7 +323,9 @@ export class RunRecorder {
       // The space kept since the start is what ended.json is written in, whatever the disk has left.
       rmSync(join(this.dir, RESERVE_FILE), { force: true });
       const { error } = ending;
-      const kept = error === undefined ? ending : { ...ending, error: error.slice(0, ENDED_ERROR_MAX) };
+      // Masked before it is cut: a cut through a secret would leave its start unmasked.
+      const kept =
+        error === undefined ? ending : { ...ending, error: maskSecrets(error).slice(0, ENDED_ERROR_MAX) };
       replaceFileSync(
         join(this.dir, ENDED_FILE),
         `${maskSecrets(JSON.stringify(kept))}\n`,

@@ -75,6 +75,16 @@ describe('NonBlockingWriter', () => {
     out.close();
     expect(readFileSync(file).length).toBe(6 * MiB);
 
+    // One write larger than what may wait (a tool's 9 MB output in an event) is no stalled reader.
+    const large = path.join(dir, 'large.txt');
+    const whole = new NonBlockingWriter(openWritableSync(large, { mode: 0o600 }).fd, (why) => {
+      throw new Error(`no stop expected: ${why}`);
+    });
+    whole.write(Buffer.alloc(5 * MiB, 'a'));
+    whole.write(Buffer.from('next\n'));
+    whole.close();
+    expect(readFileSync(large).length).toBe(5 * MiB + 5);
+
     const said: string[] = [];
     const full = new NonBlockingWriter(
       openWritableSync('/dev/full', { mode: 0o600, pipes: true }).fd,

@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { getEventListeners } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request } from 'node:http';
 import { createServer as createHttpsServer, request as httpsRequest } from 'node:https';
 import type { AddressInfo } from 'node:net';
@@ -9,12 +9,12 @@ import os from 'node:os';
 import path from 'node:path';
 import { Duplex, getDefaultHighWaterMark, setDefaultHighWaterMark } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
-import { build } from 'esbuild';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { BODY_HIGH_WATER_MARK, type HttpResponse } from '../../internal/http/connection.js';
 import { createHttpPool, type HttpPool } from '../../internal/http/pool.js';
 import { parseTarget, postHead } from '../../internal/http/request-head.js';
 import { BodyTooLargeError, boundedChunks, postJson, readText } from '../../internal/provider/http.js';
+import { childScript } from '../child-script.js';
 import { listen, shut } from '../provider/local-server.js';
 import { LOCALHOST_CERT } from '../provider/tls-anthropic.js';
 import { closed, type RawRequest, type RawServer, startRawServer, within } from './raw-server.js';
@@ -1143,9 +1143,8 @@ describe('TLS', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'axe-http-tls-'));
     try {
       // The client bundled for a child process, which alone can be started with the extra CA.
-      const bundled = await build({
-        stdin: {
-          contents: `
+      const script = await childScript(
+        `
             import { createHttpPool } from './internal/http/pool.ts';
             import { readText } from './internal/provider/http.ts';
             const pool = createHttpPool();
@@ -1157,18 +1156,9 @@ describe('TLS', () => {
             await pool.close();
             process.stdout.write(JSON.stringify(replies));
           `,
-          resolveDir: path.resolve(path.dirname(LOCALHOST_CERT), '../../..'),
-          loader: 'ts',
-        },
-        bundle: true,
-        platform: 'node',
-        format: 'esm',
-        target: 'node20',
-        write: false,
-        logLevel: 'silent',
-      });
-      const script = path.join(dir, 'client.mjs');
-      writeFileSync(script, bundled.outputFiles[0]?.text ?? '');
+        dir,
+        'client.mjs',
+      );
       const urls = [
         `https://localhost:${port}/a`,
         `https://localhost:${port}/b`,

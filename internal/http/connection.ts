@@ -80,8 +80,8 @@ export class Connection implements ResponseSink {
   /**
    * The last exchange went out on a connection an earlier one had used, and the server closed it
    * without a byte of answer: most likely it closed the idle connection as the request left (its
-   * keep-alive timeout), so the request can go again on a new connection, as Go's transport
-   * sends it again.
+   * keep-alive timeout), so the request can go again on a new connection. (Go's transport does
+   * this only for a request it wrote no byte of, or one it may replay; see pool.ts.)
    */
   get closedUnanswered(): boolean {
     return this.#exchanges > 1 && !this.#heard && !this.#active;

@@ -118,8 +118,10 @@ class Pool implements HttpPool, ConnectionOwner {
         : undefined;
       return connection.send(head, payload, signal, once).catch((error: unknown) => {
         // A kept connection the server closed with no answer (its idle timeout, as the request
-        // left): sent again once, at once, on a new connection, as Go's transport does; a failure
-        // then is the request's. Never after an abort, nor once a byte of the answer came.
+        // left): sent again once, at once, on a new connection; a failure then is the request's.
+        // Never after an abort, nor once a byte of the answer came. Go's transport resends a POST
+        // only when none of it was written, and otherwise leaves it to the caller's retries: a
+        // server that closes an idle connection has not read the request that met the close.
         if (!connection.closedUnanswered || signal.aborted || this.#closed || !isConnectionLoss(error))
           throw error;
         return this.#open(route).send(head, payload, signal, once);

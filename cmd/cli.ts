@@ -191,10 +191,11 @@ async function parseAndRun(): Promise<void> {
       (key) => !['--', 'help', 'h', 'version', 'V'].includes(key),
     );
     const [first, topic] = cli.args;
-    if (unknown !== undefined) {
+    if (cli.options.help && commandOf(argv) !== 'other') {
+      // cac printed that command's help (`axe run reviewer --json --help`): its words and flags
+      // are not checked, as a help asked for is the answer.
+    } else if (unknown !== undefined) {
       usageError(`unknown option ${flagAsTyped(unknown.length > 1 ? `--${unknown}` : `-${unknown}`, argv)}`);
-    } else if (cli.options.help && commandOf(argv) !== 'other') {
-      // cac printed that command's help (`axe run reviewer --help`): its words are no command.
     } else if (first === 'help') {
       const command = cli.commands.find((c) => c.name === topic);
       if (topic !== undefined && !command) usageError(`unknown command "${topic}"`);

@@ -162,6 +162,9 @@ describe.concurrent('flags', () => {
       [['run', 'solo', '--help'], '$ axe run <agent>'],
       [['agents', 'list', '--help'], '$ axe agents <action> [agent]'],
       [['runs', 'show', 'last', '-h'], '$ axe runs <action> [run]'],
+      // With the command's own flags before it too: the help, not an unknown option.
+      [['run', 'solo', '--json', '--help'], '$ axe run <agent>'],
+      [['agents', 'list', '--json', '-h'], '$ axe agents <action> [agent]'],
     ] as const) {
       const shown = await runAxe([...args], { env });
       expect(shown).toMatchObject({ code: 0, stderr: '' });

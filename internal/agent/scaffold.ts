@@ -117,7 +117,7 @@ model = "provider/model-name"
 # (axe) extended thinking (Anthropic, Gemini) and reasoning effort (OpenAI-compatible)
 # thinking_budget = 2048
 # reasoning_effort = "low"
-# (axe) Anthropic prompt caching of the system prompt
+# (axe) Anthropic/Bedrock prompt caching of the tools, system prompt and conversation
 # prompt_caching = true
 
 # [retry]

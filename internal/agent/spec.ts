@@ -140,6 +140,7 @@ export interface ModelParams {
   responseFormat?: ResponseFormat;
   thinkingBudget?: number;
   reasoningEffort?: string;
+  /** `[params] prompt_caching` as written: true, false, or undefined when the file leaves it out. */
   promptCaching?: boolean;
 }
 

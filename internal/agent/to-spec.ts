@@ -102,7 +102,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(data.params?.reasoning_effort !== undefined
         ? { reasoningEffort: data.params.reasoning_effort }
         : {}),
-      ...(data.params?.prompt_caching ? { promptCaching: true } : {}),
+      ...(data.params?.prompt_caching !== undefined ? { promptCaching: data.params.prompt_caching } : {}),
       ...(data.params?.response_format !== undefined
         ? { responseFormat: toResponseFormat(data.params.response_format, source.name) }
         : {}),

@@ -58,6 +58,8 @@ export interface RunContext {
   readonly resolveAgent: (spec: AgentSpec, ctx: RunContext) => Promise<ResolvedAgentRun>;
   readonly env: NodeJS.ProcessEnv;
   readonly configDir: string;
+  /** config.toml's `[defaults] prompt_caching`, for agents that do not set it (run-agent.ts). */
+  readonly promptCachingDefault?: boolean | undefined;
   /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */
@@ -183,6 +185,7 @@ export function childContext(
     resolveAgent: parent.resolveAgent,
     env: parent.env,
     configDir: parent.configDir,
+    promptCachingDefault: parent.promptCachingDefault,
     stream: false,
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,

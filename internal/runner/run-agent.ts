@@ -91,6 +91,7 @@ export async function runAgentSettled(
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
       messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
       background,
+      promptCachingDefault: ctx.promptCachingDefault,
     });
     await runLoop(setup, state);
     await collectBackground(background, spec, ctx, state);
@@ -151,13 +152,39 @@ function checkRequest(
 }
 
 /** The loop's setup: the agent's first request, its tools and how it runs them. */
+/**
+ * Prompt-cache breakpoints (Anthropic, Bedrock): `[params] prompt_caching = true` the system prompt
+ * (its meaning before caching was automatic), false none; left out, the automatic ones when the
+ * agent may take more than one turn (it has tools and max_turns is not
+ * 1: a one-turn run would pay the 25% write and never read it). A TOML agent file (Go axe's format)
+ * sends Go's bytes unless it sets the field or config.toml's `[defaults] prompt_caching = true`.
+ */
+function cachingOf(
+  spec: AgentSpec,
+  hasTools: boolean,
+  configDefault: boolean | undefined,
+): { promptCaching?: 'system' | 'auto' } {
+  const set = spec.params.promptCaching;
+  if (set !== undefined) return set ? { promptCaching: 'system' } : {};
+  const byDefault = configDefault ?? spec.format !== 'toml';
+  return byDefault && hasTools && spec.maxTurns !== 1 ? { promptCaching: 'auto' } : {};
+}
+
 function loopSetup(
   spec: AgentSpec,
   ctx: RunContext,
   provider: LoopSetup['provider'],
   resolved: ResolvedAgentRun,
   tools: AgentTools,
-  { messages, background }: { messages: Message[]; background: BackgroundChildren | undefined },
+  {
+    messages,
+    background,
+    promptCachingDefault,
+  }: {
+    messages: Message[];
+    background: BackgroundChildren | undefined;
+    promptCachingDefault: boolean | undefined;
+  },
 ): LoopSetup {
   const { params } = spec;
   const hasTools = tools.specs.length > 0;
@@ -175,7 +202,7 @@ function loopSetup(
       ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
       ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
       ...(params.reasoningEffort !== undefined ? { reasoningEffort: params.reasoningEffort } : {}),
-      ...(params.promptCaching ? { promptCaching: true } : {}),
+      ...cachingOf(spec, hasTools, promptCachingDefault),
       stream: ctx.stream,
     },
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),

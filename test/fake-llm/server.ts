@@ -76,6 +76,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     query: incoming.query,
     headers: incoming.headers,
     body: incoming.body,
+    text,
     ...route.format.summarize(incoming),
     receivedAt,
     aborted: false,

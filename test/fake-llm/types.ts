@@ -30,6 +30,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body (undefined when it did not parse). */
   body: unknown;
+  /** The body's bytes as received (UTF-8). */
+  text: string;
   model: string;
   stream: boolean;
   /** The system prompt text, however the wire carries it. */

@@ -90,6 +90,16 @@ describe.concurrent('prompt caching by default', () => {
       cache_write_tokens: sum('write'),
       input_tokens: sum('uncached'),
     });
+    // The same counts in `axe runs show` and, for the same run again on an empty cache, in --verbose.
+    const counts = `${sum('read')} read from the cache, ${sum('write')} written, ${sum('uncached')} uncached`;
+    const [id] = home.runIds();
+    const show = await runAxe(['runs', 'show', id ?? ''], { env: home.env(fake.url) });
+    expect(show.stdout.split('\n')[0]).toContain(`(${counts} (`);
+    fake.clearCache();
+    const verbose = await runAxe([...args, '-v'], { env: home.env(fake.url) });
+    expect(verbose.stderr).toMatch(
+      new RegExp(`^Cache: +${counts} \\(\\d+% of \\d+ prompt tokens cached\\)$`, 'm'),
+    );
   });
 
   it("a TOML agent (Go's format) sends Go's bytes; config.toml [defaults] prompt_caching = true caches it", async () => {

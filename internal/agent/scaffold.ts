@@ -68,6 +68,8 @@ model = "provider/model-name"
 # (axe) the agents it calls may ask it a question (ask_parent), at most max_questions each
 # ask_parent = false
 # max_questions = 3
+# (axe) children with the same prompt prefix wait for the first one's answer to begin, to share its prompt cache
+# cache_warmup = false
 # (axe) call_agent's resume = <agent_id>: an earlier sub-agent's conversation goes on
 # resume = false
 

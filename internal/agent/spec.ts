@@ -120,6 +120,8 @@ export interface SubAgentsConfig {
   background: boolean;
   /** The agents it calls get `ask_parent`, answered by its model. */
   askParent: boolean;
+  /** Its children with the same prompt prefix send their first request after the first one's answer began. */
+  cacheWarmup?: boolean;
   /** `call_agent` takes `resume`: an earlier call's agent_id, whose conversation goes on. */
   resume: boolean;
   /** Most `ask_parent` questions per call. */

@@ -85,6 +85,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       maxSubtasks: subAgents.max_subtasks ?? DEFAULT_MAX_SUBTASKS,
       background: subAgents.background ?? false,
       askParent: subAgents.ask_parent ?? false,
+      ...(subAgents.cache_warmup ? { cacheWarmup: true } : {}),
       resume: subAgents.resume ?? false,
       maxQuestions: subAgents.max_questions ?? DEFAULT_MAX_QUESTIONS,
     },

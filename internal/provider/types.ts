@@ -126,6 +126,8 @@ export interface ChatResponse {
 
 /** Streaming events, the same for every provider. */
 export type StreamEvent =
+  /** The server accepted the request and began its answer (status and headers read). */
+  | { type: 'response.start' }
   | { type: 'text.delta'; text: string }
   | { type: 'toolcall.start'; index: number; id: string; name: string }
   | { type: 'toolcall.delta'; index: number; argumentsDelta: string }

@@ -8,6 +8,7 @@ import type { JsonValue, Message, Provider, ProviderApi } from '../provider/type
 import { childPath } from './agent-path.js';
 import type { AskParent, AskPerson } from './ask-parent.js';
 import type { Budget } from './budget.js';
+import type { CacheWarmup } from './cache-warmup.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
@@ -60,6 +61,10 @@ export interface RunContext {
   readonly configDir: string;
   /** config.toml's `[defaults] prompt_caching`, for agents that do not set it (run-agent.ts). */
   readonly promptCachingDefault?: boolean | undefined;
+  /** Its parent's `cache_warmup`: this agent's first request waits for a sibling's with the same prefix. */
+  readonly warmup?: CacheWarmup | undefined;
+  /** Its own `cache_warmup`, handed to the agents it starts. */
+  readonly childWarmup?: CacheWarmup | undefined;
   /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */
@@ -186,6 +191,9 @@ export function childContext(
     env: parent.env,
     configDir: parent.configDir,
     promptCachingDefault: parent.promptCachingDefault,
+    warmup: parent.childWarmup,
+    // Its own, when its file asks for it, is made as it starts (run-agent.ts).
+    childWarmup: undefined,
     stream: false,
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,

@@ -25,6 +25,7 @@ import {
 } from '../tools/types.js';
 import { ASK_PARENT_TOOL_SPEC, askParentHandler, sideAnswer } from './ask-parent.js';
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from './background.js';
+import { CacheWarmup } from './cache-warmup.js';
 import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from './call-agent.js';
 import type { ParentRun } from './child.js';
 import { childConnections } from './child-connections.js';
@@ -81,6 +82,8 @@ export async function runAgentSettled(
       ctx.artifacts.dir = artifactDir.dir;
       ctx = { ...ctx, env: { ...ctx.env, AXE_ARTIFACT_DIR: artifactDir.dir } };
     }
+    if (spec.subAgentsConfig.cacheWarmup && !resolved.atMaxDepth)
+      ctx = { ...ctx, childWarmup: new CacheWarmup() };
     if (spec.subAgentsConfig.background && !resolved.atMaxDepth)
       background = new BackgroundChildren(ctx.signal);
     const ask = answerer(spec, ctx, () => setup);
@@ -158,14 +161,17 @@ function checkRequest(
  * agent may take more than one turn (it has tools and max_turns is not
  * 1: a one-turn run would pay the 25% write and never read it). A TOML agent file (Go axe's format)
  * sends Go's bytes unless it sets the field or config.toml's `[defaults] prompt_caching = true`.
+ * Siblings its parent starts with `cache_warmup` share the cache: theirs even for one turn.
  */
 function cachingOf(
   spec: AgentSpec,
   hasTools: boolean,
   configDefault: boolean | undefined,
+  warming: boolean,
 ): { promptCaching?: 'system' | 'auto' } {
   const set = spec.params.promptCaching;
   if (set !== undefined) return set ? { promptCaching: 'system' } : {};
+  if (warming) return { promptCaching: 'auto' };
   const byDefault = configDefault ?? spec.format !== 'toml';
   return byDefault && hasTools && spec.maxTurns !== 1 ? { promptCaching: 'auto' } : {};
 }
@@ -202,7 +208,7 @@ function loopSetup(
       ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
       ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
       ...(params.reasoningEffort !== undefined ? { reasoningEffort: params.reasoningEffort } : {}),
-      ...cachingOf(spec, hasTools, promptCachingDefault),
+      ...cachingOf(spec, hasTools, promptCachingDefault, ctx.warmup !== undefined),
       stream: ctx.stream,
     },
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from '../fake-llm/bedrock-validate.js';
 import { startFakeLlm } from '../fake-llm/server.js';
 import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import { callAgent, delegatingParent, roleOf } from './agents.js';
 import { AXE_BIN, runAxe, TempHome } from './cli.js';
 
 /**
@@ -187,5 +188,47 @@ describe.concurrent('prompt caching by default', () => {
     const caches = fake.requests.map((r) => r.cache);
     expect(caches[2]?.read).toBe((caches[1]?.read ?? 0) + (caches[1]?.write ?? 0));
     expect(JSON.parse(result.stdout).cache_read_tokens).toBe((caches[1]?.read ?? 0) + (caches[2]?.read ?? 0));
+  });
+
+  it('cache_warmup: of four siblings with the same prompt, the first writes the cache alone and the others, sent once its answer began, read it', async () => {
+    const { home, fake } = await setup();
+    const lead = ['name = "lead"', 'model = "anthropic/claude-sonnet-4-5"', 'system_prompt = "ROLE:lead"'];
+    home.agent(
+      'lead',
+      `${[...lead, 'sub_agents = ["worker"]', '[sub_agents_config]', 'cache_warmup = true'].join('\n')}\n`,
+    );
+    home.agent(
+      'worker',
+      `name = "worker"\nmodel = "anthropic/claude-sonnet-4-5"\nsystem_prompt = "ROLE:worker ${PROMPT}"\n`,
+    );
+    const parent = delegatingParent(
+      [1, 2, 3, 4].map((n) => callAgent('worker', `part ${n}`)),
+      'merged',
+    );
+    // The first worker's answer is held until another worker's request arrives (as it would without
+    // warming: the four go out at once), or for 500 ms at most (with warming, none comes meanwhile).
+    let workers = 0;
+    let wake: (() => void) | undefined;
+    fake.respond(async (request) => {
+      if (roleOf(request) !== 'worker') return parent(request);
+      if (workers++ === 0) {
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          setTimeout(resolve, 500);
+        });
+      } else wake?.();
+      return { text: 'found' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result).toMatchObject({ code: 0, stdout: 'merged', stderr: '' });
+    const caches = fake.requests.filter((r) => roleOf(r) === 'worker').map((r) => r.cache);
+    expect(caches).toHaveLength(4);
+    const written = caches[0]?.write ?? 0;
+    expect(written).toBeGreaterThan(1024);
+    expect(caches.slice(1)).toEqual(
+      [1, 2, 3].map(() => ({ read: written, write: 0, uncached: expect.any(Number) })),
+    );
   });
 });

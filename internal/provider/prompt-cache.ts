@@ -1,4 +1,4 @@
-import type { ChatRequest } from './types.js';
+import type { ChatRequest, ToolSpec } from './types.js';
 
 /**
  * Where Anthropic's and Bedrock's prompt-cache breakpoints go. Both bill a cache write at 1.25×
@@ -26,8 +26,20 @@ export function cacheMinimumTokens(model: string): number {
  * costs every later turn the full price, so the guess errs high.
  */
 function estimatedPrefixTokens(request: ChatRequest): number {
-  const tools = request.tools === undefined ? '' : JSON.stringify(request.tools);
-  return Math.ceil((Buffer.byteLength(tools) + Buffer.byteLength(request.system)) / 3);
+  return Math.ceil((toolBytes(request.tools) + Buffer.byteLength(request.system)) / 3);
+}
+
+/** The tools' JSON size, measured once per list: a loop sends the same list every turn. */
+const TOOL_BYTES = new WeakMap<readonly ToolSpec[], number>();
+
+function toolBytes(tools: readonly ToolSpec[] | undefined): number {
+  if (tools === undefined) return 0;
+  let bytes = TOOL_BYTES.get(tools);
+  if (bytes === undefined) {
+    bytes = Buffer.byteLength(JSON.stringify(tools));
+    TOOL_BYTES.set(tools, bytes);
+  }
+  return bytes;
 }
 
 export interface Breakpoints {

@@ -154,14 +154,13 @@ function checkRequest(
   if (problems.error !== undefined) throw new ConfigError(problems.error);
 }
 
-/** The loop's setup: the agent's first request, its tools and how it runs them. */
 /**
  * Prompt-cache breakpoints (Anthropic, Bedrock): `[params] prompt_caching = true` the system prompt
  * (its meaning before caching was automatic), false none; left out, the automatic ones when the
- * agent may take more than one turn (it has tools and max_turns is not
- * 1: a one-turn run would pay the 25% write and never read it). A TOML agent file (Go axe's format)
- * sends Go's bytes unless it sets the field or config.toml's `[defaults] prompt_caching = true`.
- * Siblings its parent starts with `cache_warmup` share the cache: theirs even for one turn.
+ * agent may take more than one turn (it has tools and max_turns is not 1: a one-turn run would pay
+ * the 25% write and never read it). A TOML agent file (Go axe's format) sends Go's bytes unless it
+ * sets the field or config.toml's `[defaults] prompt_caching = true`. Siblings its parent starts
+ * with `cache_warmup` share the cache: theirs even for one turn.
  */
 function cachingOf(
   spec: AgentSpec,
@@ -176,6 +175,7 @@ function cachingOf(
   return byDefault && hasTools && spec.maxTurns !== 1 ? { promptCaching: 'auto' } : {};
 }
 
+/** The loop's setup: the agent's first request, its tools and how it runs them. */
 function loopSetup(
   spec: AgentSpec,
   ctx: RunContext,

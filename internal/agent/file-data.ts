@@ -38,6 +38,7 @@ export interface AgentFileData {
     max_subtasks?: number;
     background?: boolean;
     ask_parent?: boolean;
+    cache_warmup?: boolean;
     resume?: boolean;
     max_questions?: number;
   };

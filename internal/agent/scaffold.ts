@@ -68,6 +68,8 @@ model = "provider/model-name"
 # (axe) the agents it calls may ask it a question (ask_parent), at most max_questions each
 # ask_parent = false
 # max_questions = 3
+# (axe) children with the same prompt prefix wait for the first one's answer to begin, to share its prompt cache
+# cache_warmup = false
 # (axe) call_agent's resume = <agent_id>: an earlier sub-agent's conversation goes on
 # resume = false
 
@@ -117,7 +119,7 @@ model = "provider/model-name"
 # (axe) extended thinking (Anthropic, Gemini) and reasoning effort (OpenAI-compatible)
 # thinking_budget = 2048
 # reasoning_effort = "low"
-# (axe) Anthropic prompt caching of the system prompt
+# (axe) Anthropic/Bedrock prompt caching of the tools, system prompt and conversation
 # prompt_caching = true
 
 # [retry]

@@ -120,6 +120,8 @@ export interface SubAgentsConfig {
   background: boolean;
   /** The agents it calls get `ask_parent`, answered by its model. */
   askParent: boolean;
+  /** Its children with the same prompt prefix send their first request after the first one's answer began. */
+  cacheWarmup?: boolean;
   /** `call_agent` takes `resume`: an earlier call's agent_id, whose conversation goes on. */
   resume: boolean;
   /** Most `ask_parent` questions per call. */
@@ -140,6 +142,7 @@ export interface ModelParams {
   responseFormat?: ResponseFormat;
   thinkingBudget?: number;
   reasoningEffort?: string;
+  /** `[params] prompt_caching` as written: true, false, or undefined when the file leaves it out. */
   promptCaching?: boolean;
 }
 

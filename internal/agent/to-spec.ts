@@ -85,6 +85,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       maxSubtasks: subAgents.max_subtasks ?? DEFAULT_MAX_SUBTASKS,
       background: subAgents.background ?? false,
       askParent: subAgents.ask_parent ?? false,
+      ...(subAgents.cache_warmup ? { cacheWarmup: true } : {}),
       resume: subAgents.resume ?? false,
       maxQuestions: subAgents.max_questions ?? DEFAULT_MAX_QUESTIONS,
     },
@@ -102,7 +103,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
       ...(data.params?.reasoning_effort !== undefined
         ? { reasoningEffort: data.params.reasoning_effort }
         : {}),
-      ...(data.params?.prompt_caching ? { promptCaching: true } : {}),
+      ...(data.params?.prompt_caching !== undefined ? { promptCaching: data.params.prompt_caching } : {}),
       ...(data.params?.response_format !== undefined
         ? { responseFormat: toResponseFormat(data.params.response_format, source.name) }
         : {}),

@@ -35,6 +35,8 @@ export interface GlobalConfig {
   providers: Record<string, ProviderConfig>;
   /** `[runs] keep`: how many run records to keep. */
   runsKeep?: number;
+  /** `[defaults] prompt_caching`: the prompt caching of agents that do not set it (run-agent.ts). */
+  promptCaching?: boolean;
 }
 
 /** A warning about config.toml, with the field and place it is about. */
@@ -70,7 +72,11 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     field: problem.field,
     ...locate(problem.segments),
   }));
-  const data = parsed as { providers?: Record<string, ProviderConfig>; runs?: { keep?: number } };
+  const data = parsed as {
+    providers?: Record<string, ProviderConfig>;
+    runs?: { keep?: number };
+    defaults?: { prompt_caching?: boolean };
+  };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
     addSecret(table.api_key);
@@ -81,6 +87,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     source: file,
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
+    ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),
       ...(readableKey ? [`${file} ${readableKey}`] : []),

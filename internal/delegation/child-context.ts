@@ -65,6 +65,10 @@ export function childContext(
     resolveAgent: parent.resolveAgent,
     env: parent.env,
     configDir: parent.configDir,
+    promptCachingDefault: parent.promptCachingDefault,
+    warmup: parent.childWarmup,
+    // Its own, when its file asks for it, is made as it starts (run-agent.ts).
+    childWarmup: undefined,
     stream: false,
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,

@@ -1,10 +1,11 @@
-import type { Message } from '../provider/types.js';
+import type { Message, Usage } from '../provider/types.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
 import { type LoadedRun, shownStatus } from '../record/store.js';
 import { splitPath } from '../runner/agent-path.js';
 import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
 import { statusGlyph, toolsInFlight } from './agent-marks.js';
+import { cacheUsageText } from './cache-usage.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {
@@ -69,7 +70,7 @@ export function renderRunTree(run: LoadedRun): string {
     record.durationMs !== undefined ? `, ${seconds(record.durationMs)}` : '',
     `, ${status}`,
     record.exitCode !== undefined ? ` (exit ${record.exitCode})` : '',
-    record.usage ? `, ${record.usage.total} tokens` : '',
+    record.usage ? `, ${record.usage.total} tokens${cacheNote(record.usage)}` : '',
     record.cost !== undefined ? `, $${record.cost.toFixed(4)}` : '',
   ].join('');
   const lines = [head];
@@ -89,6 +90,11 @@ export function renderRunTree(run: LoadedRun): string {
   return `${maskSecrets(lines.join('\n'))}\n`;
 }
 
+function cacheNote(usage: Usage): string {
+  const text = cacheUsageText(usage);
+  return text === undefined ? '' : ` (${text})`;
+}
+
 function agentLine(node: RecordedAgent, interrupted: boolean): string {
   const { step, agent } = splitPath(node.path);
   const name = step === undefined ? agent : `${step}:${agent}`;
@@ -97,7 +103,7 @@ function agentLine(node: RecordedAgent, interrupted: boolean): string {
   const parts = [`${statusGlyph(node.status)} ${name}`, status];
   if (node.durationMs !== undefined) parts.push(seconds(node.durationMs));
   parts.push(`turns ${node.turns || node.lastTurn || 0}`);
-  parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens`);
+  parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens${cacheNote(node.usage)}`);
   if (node.status === 'running') {
     const where = node.lastTurn !== undefined ? `in turn ${node.lastTurn}` : 'before its first turn';
     parts.push(node.inTools ? `${where}, in ${toolsInFlight(node.inTools)}` : where);

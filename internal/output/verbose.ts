@@ -3,6 +3,7 @@ import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { cacheUsageText } from './cache-usage.js';
 
 /** Their calls show as the sub-agents' own lines. */
 const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);
@@ -118,6 +119,8 @@ export function verboseSummary(outcome: RunOutcome): string[] {
         ? ' (cumulative)'
         : '';
   const lines = [`Duration: ${result.durationMs}ms`, `Tokens:   ${tokens}${qualifier}`];
+  const cache = cacheUsageText(result.usage);
+  if (cache !== undefined) lines.push(`Cache:    ${cache}`);
   const reasoning = result.usage.reasoningTokens;
   if (reasoning !== undefined && reasoning > 0) lines.push(`Reasoning: ${reasoning} of the output tokens`);
   if (result.stopReason !== '') lines.push(`Stop:     ${result.stopReason}`);

@@ -11,6 +11,7 @@ import {
   parseJson,
   wireErrorFrom,
 } from './json.js';
+import { breakpointsOf } from './prompt-cache.js';
 import { type ResponseBuilder, toolCallFrom, type WireResponse } from './response-builder.js';
 import {
   type ChatRequest,
@@ -32,15 +33,18 @@ const DEFAULT_MAX_TOKENS = 4096;
 
 /** Anthropic Messages API: `POST {base}/v1/messages`. */
 export function toWire(request: ChatRequest): JsonObject {
+  const breakpoints = breakpointsOf(request);
+  const messages = request.messages.flatMap(messageToWire);
+  if (breakpoints.newest) markNewest(messages);
   const body: JsonObject = {
     model: request.model,
     max_tokens: request.maxTokens ?? (request.thinkingBudget ?? 0) + DEFAULT_MAX_TOKENS,
-    messages: request.messages.flatMap(messageToWire),
+    messages,
   };
   if (request.system !== '') {
-    // A string, as Go axe sends it; `[params] prompt_caching` makes it a cache breakpoint.
-    body.system = request.promptCaching
-      ? [{ type: 'text', text: request.system, cache_control: { type: 'ephemeral' } }]
+    // A string, as Go axe sends it; a block when it is a cache breakpoint.
+    body.system = breakpoints.system
+      ? [{ type: 'text', text: request.system, cache_control: CACHE_CONTROL }]
       : request.system;
   }
   if (request.tools !== undefined && request.tools.length > 0) {
@@ -62,6 +66,26 @@ export function toWire(request: ChatRequest): JsonObject {
   }
   if (request.stream) body.stream = true;
   return body;
+}
+
+const CACHE_CONTROL: JsonObject = { type: 'ephemeral' };
+
+/**
+ * The newest message's last block becomes a cache breakpoint (a string content becomes one text
+ * block: the same tokens to the API). Thinking blocks cannot carry one, and are never last.
+ */
+function markNewest(messages: JsonObject[]): void {
+  const newest = messages.at(-1);
+  if (newest === undefined) return;
+  const content = newest.content;
+  if (typeof content === 'string') {
+    if (content !== '') newest.content = [{ type: 'text', text: content, cache_control: CACHE_CONTROL }];
+    return;
+  }
+  const last = Array.isArray(content) ? content.at(-1) : undefined;
+  if (isObject(last) && last.type !== 'thinking' && last.type !== 'redacted_thinking') {
+    last.cache_control = CACHE_CONTROL;
+  }
 }
 
 function messageToWire(message: Message): JsonObject[] {

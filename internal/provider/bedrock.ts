@@ -11,6 +11,7 @@ import {
   optString,
   WireError,
 } from './json.js';
+import { breakpointsOf } from './prompt-cache.js';
 import { toolCallFrom, type WireResponse } from './response-builder.js';
 import { signV4 } from './sigv4.js';
 import {
@@ -30,8 +31,19 @@ import { mergeSameRole, type SignableRequest, type StreamTranslator, trimSlash, 
  * so a streamed call gets its answer whole, as with Go axe.
  */
 export function toWire(request: ChatRequest): JsonObject {
-  const body: JsonObject = { messages: mergeSameRole(request.messages.map(messageToWire), 'content') };
-  if (request.system !== '') body.system = [{ text: request.system }];
+  // Converse takes cache points for Claude models only.
+  const breakpoints = request.model.includes('anthropic.')
+    ? breakpointsOf(request)
+    : { system: false, newest: false };
+  const messages = mergeSameRole(request.messages.map(messageToWire), 'content');
+  const newest = messages.at(-1)?.content;
+  if (breakpoints.newest && Array.isArray(newest)) newest.push({ cachePoint: CACHE_POINT });
+  const body: JsonObject = { messages };
+  if (request.system !== '') {
+    body.system = breakpoints.system
+      ? [{ text: request.system }, { cachePoint: CACHE_POINT }]
+      : [{ text: request.system }];
+  }
   const inference: JsonObject = {};
   if (request.maxTokens !== undefined) inference.maxTokens = request.maxTokens;
   if (request.temperature !== undefined) inference.temperature = request.temperature;
@@ -45,6 +57,8 @@ export function toWire(request: ChatRequest): JsonObject {
   }
   return body;
 }
+
+const CACHE_POINT: JsonObject = { type: 'default' };
 
 function messageToWire(message: Message): JsonObject {
   if (message.role === 'user') return { role: 'user', content: [{ text: message.content }] };

@@ -191,6 +191,7 @@ async function attempts(
     let requestId: string | undefined;
     try {
       const response = await postJson(pool, url, headers, body, signal, warmConnections);
+      if (response.status < 300) onEvent?.({ type: 'response.start' });
       requestId = pickRequestId(response.headers);
       const wireResponse = await readResponse(context, wire, request, response, builder, requestId);
       const out: ChatResponse = {

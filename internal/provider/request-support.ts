@@ -38,7 +38,7 @@ const FORMATS: Record<WireApi, ReadonlySet<ResponseFormat['type']>> = {
 export function requestProblems(api: ProviderApi, shape: RequestShape): RequestProblems {
   const wire = api === 'opencode' ? openCodeRoute(shape.model, '').api : api;
   const problems = formatProblems(wire, shape);
-  if (shape.promptCaching && wire !== 'anthropic') {
+  if (shape.promptCaching && wire !== 'anthropic' && wire !== 'bedrock') {
     problems.warnings.push({
       field: 'params.prompt_caching',
       message: `[params] prompt_caching is Anthropic's cache breakpoint; the ${wire} API has no such field and it is not sent`,

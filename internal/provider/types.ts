@@ -74,8 +74,14 @@ export interface ChatRequest {
   thinkingBudget?: number;
   /** OpenAI-wire / Responses reasoning effort (`[params] reasoning_effort`). */
   reasoningEffort?: string;
-  /** Anthropic: the system prompt (and the tools before it) as a prompt-cache breakpoint (`[params] prompt_caching`). */
-  promptCaching?: boolean;
+  /**
+   * Anthropic / Bedrock prompt-cache breakpoints (prompt-cache.ts): `system` (`[params]
+   * prompt_caching = true`, its meaning before caching was automatic) marks the system prompt on
+   * every request and nothing else; `auto` (the default of an agent that may take more than one
+   * turn) marks it once it is long enough to be cached, and the newest message of every follow-up
+   * request. Absent: no breakpoint, as Go axe sends.
+   */
+  promptCaching?: 'system' | 'auto';
   stream: boolean;
 }
 
@@ -120,6 +126,8 @@ export interface ChatResponse {
 
 /** Streaming events, the same for every provider. */
 export type StreamEvent =
+  /** The server accepted the request and began its answer (status and headers read). */
+  | { type: 'response.start' }
   | { type: 'text.delta'; text: string }
   | { type: 'toolcall.start'; index: number; id: string; name: string }
   | { type: 'toolcall.delta'; index: number; argumentsDelta: string }

@@ -6,6 +6,7 @@ import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
+import type { CacheWarmup } from './cache-warmup.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
@@ -57,6 +58,12 @@ export interface RunContext {
   readonly resolveAgent: (spec: AgentSpec, ctx: RunContext) => Promise<ResolvedAgentRun>;
   readonly env: NodeJS.ProcessEnv;
   readonly configDir: string;
+  /** config.toml's `[defaults] prompt_caching`, for agents that do not set it (run-agent.ts). */
+  readonly promptCachingDefault?: boolean | undefined;
+  /** Its parent's `cache_warmup`: this agent's first request waits for a sibling's with the same prefix. */
+  readonly warmup?: CacheWarmup | undefined;
+  /** Its own `cache_warmup`, handed to the agents it starts. */
+  readonly childWarmup?: CacheWarmup | undefined;
   /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */

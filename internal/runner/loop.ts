@@ -253,10 +253,29 @@ function limitReached(setup: LoopSetup, turn: number, limit: number): Error | un
   return ctx.limits.stop('toolCalls');
 }
 
-function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
+async function send(setup: LoopSetup, state: LoopState, request: ChatRequest): Promise<ChatResponse> {
+  const { ctx } = setup;
+  const begun =
+    ctx.warmup && state.turns === 0
+      ? await ctx.warmup.before(setup.provider.name, request, ctx.signal)
+      : undefined;
+  try {
+    return await sendNow(setup, state, request, begun);
+  } finally {
+    begun?.();
+  }
+}
+
+function sendNow(
+  setup: LoopSetup,
+  state: LoopState,
+  request: ChatRequest,
+  begun: (() => void) | undefined,
+): Promise<ChatResponse> {
   const { ctx } = setup;
   const onEvent = (event: StreamEvent): void => {
-    if (event.type === 'text.delta' && ctx.stream) {
+    if (event.type === 'response.start') begun?.();
+    else if (event.type === 'text.delta' && ctx.stream) {
       emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
     } else if (event.type === 'retry') {
       const { attempt, delayMs, reason } = event;

@@ -15,6 +15,7 @@ import {
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import type { Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { Toolset } from '../tools/types.js';
+import { CacheWarmup } from './cache-warmup.js';
 import {
   type AgentDelegation,
   type AgentTools,
@@ -67,6 +68,8 @@ export async function runAgentSettled(
       ctx.artifacts.dir = artifactDir.dir;
       ctx = { ...ctx, env: { ...ctx.env, AXE_ARTIFACT_DIR: artifactDir.dir } };
     }
+    if (spec.subAgentsConfig.cacheWarmup && !resolved.atMaxDepth)
+      ctx = { ...ctx, childWarmup: new CacheWarmup() };
     delegation = openDelegation(spec, ctx, resolved, () => setup, runAgentSettled);
     const tools = await composeTools(spec, ctx, resolved, artifactDir, delegation);
     toolset = tools.toolset;
@@ -75,6 +78,7 @@ export async function runAgentSettled(
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
       messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
       background: delegation.background,
+      promptCachingDefault: ctx.promptCachingDefault,
     });
     await runLoop(setup, state);
     await collectBackground(delegation.background, spec, ctx, state);
@@ -135,6 +139,27 @@ function checkRequest(
   if (problems.error !== undefined) throw new ConfigError(problems.error);
 }
 
+/**
+ * Prompt-cache breakpoints (Anthropic, Bedrock): `[params] prompt_caching = true` the system prompt
+ * (its meaning before caching was automatic), false none; left out, the automatic ones when the
+ * agent may take more than one turn (it has tools and max_turns is not 1: a one-turn run would pay
+ * the 25% write and never read it). A TOML agent file (Go axe's format) sends Go's bytes unless it
+ * sets the field or config.toml's `[defaults] prompt_caching = true`. Siblings its parent starts
+ * with `cache_warmup` share the cache: theirs even for one turn.
+ */
+function cachingOf(
+  spec: AgentSpec,
+  hasTools: boolean,
+  configDefault: boolean | undefined,
+  warming: boolean,
+): { promptCaching?: 'system' | 'auto' } {
+  const set = spec.params.promptCaching;
+  if (set !== undefined) return set ? { promptCaching: 'system' } : {};
+  if (warming) return { promptCaching: 'auto' };
+  const byDefault = configDefault ?? spec.format !== 'toml';
+  return byDefault && hasTools && spec.maxTurns !== 1 ? { promptCaching: 'auto' } : {};
+}
+
 /** The loop's setup: the agent's first request, its tools and how it runs them. */
 function loopSetup(
   spec: AgentSpec,
@@ -142,7 +167,15 @@ function loopSetup(
   provider: LoopSetup['provider'],
   resolved: ResolvedAgentRun,
   tools: AgentTools,
-  { messages, background }: { messages: Message[]; background: AgentDelegation['background'] },
+  {
+    messages,
+    background,
+    promptCachingDefault,
+  }: {
+    messages: Message[];
+    background: AgentDelegation['background'];
+    promptCachingDefault: boolean | undefined;
+  },
 ): LoopSetup {
   const { params } = spec;
   const hasTools = tools.specs.length > 0;
@@ -160,7 +193,7 @@ function loopSetup(
       ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
       ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
       ...(params.reasoningEffort !== undefined ? { reasoningEffort: params.reasoningEffort } : {}),
-      ...(params.promptCaching ? { promptCaching: true } : {}),
+      ...cachingOf(spec, hasTools, promptCachingDefault, ctx.warmup !== undefined),
       stream: ctx.stream,
     },
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),

@@ -58,6 +58,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       resolveAgent: agentResolver(),
       env: request.env,
       configDir: request.configDir,
+      promptCachingDefault: opened.promptCachingDefault,
       stream: request.stream,
       inheritedModel: undefined,
       inheritedAllowedHosts: [],
@@ -137,6 +138,7 @@ interface OpenedProviders {
   providers: ProviderSource;
   pool?: HttpPool;
   recorder?: CassetteRecorder;
+  promptCachingDefault?: boolean;
 }
 
 /** Replay: the cassette alone (no pool, no config, no key). Else live providers, maybe recorded. */
@@ -154,7 +156,12 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     pool,
     ...(recorder ? { recorder } : {}),
   });
-  return { providers, pool, ...(recorder ? { recorder } : {}) };
+  return {
+    providers,
+    pool,
+    ...(recorder ? { recorder } : {}),
+    ...(globalConfig.promptCaching !== undefined ? { promptCachingDefault: globalConfig.promptCaching } : {}),
+  };
 }
 
 /** The top-level agent's model as the run starts: `--model`, else its file's (resolved later). */

@@ -1,5 +1,12 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  breakpointCount,
+  type CacheOptions,
+  MAX_CACHE_BREAKPOINTS,
+  PromptCache,
+  withCacheUsage,
+} from './cache.js';
 import { Exchange } from './exchange.js';
 import { parseJson } from './json.js';
 import { sendFault, sendJson, sendRefusal, sendStream } from './respond.js';
@@ -18,6 +25,7 @@ interface State {
   requests: RecordedRequest[];
   queue: ScriptedReply[];
   responder: Responder | undefined;
+  cache: PromptCache | undefined;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -68,6 +76,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     query: incoming.query,
     headers: incoming.headers,
     body: incoming.body,
+    text,
     ...route.format.summarize(incoming),
     receivedAt,
     aborted: false,
@@ -77,14 +86,17 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const exchange = new Exchange(req, res, record);
   const format = route.format;
   const refusal = route.found
-    ? format.validate(incoming)
+    ? (format.validate(incoming) ?? breakpointRefusal(record))
     : { status: 404, message: `Invalid URL (${method} ${incoming.path})` };
   if (refusal) {
     record.rejection = refusal.message;
     sendRefusal(exchange, format, refusal);
     return;
   }
-  const reply = await nextReply(state, record);
+  const lookup = state.cache?.lookup(record.wire, record.model, record.body);
+  if (lookup) record.cache = lookup.usage;
+  const scripted = await nextReply(state, record);
+  const reply = scripted && lookup ? withCacheUsage(scripted, record.wire, lookup.usage) : scripted;
   if (!reply) {
     sendRefusal(exchange, format, {
       status: 500,
@@ -95,18 +107,44 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   exchange.replyHeaders = reply.headers ?? {};
   await exchange.wait(reply.delayMs);
   if (exchange.closed) return;
+  // The response starts: what this request wrote to the cache can be read by the next ones.
+  if (lookup && !reply.fault) state.cache?.commit(lookup);
   if (reply.fault) await sendFault(exchange, format, reply, reply.fault);
   else if (record.stream) await sendStream(exchange, format, reply);
   else sendJson(exchange, format, reply);
 }
 
-export async function startFakeLlm(options: { respond?: Responder } = {}): Promise<FakeLlm> {
+/** Anthropic and Bedrock refuse a request with more than four cache breakpoints. */
+function breakpointRefusal(record: RecordedRequest): { status: number; message: string } | undefined {
+  const count = breakpointCount(record.wire, record.body);
+  if (count <= MAX_CACHE_BREAKPOINTS) return undefined;
+  const message =
+    record.wire === 'anthropic'
+      ? `A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${count}.`
+      : `The number of cache points exceeds the maximum of ${MAX_CACHE_BREAKPOINTS}. Found ${count}.`;
+  return { status: 400, message };
+}
+
+export interface FakeLlmOptions {
+  respond?: Responder;
+  /**
+   * Model the providers' prompt caches (cache.ts): replies that script no input or cache counts
+   * get the ones the cache computes, and every request records them in `cache`.
+   */
+  cache?: boolean | CacheOptions;
+}
+
+export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
   const state: State = {
     connections: new WeakMap(),
     connectionCount: 0,
     requests: [],
     queue: [],
     responder: options.respond,
+    cache:
+      options.cache === undefined || options.cache === false
+        ? undefined
+        : new PromptCache(options.cache === true ? {} : options.cache),
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {
@@ -142,6 +180,10 @@ export async function startFakeLlm(options: { respond?: Responder } = {}): Promi
       state.requests.length = 0;
       state.queue.length = 0;
       state.responder = undefined;
+      state.cache?.clear();
+    },
+    clearCache() {
+      state.cache?.clear();
     },
     close() {
       return new Promise((resolve) => {

@@ -30,6 +30,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body (undefined when it did not parse). */
   body: unknown;
+  /** The body's bytes as received (UTF-8). */
+  text: string;
   model: string;
   stream: boolean;
   /** The system prompt text, however the wire carries it. */
@@ -49,6 +51,15 @@ export interface RecordedRequest {
   connection: { id: number; openedAt: number };
   /** Why the server refused the request as malformed (undefined when it was accepted). */
   rejection?: string;
+  /** With the prompt cache on: what the request read, wrote and sent uncached (see cache.ts). */
+  cache?: CacheUsage;
+}
+
+/** A request's prompt tokens as the cache splits them: uncached + read + written = the whole prompt. */
+export interface CacheUsage {
+  uncached: number;
+  read: number;
+  write: number;
 }
 
 export interface ScriptedToolCall {
@@ -132,8 +143,10 @@ export interface FakeLlm {
   enqueue(...replies: ScriptedReply[]): void;
   /** Route each request to a reply (takes precedence over the queue). */
   respond(responder: Responder): void;
-  /** Forget requests, queue and responder. */
+  /** Forget requests, queue, responder and the prompt cache's entries. */
   reset(): void;
+  /** Forget every prompt-cache entry (the cache is on only with `startFakeLlm({ cache })`). */
+  clearCache(): void;
   /** Stops the server, closing every open connection. */
   close(): Promise<void>;
 }

@@ -52,7 +52,7 @@ describe('anthropic toWire', () => {
 
   it('[params] prompt_caching: the system prompt as a cache breakpoint, the rest as without it', () => {
     const plain = anthropic.toWire(conversation(false));
-    const cached = anthropic.toWire({ ...conversation(false), promptCaching: true });
+    const cached = anthropic.toWire({ ...conversation(false), promptCaching: 'system' });
     expect(cached).toEqual({
       ...plain,
       system: [{ type: 'text', text: 'You are a careful assistant.', cache_control: { type: 'ephemeral' } }],

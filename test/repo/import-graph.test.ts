@@ -161,6 +161,15 @@ describe('the import graph of internal/ and cmd/', () => {
     expect(found).toEqual([]);
   });
 
+  it('keeps cmd/ out of internal/: the library never imports the CLI', () => {
+    const reaching = [...graph]
+      .filter(([file]) => file.startsWith('internal/'))
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => target.startsWith('cmd/')).map((target) => `${file} -> ${target}`),
+      );
+    expect(reaching).toEqual([]);
+  });
+
   it('keeps the delegation tools out of the runner but for the module that composes a tool set', () => {
     expect(graph.get(COMPOSITION_MODULE)?.some((target) => target.startsWith('internal/delegation/'))).toBe(
       true,

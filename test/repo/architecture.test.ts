@@ -1,9 +1,8 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { repoRoot } from './source-files.js';
 
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
 const architecture = readFileSync(join(repoRoot, 'ARCHITECTURE.md'), 'utf8');
 
 /** The folders named by a row of the rooms table: `| \`internal/fs/\` | … |` gives `internal/fs/`. */

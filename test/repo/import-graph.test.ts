@@ -1,10 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { repoRoot, sourceFiles } from './source-files.js';
 
 /** The one module of the runner that may reach into the delegation tools: it composes a tool set. */
 const COMPOSITION_MODULE = 'internal/runner/compose-tools.ts';
@@ -17,20 +15,6 @@ const COMPOSITION_MODULE = 'internal/runner/compose-tools.ts';
 function relativeImports(source: string): string[] {
   const { importedFiles } = ts.preProcessFile(source, true, true);
   return importedFiles.map((file) => file.fileName).filter((name) => name.startsWith('.'));
-}
-
-/** Every .ts file under `dirs` (repository-relative, `/`-separated). */
-function sourceFiles(dirs: readonly string[]): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
-      const child = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith('.ts')) found.push(child);
-    }
-  };
-  for (const dir of dirs) walk(dir);
-  return found.sort();
 }
 
 /** The file an import names, repository-relative; undefined when it is not a .ts file here. */

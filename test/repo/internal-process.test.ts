@@ -1,10 +1,8 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { repoRoot, sourceFiles } from './source-files.js';
 
 /**
  * What only cmd/ may touch: the arguments, the exit, and the standard streams. internal/ is the
@@ -37,19 +35,6 @@ function cmdOnlyUses(fileName: string, source: string): string[] {
   return found;
 }
 
-function internalFiles(): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
-      const child = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith('.ts')) found.push(child);
-    }
-  };
-  walk('internal');
-  return found.sort();
-}
-
 describe('internal/ leaves the process to cmd/', () => {
   it('finds each use, and none in comments or strings', () => {
     const source = [
@@ -73,7 +58,7 @@ describe('internal/ leaves the process to cmd/', () => {
   });
 
   it('never reads process.argv, exits, or writes to stdout, stderr or the console', () => {
-    const files = internalFiles();
+    const files = sourceFiles(['internal']);
     expect(files.length).toBeGreaterThan(100);
     const uses = files.flatMap((file) =>
       cmdOnlyUses(file, readFileSync(path.join(repoRoot, file), 'utf8')).map((use) => `${file}:${use}`),

@@ -9,6 +9,7 @@ import { MAX_BODY_BYTES } from '../internal/provider/http.js';
 import { createHttpPool, createProvider } from '../internal/provider/index.js';
 import type { ChatRequest, RetryPolicy, WireApi } from '../internal/provider/types.js';
 import { listen, shut } from '../test/provider/local-server.js';
+import { STREAM_END, STREAM_START } from './anthropic-stream.js';
 
 const NO_RETRY: RetryPolicy = { maxRetries: 0, backoff: 'fixed', initialDelayMs: 1, maxDelayMs: 1 };
 const PIECE = 64 * 1024;
@@ -30,27 +31,10 @@ function body(api: WireApi): Buffer {
     head = '{"message":{"role":"assistant","content":"';
     tail = `"},"done":false}\n${JSON.stringify({ message: { role: 'assistant', content: '' }, done: true, done_reason: 'stop', prompt_eval_count: 1, eval_count: 1 })}\n`;
   } else {
-    const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
     head =
-      frame('message_start', {
-        type: 'message_start',
-        message: { model: 'm', usage: { input_tokens: 1, output_tokens: 1 } },
-      }) +
-      frame('content_block_start', {
-        type: 'content_block_start',
-        index: 0,
-        content_block: { type: 'text', text: '' },
-      }) +
+      STREAM_START +
       'event: content_block_delta\ndata: {"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":"';
-    tail =
-      '"}}\n\n' +
-      frame('content_block_stop', { type: 'content_block_stop', index: 0 }) +
-      frame('message_delta', {
-        type: 'message_delta',
-        delta: { stop_reason: 'end_turn' },
-        usage: { output_tokens: 2 },
-      }) +
-      frame('message_stop', { type: 'message_stop' });
+    tail = `"}}\n\n${STREAM_END}`;
   }
   const bytes = Buffer.alloc(MAX_BODY_BYTES - 1024, 'x');
   bytes.write(head, 0);

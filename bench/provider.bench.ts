@@ -14,6 +14,7 @@ import { createHttpPool, createProvider, WIRES } from '../internal/provider/inde
 import type { ChatRequest, ProviderSettings, RetryPolicy, WireApi } from '../internal/provider/types.js';
 import { startFakeLlm } from '../test/fake-llm/server.js';
 import { listen, shut } from '../test/provider/local-server.js';
+import { STREAM_END, STREAM_START, sseFrame } from './anthropic-stream.js';
 
 const NO_RETRY: RetryPolicy = { maxRetries: 0, backoff: 'fixed', initialDelayMs: 1, maxDelayMs: 1 };
 const TURNS = 400;
@@ -155,18 +156,9 @@ async function main(): Promise<void> {
     req.resume();
     req.on('end', () => {
       res.writeHead(200, { 'content-type': 'text/event-stream' });
-      const frame = (event: string, data: object) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`;
       res.write(
-        frame('message_start', {
-          type: 'message_start',
-          message: { model: 'm', usage: { input_tokens: 1, output_tokens: 1 } },
-        }) +
-          frame('content_block_start', {
-            type: 'content_block_start',
-            index: 0,
-            content_block: { type: 'text', text: '' },
-          }) +
-          frame('content_block_delta', {
+        STREAM_START +
+          sseFrame('content_block_delta', {
             type: 'content_block_delta',
             index: 0,
             delta: { type: 'text_delta', text: 'Hi' },
@@ -174,15 +166,7 @@ async function main(): Promise<void> {
       );
       firstByteAt = performance.now();
       setTimeout(() => {
-        res.end(
-          frame('content_block_stop', { type: 'content_block_stop', index: 0 }) +
-            frame('message_delta', {
-              type: 'message_delta',
-              delta: { stop_reason: 'end_turn' },
-              usage: { output_tokens: 2 },
-            }) +
-            frame('message_stop', { type: 'message_stop' }),
-        );
+        res.end(STREAM_END);
       }, 5);
     });
   });

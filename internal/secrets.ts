@@ -59,7 +59,7 @@ export function addSecret(value: string | undefined): void {
  * Every value of a secret-named variable (`ANTHROPIC_API_KEY`, `GH_TOKEN`, …). Only those values are
  * read: each of `process.env`'s is fetched from the C library's environment as it is read.
  */
-export function addSecretsFromEnv(env: NodeJS.ProcessEnv): void {
+function addSecretsFromEnv(env: NodeJS.ProcessEnv): void {
   for (const name of Object.keys(env)) if (SECRET_NAME.test(name)) addSecret(env[name]);
 }
 

@@ -28,11 +28,7 @@ const PATTERN_MESSAGES: Record<string, string> = {
  * Turns ajv errors into one message per problem, naming the field, what was expected and what was
  * found; unknown keys get a did-you-mean from the schema's own property names.
  */
-export function describeSchemaErrors(
-  errors: ErrorObject[],
-  data: JsonValue,
-  schema: JsonValue,
-): SchemaProblem[] {
+function describeSchemaErrors(errors: ErrorObject[], data: JsonValue, schema: JsonValue): SchemaProblem[] {
   const kept = dropCombinatorNoise(errors, data);
   const problems: SchemaProblem[] = [];
   for (const error of kept) {

@@ -46,7 +46,7 @@ export function askParentHandler(
  * The caller's side request: its conversation up to the call (told as text: no tools are offered),
  * then the question. Reserved against the budget and counted in the caller's limits like a turn.
  */
-export async function sideAnswer(
+async function sideAnswer(
   setup: LoopSetup,
   agent: string,
   history: readonly Message[],

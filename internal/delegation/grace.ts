@@ -61,7 +61,7 @@ export async function graceTurn(
  * What the grace turn tells the agent: why it stopped and that this is its last chance; a text agent
  * is asked for its answer, not for a tool it does not have.
  */
-export function graceMessage(stoppedBy: 'timeout' | 'max_turns', submits: boolean): string {
+function graceMessage(stoppedBy: 'timeout' | 'max_turns', submits: boolean): string {
   const warning =
     stoppedBy === 'timeout'
       ? 'You have exceeded the time limit.'

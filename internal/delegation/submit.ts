@@ -10,10 +10,10 @@ import type { TerminalTools } from '../runner/terminal.js';
  * against the schema, `submit_error` ends it as failed. Nothing else ends such an agent.
  */
 export const SUBMIT_RESULT = 'submit_result';
-export const SUBMIT_ERROR = 'submit_error';
+const SUBMIT_ERROR = 'submit_error';
 
 /** The user turn that asks an agent that answered in plain text to submit instead. */
-export const SUBMIT_REMINDER =
+const SUBMIT_REMINDER =
   'You have not submitted a result. Call submit_result now with your final result, or submit_error if you cannot complete the task. Do not answer in plain text.';
 
 /** How the loop knows both: by name, and the reminder for an agent that answered in plain text. */

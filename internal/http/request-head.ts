@@ -52,7 +52,7 @@ export function parseTarget(url: string): RequestTarget {
  * `Basic …` of a URL's user info (percent-decoded); undefined when it has none. Its password and
  * token become secrets: a server may quote a request back. A malformed escape throws (URIError).
  */
-export function basicAuthorization(url: URL): string | undefined {
+function basicAuthorization(url: URL): string | undefined {
   if (url.username === '' && url.password === '') return undefined;
   const password = decodeURIComponent(url.password);
   const token = Buffer.from(`${decodeURIComponent(url.username)}:${password}`, 'utf8').toString('base64');

@@ -50,7 +50,7 @@ export async function loadAwsCredentials(source: AwsCredentialSource): Promise<A
 }
 
 /** The INI profile's `aws_access_key_id`, `aws_secret_access_key` and `aws_session_token`. */
-export function parseCredentialsFile(text: string, profile: string): AwsCredentials | undefined {
+function parseCredentialsFile(text: string, profile: string): AwsCredentials | undefined {
   const values: Record<string, string> = {};
   let inProfile = false;
   for (const raw of text.split(/\r?\n/)) {

@@ -70,7 +70,7 @@ function lowerCased(headers: Record<string, string>): Record<string, string> {
 }
 
 /** RFC 3986 escaping: everything but `A-Z a-z 0-9 - _ . ~`. */
-export function escapeUri(text: string): string {
+function escapeUri(text: string): string {
   return encodeURIComponent(text).replace(
     /[!'()*]/g,
     (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`,

@@ -210,7 +210,7 @@ export function runLiveness(record: RunRecord): Liveness {
 }
 
 /** A run that never said how it ended, and whose process is gone. */
-export function interrupted(record: RunRecord): boolean {
+function interrupted(record: RunRecord): boolean {
   return record.status === 'running' && runLiveness(record) === 'gone';
 }
 

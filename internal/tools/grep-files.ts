@@ -95,7 +95,7 @@ function enableLinearEngine(): void {
  * A line test that finishes in time linear in the line. The engine has no `i` flag: with
  * `ignoreCase` the pattern's letters (not the character after a `\`) and the line are lowercased.
  */
-export function linearMatcher(source: string, ignoreCase: boolean): (line: string) => boolean {
+function linearMatcher(source: string, ignoreCase: boolean): (line: string) => boolean {
   const pattern = ignoreCase
     ? source.replace(/\\.|[^\\]+/gs, (part) => (part.startsWith('\\') ? part : part.toLowerCase()))
     : source;

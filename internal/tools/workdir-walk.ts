@@ -4,7 +4,7 @@ import { readRegularFile } from '../fs/read-bounded.js';
 import { type IgnoreRule, isIgnored, parseGitignore } from './gitignore.js';
 
 /** A search never looks at more than this many directory entries (a workdir of `/`, a huge tree). */
-export const MAX_WALK_ENTRIES = 200_000;
+const MAX_WALK_ENTRIES = 200_000;
 /** A `.gitignore` larger than this is not read. */
 const MAX_GITIGNORE_BYTES = 256 * 1024;
 

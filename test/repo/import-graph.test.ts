@@ -1,10 +1,8 @@
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-
-const repoRoot = fileURLToPath(new URL('../../', import.meta.url));
+import { repoRoot, sourceFiles } from './source-files.js';
 
 /** The one module of the runner that may reach into the delegation tools: it composes a tool set. */
 const COMPOSITION_MODULE = 'internal/runner/compose-tools.ts';
@@ -17,20 +15,6 @@ const COMPOSITION_MODULE = 'internal/runner/compose-tools.ts';
 function relativeImports(source: string): string[] {
   const { importedFiles } = ts.preProcessFile(source, true, true);
   return importedFiles.map((file) => file.fileName).filter((name) => name.startsWith('.'));
-}
-
-/** Every .ts file under `dirs` (repository-relative, `/`-separated). */
-function sourceFiles(dirs: readonly string[]): string[] {
-  const found: string[] = [];
-  const walk = (dir: string): void => {
-    for (const entry of readdirSync(path.join(repoRoot, dir), { withFileTypes: true })) {
-      const child = `${dir}/${entry.name}`;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.name.endsWith('.ts')) found.push(child);
-    }
-  };
-  for (const dir of dirs) walk(dir);
-  return found.sort();
 }
 
 /** The file an import names, repository-relative; undefined when it is not a .ts file here. */
@@ -115,6 +99,46 @@ function describeCircle(graph: ReadonlyMap<string, readonly string[]>, set: read
   return [start, ...between, start].join(' -> ');
 }
 
+/**
+ * The rooms from the top down, as ARCHITECTURE.md draws them: a file imports only its own room and
+ * the rooms after it. Rooms on one line may import each other's files (never in a circle).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['cmd'],
+  ['gc', 'invocation'],
+  ['output'],
+  ['record'],
+  ['startup'],
+  ['delegation'],
+  ['runner'],
+  ['cassette'],
+  ['fanout'],
+  ['memory', 'artifacts'],
+  ['tools'],
+  ['agent'],
+  ['provider'],
+  ['config'],
+  ['http', 'fs'],
+  ['internal/*.ts'],
+];
+
+/** The imports that go up, each named in ARCHITECTURE.md: the room that imports, and the room. */
+const UPWARD_ALLOWED: ReadonlySet<string> = new Set([
+  // The runner's one door to the delegation tools (the test below keeps it the only one).
+  `${COMPOSITION_MODULE} -> delegation`,
+  // config.toml's values are provider JSON, and a provider's settings name its wire and AWS source.
+  'config -> provider',
+  // Agent files are checked against the built-in tool names.
+  'agent -> tools',
+]);
+
+/** `internal/fs/glob.ts` → `fs`; `internal/errors.ts` → `internal/*.ts`; `cmd/run.ts` → `cmd`. */
+function roomOf(file: string): string {
+  const parts = file.split('/');
+  if (parts[0] === 'cmd') return 'cmd';
+  return parts.length === 2 ? 'internal/*.ts' : (parts[1] as string);
+}
+
 describe('the import graph of internal/ and cmd/', () => {
   it('reads every kind of relative import, and nothing in comments or strings', () => {
     const source = [
@@ -159,6 +183,34 @@ describe('the import graph of internal/ and cmd/', () => {
     expect(files.length).toBeGreaterThan(100);
     const found = circles(graph).map((set) => describeCircle(graph, set));
     expect(found).toEqual([]);
+  });
+
+  it('imports only down the rooms of ARCHITECTURE.md, but for the exceptions it names', () => {
+    const depth = new Map(
+      LAYERS.flatMap((rooms, index) => rooms.map((room): [string, number] => [room, index])),
+    );
+    const unknown = [...new Set(files.map(roomOf))].filter((room) => !depth.has(room));
+    expect(unknown).toEqual([]);
+    const upward = [...graph].flatMap(([file, targets]) =>
+      targets
+        .filter((target) => (depth.get(roomOf(target)) as number) < (depth.get(roomOf(file)) as number))
+        .filter(
+          (target) =>
+            !UPWARD_ALLOWED.has(`${roomOf(file)} -> ${roomOf(target)}`) &&
+            !UPWARD_ALLOWED.has(`${file} -> ${roomOf(target)}`),
+        )
+        .map((target) => `${file} -> ${target}`),
+    );
+    expect(upward).toEqual([]);
+  });
+
+  it('keeps cmd/ out of internal/: the library never imports the CLI', () => {
+    const reaching = [...graph]
+      .filter(([file]) => file.startsWith('internal/'))
+      .flatMap(([file, targets]) =>
+        targets.filter((target) => target.startsWith('cmd/')).map((target) => `${file} -> ${target}`),
+      );
+    expect(reaching).toEqual([]);
   });
 
   it('keeps the delegation tools out of the runner but for the module that composes a tool set', () => {

@@ -4,7 +4,7 @@ import type { FakeLlm, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
 import { runAxe, TempHome } from './cli.js';
 
-/** Rows of the spec's §5 edge-case tables not covered by run.e2e.test.ts, at the CLI. */
+/** Edge cases of sub-agents and the conversation loop not covered by run.e2e.test.ts, at the CLI. */
 let home: TempHome;
 let fake: FakeLlm;
 
@@ -17,7 +17,7 @@ afterAll(async () => {
   home.cleanup();
 });
 
-describe('sub-agent failures (§5.7)', () => {
+describe('sub-agent failures', () => {
   it('missing key, invalid model, 429, its own turn limit: error results in the spec words', async () => {
     home.agent('lead', agentToml('lead', { subAgents: ['keyless', 'badmodel', 'limited', 'looper'] }));
     home.agent('keyless', agentToml('keyless', { model: 'openai/gpt-test' }));
@@ -60,7 +60,7 @@ describe('sub-agent failures (§5.7)', () => {
   });
 });
 
-describe('conversation loop (§5.6)', () => {
+describe('conversation loop', () => {
   it('ends on an empty answer with no tool calls: empty stdout, empty JSON content, exit 0', async () => {
     home.agent('quiet', agentToml('quiet', { subAgents: ['helper'] }));
     home.agent('helper', agentToml('helper'));

@@ -5,8 +5,9 @@ import { agentToml, roleOf } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
 
 /**
- * `fork_context = true`: the sub-agent's first request holds its caller's finished turns, 003's
- * boundary and the task, and no tool call without its result — on the caller's wire or another.
+ * `fork_context = true`: the sub-agent's first request holds its caller's finished turns, the
+ * fork's boundary message and the task, and no tool call without its result — on the caller's
+ * wire or another.
  */
 const setup = e2eHomes();
 

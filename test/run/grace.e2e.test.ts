@@ -6,7 +6,7 @@ import { e2eHomes, runAxe } from './cli.js';
 
 /**
  * `[budget] grace_period`: a sub-agent stopped by its timeout or turn limit gets one last turn,
- * with 003's message and only submit_result (or no tool), under a deadline its caller's bounds.
+ * with the grace message and only submit_result (or no tool), under a deadline its caller's bounds.
  */
 const setup = e2eHomes();
 

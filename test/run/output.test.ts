@@ -109,7 +109,7 @@ describe('dry-run layout', () => {
     );
   });
 
-  it('shows sub-agents with max depth, parallel and timeout (§3.8), MCP servers without secrets', () => {
+  it('shows sub-agents with max depth, parallel and timeout, MCP servers without secrets', () => {
     const text = renderDryRun({
       ...baseView,
       temperature: 0,

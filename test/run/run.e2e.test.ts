@@ -14,7 +14,7 @@ describe.concurrent('axe run', () => {
   it('offers no tools key without sub_agents, and call_agent only with them', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo')).agent('lead', agentToml('lead', { subAgents: ['helper'] }));
-    // §5.2: a [sub_agents_config] without sub_agents injects nothing; §5.6: empty content is printed as is.
+    // A [sub_agents_config] without sub_agents injects nothing; empty content is printed as is.
     home.agent('configured', agentToml('configured', { subAgentsConfig: ['max_depth = 2'] }));
     fake.respond((request) => ({
       text: roleOf(request) === 'configured' ? '' : `${roleOf(request)} answer\n`,
@@ -302,7 +302,7 @@ describe.concurrent('axe run', () => {
     expect(envelope.content).toBe('survived');
     const [missing, outsider, broken, noTask] = envelope.tool_call_details;
     expect(noTask).toMatchObject({ is_error: true, output: 'call_agent error: "task" argument is required' });
-    // §3.7 step 6 and §5.7: a sub-agent that cannot be loaded.
+    // A sub-agent that cannot be loaded.
     expect(missing).toMatchObject({
       is_error: true,
       output: 'call_agent error: failed to load agent "missing": agent config not found: missing',

@@ -6,7 +6,7 @@ import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
-import type { CacheWarmup } from './cache-warmup.js';
+import type { CacheWarmup } from '../fanout/cache-warmup.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';

@@ -15,7 +15,7 @@ import {
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import type { Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { Toolset } from '../tools/types.js';
-import { CacheWarmup } from './cache-warmup.js';
+import { CacheWarmup } from '../fanout/cache-warmup.js';
 import {
   type AgentDelegation,
   type AgentTools,

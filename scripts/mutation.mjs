@@ -48,8 +48,8 @@ const MUTANTS = [
   },
   {
     name: 'the final error line unmasked',
-    find: 'const message = maskSecrets(errorMessage(error));',
-    replace: 'const message = errorMessage(error);',
+    find: 'const message = maskSecrets(\n    (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error),\n  );',
+    replace: 'const message = (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error);',
     tests: ['test/run/secret-sinks.e2e.test.ts'],
   },
   {
@@ -114,8 +114,8 @@ const MUTANTS = [
   },
   {
     name: 'a call past the tool-call budget runs anyway',
-    find: 'if (!TERMINAL.has(call.name) && !ctx.limits.takeToolCall())',
-    replace: 'if (!TERMINAL.has(call.name) && !(ctx.limits.takeToolCall() || true))',
+    find: 'if (!setup.terminal.names.has(call.name) && !ctx.limits.takeToolCall())',
+    replace: 'if (!setup.terminal.names.has(call.name) && !(ctx.limits.takeToolCall() || true))',
     tests: [
       'test/run/limits.e2e.test.ts',
       'test/run/child-limits.e2e.test.ts',

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { untilAborted } from '../abort.js';
 import type { ChatRequest } from '../provider/types.js';
 
@@ -36,7 +35,11 @@ export class CacheWarmup {
 }
 
 function prefixKey(provider: string, request: ChatRequest): string {
-  const hash = createHash('sha256').update(`${provider}\0${request.model}\0${request.system}\0`);
+  // node:crypto is loaded only by a run that warms a cache: a plain run loads none of it.
+  const hash = process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha256')
+    .update(`${provider}\0${request.model}\0${request.system}\0`);
   hash.update(JSON.stringify(request.tools ?? []));
   return hash.digest('hex');
 }

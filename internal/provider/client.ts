@@ -118,7 +118,7 @@ async function chat(
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   shared: SharedParts,
   request: ChatRequest,
-  { signal: userSignal, onEvent, deadline, connections }: ChatOptions,
+  { signal: userSignal, onEvent, onAnswerBegins, deadline, connections }: ChatOptions,
 ): Promise<ChatResponse> {
   if (keyMissing(settings)) {
     throw new MissingKeyError(
@@ -154,6 +154,7 @@ async function chat(
       signal: timed?.signal ?? userSignal,
       userSignal,
       onEvent,
+      onAnswerBegins,
       deadline,
       warmConnections: connections?.ahead,
     });
@@ -174,6 +175,7 @@ interface Exchange {
   signal: AbortSignal;
   userSignal: AbortSignal;
   onEvent: ChatOptions['onEvent'];
+  onAnswerBegins: ChatOptions['onAnswerBegins'];
   deadline: number | undefined;
   warmConnections: number | undefined;
 }
@@ -183,7 +185,18 @@ async function attempts(
   wire: Wire,
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   request: ChatRequest,
-  { context, url, headers, body, signal, userSignal, onEvent, deadline, warmConnections }: Exchange,
+  {
+    context,
+    url,
+    headers,
+    body,
+    signal,
+    userSignal,
+    onEvent,
+    onAnswerBegins,
+    deadline,
+    warmConnections,
+  }: Exchange,
 ): Promise<ChatResponse> {
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw abortError(context, userSignal);
@@ -191,7 +204,7 @@ async function attempts(
     let requestId: string | undefined;
     try {
       const response = await postJson(pool, url, headers, body, signal, warmConnections);
-      if (response.status < 300) onEvent?.({ type: 'response.start' });
+      if (response.status < 300) onAnswerBegins?.();
       requestId = pickRequestId(response.headers);
       const wireResponse = await readResponse(context, wire, request, response, builder, requestId);
       const out: ChatResponse = {

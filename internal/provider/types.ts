@@ -126,8 +126,6 @@ export interface ChatResponse {
 
 /** Streaming events, the same for every provider. */
 export type StreamEvent =
-  /** The server accepted the request and began its answer (status and headers read). */
-  | { type: 'response.start' }
   | { type: 'text.delta'; text: string }
   | { type: 'toolcall.start'; index: number; id: string; name: string }
   | { type: 'toolcall.delta'; index: number; argumentsDelta: string }
@@ -139,6 +137,11 @@ export type StreamEvent =
 export interface ChatOptions {
   signal: AbortSignal;
   onEvent?: (event: StreamEvent) => void;
+  /**
+   * Called when a server accepts the request and begins its answer (a 2xx status and headers read),
+   * at each attempt: what a prompt cache the request wrote is readable from (cache_warmup).
+   */
+  onAnswerBegins?: () => void;
   /** Epoch ms after which the run is over: a retry whose wait would pass it is not attempted. */
   deadline?: number;
   /** Connections to this provider opened for the calls its answer may start (an agent's sub-agents). */

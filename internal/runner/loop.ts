@@ -274,8 +274,7 @@ function sendNow(
 ): Promise<ChatResponse> {
   const { ctx } = setup;
   const onEvent = (event: StreamEvent): void => {
-    if (event.type === 'response.start') begun?.();
-    else if (event.type === 'text.delta' && ctx.stream) {
+    if (event.type === 'text.delta' && ctx.stream) {
       emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
     } else if (event.type === 'retry') {
       const { attempt, delayMs, reason } = event;
@@ -288,6 +287,7 @@ function sendNow(
         signal: ctx.signal,
         deadline: ctx.deadline,
         onEvent,
+        ...(begun ? { onAnswerBegins: begun } : {}),
         ...(setup.connections ? { connections: setup.connections } : {}),
       }),
     ctx.signal,

@@ -12,10 +12,10 @@ import {
   RuntimeError,
   TurnLimitError,
 } from '../errors.js';
+import { CacheWarmup } from '../fanout/cache-warmup.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
 import type { Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { Toolset } from '../tools/types.js';
-import { CacheWarmup } from '../fanout/cache-warmup.js';
 import {
   type AgentDelegation,
   type AgentTools,

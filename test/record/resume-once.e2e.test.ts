@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ScriptedReply } from '../fake-llm/types.js';
@@ -12,8 +12,10 @@ import { e2eHomes, runAxe, startAxe, type TempHome, waitFor } from '../run/cli.j
  */
 const setup = e2eHomes();
 
+/** The run's transcripts so far: none yet while its record is being made. */
 function transcript(home: TempHome, id: string): string {
   const dir = path.join(home.runsDir, id, 'agents');
+  if (!existsSync(dir)) return '';
   return readdirSync(dir)
     .map((name) => readFileSync(path.join(dir, name), 'utf8'))
     .join('');

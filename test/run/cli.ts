@@ -155,9 +155,19 @@ export function runAxe(args: string[], options: SpawnOptions): Promise<AxeResult
  */
 export async function waitFor(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
-  while (!check()) {
+  while (!holdsYet(check)) {
     if (Date.now() > deadline) throw new Error('waitFor: condition not met in time');
     await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** A check that reads a file or folder the run has not made yet (ENOENT) does not hold yet. */
+function holdsYet(check: () => boolean): boolean {
+  try {
+    return check();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
+    throw error;
   }
 }
 

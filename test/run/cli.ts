@@ -5,6 +5,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll } from 'vitest';
 import { startFakeLlm } from '../fake-llm/index.js';
+import type { FakeLlmOptions } from '../fake-llm/server.js';
 import type { FakeLlm } from '../fake-llm/types.js';
 
 export const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -175,7 +176,7 @@ function holdsYet(check: () => boolean): boolean {
  * For an e2e test file: checks the binary is built, and returns `setup()`, which gives each case
  * its own temp home and fake server (so cases can run concurrently), all removed after the file.
  */
-export function e2eHomes(): () => Promise<{ home: TempHome; fake: FakeLlm }> {
+export function e2eHomes(fakeOptions: FakeLlmOptions = {}): () => Promise<{ home: TempHome; fake: FakeLlm }> {
   const homes: TempHome[] = [];
   const servers: FakeLlm[] = [];
   beforeAll(() => {
@@ -187,7 +188,7 @@ export function e2eHomes(): () => Promise<{ home: TempHome; fake: FakeLlm }> {
   });
   return async () => {
     const home = new TempHome();
-    const fake = await startFakeLlm();
+    const fake = await startFakeLlm(fakeOptions);
     homes.push(home);
     servers.push(fake);
     return { home, fake };

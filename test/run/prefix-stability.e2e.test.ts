@@ -1,10 +1,9 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from '../fake-llm/bedrock-validate.js';
-import { startFakeLlm } from '../fake-llm/server.js';
-import type { FakeLlm, RecordedRequest, ScriptedReply, Wire } from '../fake-llm/types.js';
-import { AXE_BIN, runAxe, TempHome } from './cli.js';
+import type { RecordedRequest, ScriptedReply, Wire } from '../fake-llm/types.js';
+import { e2eHomes, runAxe, type TempHome } from './cli.js';
 
 /**
  * The condition of every prompt cache: from one turn of a tool loop to the next, the request is
@@ -13,15 +12,6 @@ import { AXE_BIN, runAxe, TempHome } from './cli.js';
  * bytes axe sent, on every wire, over a 10-turn loop. Anthropic's and Bedrock's breakpoints move
  * with the newest message by design (the cache ignores them), so they are taken out first.
  */
-const homes: TempHome[] = [];
-const servers: FakeLlm[] = [];
-beforeAll(() => {
-  if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
-});
-afterAll(async () => {
-  await Promise.all(servers.map((fake) => fake.close()));
-  for (const home of homes) home.cleanup();
-});
 
 const TURNS = 10;
 
@@ -107,13 +97,13 @@ const CASES: WireCase[] = [
   },
 ];
 
+/** Each case's own home and fake server, whose prompt cache is on. */
+const setup = e2eHomes({ cache: true });
+
 describe.concurrent('byte-stable request prefixes over a 10-turn tool loop', () => {
   for (const wireCase of CASES) {
     it(wireCase.wire, async () => {
-      const home = new TempHome();
-      const fake = await startFakeLlm({ cache: true });
-      homes.push(home);
-      servers.push(fake);
+      const { home, fake } = await setup();
       if (wireCase.config) writeFileSync(path.join(home.configDir, 'config.toml'), wireCase.config(fake.url));
       home.file('work/sub/b.txt', 'b');
       writeFileSync(

@@ -1,34 +1,19 @@
-import { existsSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from '../fake-llm/bedrock-validate.js';
-import { startFakeLlm } from '../fake-llm/server.js';
-import type { FakeLlm, RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
+import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { callAgent, delegatingParent, roleOf } from './agents.js';
-import { AXE_BIN, runAxe, TempHome } from './cli.js';
+import { e2eHomes, runAxe, type TempHome } from './cli.js';
 
 /**
  * Prompt caching by default (docs/caching.md), end to end against the fake's prompt cache: where
  * the breakpoints go on Anthropic and Bedrock, when none is sent (Go's TOML files, one-turn runs,
  * `prompt_caching = false`), and the cache's counts in `--json`.
  */
-const homes: TempHome[] = [];
-const servers: FakeLlm[] = [];
-beforeAll(() => {
-  if (!existsSync(AXE_BIN)) throw new Error(`${AXE_BIN} is missing: run \`npm run build\` first`);
-});
-afterAll(async () => {
-  await Promise.all(servers.map((fake) => fake.close()));
-  for (const home of homes) home.cleanup();
-});
 
-async function setup(): Promise<{ home: TempHome; fake: FakeLlm }> {
-  const home = new TempHome();
-  const fake = await startFakeLlm({ cache: true });
-  homes.push(home);
-  servers.push(fake);
-  return { home, fake };
-}
+/** Each case's own home and fake server, whose prompt cache is on. */
+const setup = e2eHomes({ cache: true });
 
 /** Over the smallest cacheable prefix (1,024 tokens) of claude models. */
 const PROMPT = `ROLE:cached ${'Review carefully and cite file and line. '.repeat(150)}`;

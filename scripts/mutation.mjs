@@ -49,7 +49,8 @@ const MUTANTS = [
   {
     name: 'the final error line unmasked',
     find: 'const message = maskSecrets(\n    (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error),\n  );',
-    replace: 'const message = (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error);',
+    replace:
+      'const message = (isAxeError(error) ? undefined : systemErrorLine(error)) ?? errorMessage(error);',
     tests: ['test/run/secret-sinks.e2e.test.ts'],
   },
   {

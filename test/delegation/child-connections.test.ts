@@ -6,6 +6,7 @@ import { childConnections } from '../../internal/delegation/child-connections.js
 import { CHILDREN_PER_TURN } from '../../internal/fanout/start-pacer.js';
 import type { JsonValue, ToolCall } from '../../internal/provider/types.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
+import { waitFor } from '../run/cli.js';
 import { agentOf, useHome } from '../runner/harness.js';
 
 const t = useHome();
@@ -119,11 +120,7 @@ describe('connections opened for the children an answer starts', () => {
     expect(outcome.error).toBeUndefined();
     expect(t.llm.requests.map(agentOf)).toEqual(['lead', 'lead']);
     // Accepted by the server once they are (the pool closed them when the run ended).
-    const deadline = Date.now() + 2000;
-    while (t.llm.connections - before < 40 && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await waitFor(() => t.llm.connections - before >= 40);
     expect(t.llm.connections - before).toBe(40);
   });
 });

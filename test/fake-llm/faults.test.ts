@@ -145,20 +145,21 @@ describe('status faults', () => {
 
 describe('connection faults', () => {
   it('hangs until the client gives up, and records the abort', async () => {
-    const started = Date.now();
     await expect(
       send('openai', { fault: { kind: 'hang' } }, false, AbortSignal.timeout(80)),
     ).rejects.toThrow();
+    // A hang never ends on its own: the request is finished by the abort alone.
     await until(() => first().aborted);
-    expect(first().finishedAt! - started).toBeLessThan(1000);
+    expect(first().finishedAt).toBeGreaterThanOrEqual(first().receivedAt);
   });
 
   it('records a client abort during delayMs and never answers it', async () => {
     await expect(
-      send('anthropic', { text: 'late', delayMs: 5000 }, false, AbortSignal.timeout(50)),
+      send('anthropic', { text: 'late', delayMs: 600_000 }, false, AbortSignal.timeout(50)),
     ).rejects.toThrow();
+    // The answer is due in ten minutes: what finishes the request now is the abort.
     await until(() => first().aborted);
-    expect(first().finishedAt! - first().receivedAt).toBeLessThan(1000);
+    expect(first().finishedAt).toBeGreaterThanOrEqual(first().receivedAt);
   });
 
   it('waits delayMs before answering', async () => {
@@ -299,9 +300,8 @@ describe('scripting', () => {
       body: JSON.stringify({ model: 'm', stream: false }),
     });
     await until(() => own.requests.length === 1);
-    const started = Date.now();
+    // The request hangs for ever: close() ends at all only by ending it.
     await own.close();
-    expect(Date.now() - started).toBeLessThan(500);
     await expect(pending).rejects.toThrow();
     await until(() => own.requests[0]?.finishedAt !== undefined);
   });

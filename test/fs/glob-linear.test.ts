@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compileGlob, GlobError, globFiles } from '../../internal/fs/glob.js';
+import { compileGlob, GlobError, globFiles, globWork } from '../../internal/fs/glob.js';
 import { BUILTIN_TOOLS } from '../../internal/tools/index.js';
 import { call, makeSandbox, toolContext } from '../tools/helpers.js';
 
@@ -10,20 +10,35 @@ import { call, makeSandbox, toolContext } from '../tools/helpers.js';
  * Globs come from models (glob_files, grep_files' `glob`) and agent files (`files = [...]`).
  * Each `*` used to become a backtracking `[^/]*`: 'a'.repeat(100) against `*a*a*a*a*a*b` took
  * 7.9 s (one more `*a`: 108 s) with the event loop blocked, so no abort or deadline could end it;
- * a path 40 directories deep against eight `**` took 26 s. Matching is now polynomial.
+ * a path 40 directories deep against eight `**` took 26 s. Matching is now polynomial, which the
+ * tests check by counting the matchers' steps (globWork), not by timing them: a bound in
+ * milliseconds fails on a busy machine, and a step count is the same everywhere.
  */
 const sandbox = makeSandbox();
 afterAll(() => sandbox.cleanup());
 
 const NAME = 'a'.repeat(100);
 
-function timed<T>(work: () => T): { value: T; ms: number } {
-  const started = performance.now();
+/** The result of `work` and how many matcher steps it took. */
+function counted<T>(work: () => T): { value: T; steps: number } {
+  const before = globWork.steps;
   const value = work();
-  return { value, ms: performance.now() - started };
+  return { value, steps: globWork.steps - before };
 }
 
-describe('glob: adversarial patterns finish at once', () => {
+/**
+ * The most steps a greedy match may take: the path's names against the pattern's segments
+ * (names+1 × segments+1 steps at most), each step matching one name against one segment in at
+ * most (characters+1) × (pattern characters+1) steps.
+ */
+function stepBound(pattern: string, path: string): number {
+  const names = path.split('/');
+  const segments = pattern.split('/');
+  const longest = (parts: string[]) => Math.max(...parts.map((part) => part.length));
+  return (names.length + 1) * (segments.length + 1) * (1 + (longest(names) + 1) * (longest(segments) + 1));
+}
+
+describe('glob: adversarial patterns take polynomially many steps', () => {
   it('stars around repeated letters against a long name', () => {
     for (const [pattern, name, expected] of [
       ['*a*a*a*a*a*b', NAME, false],
@@ -34,11 +49,13 @@ describe('glob: adversarial patterns finish at once', () => {
       [`${'*a'.repeat(60)}b`, 'a'.repeat(5000), false],
       [`${'*?'.repeat(60)}b`, 'a'.repeat(5000), false],
     ] as const) {
-      const { value, ms } = timed(() => compileGlob(pattern)(name));
+      const match = compileGlob(pattern);
+      const { value, steps } = counted(() => match(name));
       expect(`${pattern} ~ ${name.length} a's: ${value}`).toBe(
         `${pattern} ~ ${name.length} a's: ${expected}`,
       );
-      expect(ms).toBeLessThan(250);
+      expect(steps).toBeGreaterThan(0);
+      expect(steps, `${pattern} ~ ${name.length} a's`).toBeLessThanOrEqual(stepBound(pattern, name));
     }
   });
 
@@ -50,26 +67,31 @@ describe('glob: adversarial patterns finish at once', () => {
       ['**/d1*/**/d3*/**/x', true],
       ['**/d3*/**/d1*/**/d39/y', false],
     ] as const) {
-      const { value, ms } = timed(() => compileGlob(pattern)(deep));
+      const match = compileGlob(pattern);
+      const { value, steps } = counted(() => match(deep));
       expect(`${pattern}: ${value}`).toBe(`${pattern}: ${expected}`);
-      expect(ms).toBeLessThan(250);
+      expect(steps).toBeGreaterThan(0);
+      expect(steps, pattern).toBeLessThanOrEqual(stepBound(pattern, deep));
     }
   });
 
-  it('glob_files and globFiles (agent files) answer in well under a second', async () => {
+  it('glob_files and globFiles (agent files) match through the same bounded matcher', async () => {
     writeFileSync(join(sandbox.workdir, NAME), 'x');
     writeFileSync(join(sandbox.workdir, `${NAME}b`), 'x');
-    let started = performance.now();
+    // Two files, each matched against the pattern: at most two bounded matches.
+    let before = globWork.steps;
     const out = await call(
       BUILTIN_TOOLS.glob_files,
       { pattern: '*a*a*a*a*a*a*b' },
       toolContext(sandbox.workdir),
     );
     expect(out.content).toBe(`${NAME}b`);
-    expect(performance.now() - started).toBeLessThan(1000);
-    started = performance.now();
+    expect(globWork.steps - before).toBeGreaterThan(0);
+    expect(globWork.steps - before).toBeLessThanOrEqual(2 * stepBound('*a*a*a*a*a*a*b', `${NAME}b`));
+    before = globWork.steps;
     expect(await globFiles(['*a*a*a*a*a*a*c', '*a*a*a*a*a*a'], sandbox.workdir)).toEqual([NAME]);
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(globWork.steps - before).toBeGreaterThan(0);
+    expect(globWork.steps - before).toBeLessThanOrEqual(4 * stepBound('*a*a*a*a*a*a*c', `${NAME}b`));
   });
 });
 

@@ -124,13 +124,11 @@ describe('the memory file lock', () => {
     const file = path.join(dir, 'agent.md');
     writeFileSync(`${file}.lock`, `${process.ppid}\n`);
     const controller = new AbortController();
-    const started = Date.now();
     const append = appendEntry(file, formatEntry(AT, 'cancelled', 'not kept'), controller.signal);
     await sleep(50);
     controller.abort(new Error('cancelled (Ctrl-C)'));
+    // The abort's own reason, not the give-up after the 10 s a lock is waited on.
     await expect(append).rejects.toThrow('cancelled (Ctrl-C)');
-    // Not the 10 s a lock is waited on.
-    expect(Date.now() - started).toBeLessThan(2000);
     expect(existsSync(file)).toBe(false);
     expect(readFileSync(`${file}.lock`, 'utf8')).toBe(`${process.ppid}\n`);
     rmSync(dir, { recursive: true, force: true });

@@ -1,3 +1,4 @@
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import path from 'node:path';
@@ -11,26 +12,45 @@ import { LOCALHOST_CERT, startTlsAnthropic } from './tls-anthropic.js';
 
 /**
  * An agent's first connection to its provider opens as the agent starts, so DNS, TCP and TLS are
- * done while it reads its files and starts its MCP servers. Here an MCP server takes 400 ms to
- * answer: the connection the first request goes out on must be that much older than the request.
+ * done while it reads its files and starts its MCP servers. Here the MCP server answers only once
+ * the test opens its gate: the test opens it once the provider's server has seen the connection,
+ * which without the early connection would never happen (the first request waits for the MCP
+ * server), so the order is shown by events, not by how long anything took.
  */
-const START_DELAY_MS = 400;
 let fake: FakeLlm;
 let home: TempHome;
+let gate = '';
 
 beforeAll(async () => {
   fake = await startFakeLlm();
   home = new TempHome();
+  gate = path.join(home.root, 'mcp-gate');
   const slowServer = [
     '[[mcp_servers]]',
     'name = "slow"',
     `command = ${JSON.stringify(process.execPath)}`,
     `args = [${JSON.stringify(PAGED)}]`,
-    `env = { START_DELAY_MS = "${START_DELAY_MS}" }`,
+    `env = { START_GATE_FILE = ${JSON.stringify(gate)} }`,
   ];
   home.agent('slow', agentToml('slow', { extra: slowServer }));
   home.agent('plain', agentToml('plain'));
 });
+
+/** Runs `slow`; opens the MCP server's gate once `ready` holds, and says when it did. */
+async function runGated(env: NodeJS.ProcessEnv, ready: () => boolean) {
+  rmSync(gate, { force: true });
+  rmSync(`${gate}.waiting`, { force: true });
+  const run = startAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], { env });
+  let gateOpenedAt = 0;
+  try {
+    await waitFor(ready);
+  } finally {
+    // Opened even when `ready` never held, so that the run still ends.
+    gateOpenedAt = Date.now();
+    writeFileSync(gate, '');
+  }
+  return { result: await run.done, gateOpenedAt };
+}
 
 afterAll(async () => {
   await fake.close();
@@ -42,14 +62,12 @@ describe('the connection to the provider opens while the agent sets up', () => {
     fake.reset();
     fake.respond(() => ({ text: 'answered' }));
     const before = fake.connections;
-    const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
-      env: home.env(fake.url),
-    });
+    // The MCP server answers only once the connection is open.
+    const { result } = await runGated(home.env(fake.url), () => fake.connections > before);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('answered');
     const [request] = fake.requests;
     expect(request?.toolNames).toContain('shout');
-    expect(request!.receivedAt - request!.connection.openedAt).toBeGreaterThanOrEqual(START_DELAY_MS - 100);
     // The one it opened ahead, and no other.
     expect(fake.connections - before).toBe(1);
   });
@@ -67,19 +85,19 @@ describe('the connection to the provider opens while the agent sets up', () => {
       requests.push({ at: Date.now(), handshakeAt: connectedAt.get(request.socket) ?? Number.NaN });
     });
     try {
-      const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
-        env: home.env(undefined, {
-          AXE_ANTHROPIC_BASE_URL: url,
-          ANTHROPIC_API_KEY: 'test-key',
-          NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
-        }),
+      // The MCP server answers only once the TLS handshake is done.
+      const env = home.env(undefined, {
+        AXE_ANTHROPIC_BASE_URL: url,
+        ANTHROPIC_API_KEY: 'test-key',
+        NODE_EXTRA_CA_CERTS: LOCALHOST_CERT,
       });
+      const { result } = await runGated(env, () => handshakes.length > 0);
       expect(result.stderr).toBe('');
       expect(result.stdout).toBe('over TLS');
       expect(handshakes).toHaveLength(1);
       expect(requests).toHaveLength(1);
-      const [first] = requests;
-      expect(first!.at - first!.handshakeAt).toBeGreaterThanOrEqual(START_DELAY_MS - 100);
+      // The request went out on the connection opened ahead.
+      expect(requests[0]?.handshakeAt).toBe(handshakes[0]);
     } finally {
       server.close();
     }
@@ -92,14 +110,17 @@ describe('the connection to the provider opens while the agent sets up', () => {
       'host-config/axe/config.toml',
       `[providers.anthropic]\nheaders = { Host = "localhost:${new URL(fake.url).port}" }\n`,
     );
-    const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
-      env: home.env(fake.url, { XDG_CONFIG_HOME: path.dirname(path.dirname(config)) }),
-    });
+    // The gate opens once the MCP server waits at it, which is after axe would have opened a
+    // connection ahead; the one connection opens only after, for the request.
+    const { result, gateOpenedAt } = await runGated(
+      home.env(fake.url, { XDG_CONFIG_HOME: path.dirname(path.dirname(config)) }),
+      () => existsSync(`${gate}.waiting`),
+    );
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('answered');
     const [request] = fake.requests;
     expect(request?.headers.host).toBe(`localhost:${new URL(fake.url).port}`);
-    expect(request!.receivedAt - request!.connection.openedAt).toBeLessThan(START_DELAY_MS - 100);
+    expect(request!.connection.openedAt).toBeGreaterThanOrEqual(gateOpenedAt);
   });
 
   it('not without a key: the run fails as before, and no connection is opened', async () => {

@@ -116,11 +116,11 @@ describe.concurrent('background sub-agents', () => {
           : { text: 'lead done', delayMs: 300 },
       20_000,
     );
-    const started = Date.now();
+    // The child answers only after 20 s: a lead that waited for it would see it completed, not
+    // cancelled (checked below).
     const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
       env: home.env(fake.url),
     });
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(result.code).toBe(0);
     const lead = fake.requests.filter((r) => roleOf(r) === 'lead');
     expect(lead).toHaveLength(3);

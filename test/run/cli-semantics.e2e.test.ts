@@ -321,13 +321,13 @@ describe.concurrent('stdin', () => {
     home.agent('solo', agentToml('solo'));
     const env = home.env(fake.url);
     const args = ['run', 'solo', '--agents-dir', home.agentsDir];
+    // stdin stays open for as long as the test runs: that axe ends at all is --timeout's doing.
     const timed = spawnAxe([...args, '--timeout', '1'], env, { input: 'partial' });
     const result = await timed.done;
     expect(result).toMatchObject({
       code: 3,
       stderr: 'axe: timeout after 1s: stdin was still open (close it, or give the message with -p)\n',
     });
-    expect(result.ms).toBeLessThan(5000);
 
     // Four times a pipe's buffer: the write completes only once axe is reading stdin, by which
     // time its signal handlers are in place.

@@ -34,7 +34,6 @@ describe.concurrent('--interactive: Ctrl-D and waiting questions', () => {
         ? { toolCalls: [callAgent('asker', 'summarise')] }
         : { text: `lead done: ${request.toolResults[0]?.content}` };
     });
-    const started = Date.now();
     let typed = false;
     const terminal = interactiveRun(home, fake.url, ['--timeout', '20'], (screen, t) => {
       if (!typed && screen.includes(prompt('asker', 'Which file?'))) {
@@ -44,9 +43,8 @@ describe.concurrent('--interactive: Ctrl-D and waiting questions', () => {
     });
     const code = await terminal.done;
     const screen = terminal.screen();
+    // Not at the run's deadline, which would end it with exit 3.
     expect(code, screen).toBe(0);
-    // Well before the run's deadline.
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(screen).toContain('lead done: child went on');
     expect(screen).not.toContain('timeout');
     // The person was asked once: the second question took the same path at once.

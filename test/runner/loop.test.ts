@@ -178,7 +178,6 @@ describe('the turn loop', () => {
       return { toolCalls: [call('a'), call('b')] };
     });
     let thrown = false;
-    const started = Date.now();
     // Each call's estimate (its max_tokens alone) is over the budget: they run one at a time.
     const { outcome } = await t.home.run('lead', {
       maxTokens: 1000,
@@ -190,7 +189,7 @@ describe('the turn loop', () => {
         }
       },
     });
-    expect(Date.now() - started).toBeLessThan(4000);
+    // A run stuck on the failed observer would end at its 5 s deadline, not completed.
     expect(outcome.result.status).toBe('completed');
     expect(requestsOf(t.llm, 'helper')).toHaveLength(1);
     expect(outcome.result.children.map((child) => child.status).sort()).toEqual(['completed', 'error']);

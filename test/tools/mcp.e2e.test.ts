@@ -208,7 +208,7 @@ describe.concurrent('MCP servers through axe run', () => {
     try {
       const mcp = ['[[mcp_servers]]', 'name = "mute"', 'transport = "sse"', `url = "${mute.url}/sse"`];
       home.agent('worker', agent(workdir, [], mcp.join('\n')));
-      const started = Date.now();
+      // The server never sends its endpoint: the run ends at all only by its deadline.
       const result = await runAxe(
         ['run', 'worker', '--agents-dir', home.agentsDir, '-p', 'x', '--timeout', '2'],
         {
@@ -216,7 +216,6 @@ describe.concurrent('MCP servers through axe run', () => {
         },
       );
       expect(result).toMatchObject({ code: 3, stdout: '', stderr: 'axe: timeout after 2s\n' });
-      expect(Date.now() - started).toBeLessThan(10_000);
       expect(fake.requests).toEqual([]);
     } finally {
       await mute.close();

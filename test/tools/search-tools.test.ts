@@ -101,7 +101,7 @@ describe('grep_files', () => {
 
   it('a backtracking pattern is refused at once instead of hanging the run; a bad one is named', async () => {
     const workdir = tree({ 'a.txt': `${'a'.repeat(50_000)}b\n` });
-    const started = Date.now();
+    // Against 50 000 a's a backtracking engine would not end within the test's timeout at all.
     const catastrophic = await call(grep_files, { pattern: '(a+)+$' }, toolContext(workdir));
     expect(catastrophic.isError).toBe(false);
     expect(catastrophic.content).toBe('no matches for "(a+)+$"');
@@ -114,7 +114,6 @@ describe('grep_files', () => {
     expect((await call(grep_files, { pattern: '(' }, toolContext(workdir))).content).toMatch(
       /^invalid regular expression "\(": /,
     );
-    expect(Date.now() - started).toBeLessThan(5000);
   });
 
   it(`caps the answer at ${MAX_GREP_MATCHES} lines and counts the rest; long lines are cut`, async () => {

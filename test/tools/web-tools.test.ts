@@ -212,22 +212,20 @@ describe('url_fetch time limit', () => {
   afterAll(() => server.close());
 
   it('is a total limit: a server that drips bytes is cut off when it passes', async () => {
-    const started = Date.now();
+    // The server drips for ever: that the fetch ends at all, with this message, is the limit's doing.
     const fetched = fetchUrl(`${server.url}/drip`, toolContext('/tmp', { env: LOOPBACK }), 1000);
     await expect(fetched).rejects.toThrow(`url_fetch timed out after 1s: ${server.url}/drip`);
-    expect(Date.now() - started).toBeLessThan(3000);
   });
 
   it('the run ending (deadline, Ctrl-C) ends the body read too', async () => {
     const controller = new AbortController();
     setTimeout(() => controller.abort(new Error('run ended')), 300);
-    const started = Date.now();
+    // Not cut off by url_fetch's own limit (which says "timed out"): by the run's end.
     const out = await call(
       url_fetch,
       { url: `${server.url}/drip` },
       toolContext('/tmp', { env: LOOPBACK, signal: controller.signal }),
     );
     expect(out).toEqual({ content: 'url_fetch: cancelled', isError: true });
-    expect(Date.now() - started).toBeLessThan(2000);
   });
 });

@@ -191,8 +191,9 @@ describe.concurrent('--interactive: Ctrl-D and waiting questions', () => {
       .map((line) => JSON.parse(line) as { agent: string; status: string; time: number; durationMs: number });
     const quick = ends.find((e) => e.agent === 'quick');
     expect(quick?.status).toBe('timeout');
-    // It ended at its own deadline, before the question ahead of it was answered.
-    expect(quick?.time).toBeLessThan(answeredSlowAt);
+    // It ended at its own deadline, before the question ahead of it was answered (the answer is
+    // typed once its end is in the events: both can fall in the same millisecond).
+    expect(quick?.time).toBeLessThanOrEqual(answeredSlowAt);
     // The next question was not let through early: it was put once the one ahead was answered.
     const thirdPromptAt = screen.indexOf(prompt('third', 'Q-third'));
     expect(thirdPromptAt).toBeGreaterThan(screen.indexOf('slow-answer'));

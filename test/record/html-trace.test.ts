@@ -149,9 +149,7 @@ describe('renderHtmlTrace', () => {
 
   it('draws 500 agents', async () => {
     const run = await recordWideRun(500);
-    const started = performance.now();
     const html = await rendered(run);
-    expect(performance.now() - started).toBeLessThan(5000);
     expect(barStatuses(html, 'agent')).toEqual(run.agents);
     expect(barStatuses(html, 'tool')).toEqual(run.tools);
     expect(run.agents.size).toBe(500);

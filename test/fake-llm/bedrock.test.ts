@@ -1,8 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signV4 } from '../../internal/provider/sigv4.js';
-import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from './bedrock-validate.js';
 import { startFakeLlm } from './server.js';
-import { post } from './test-client.js';
+import { post, postSignedConverse } from './test-client.js';
 import type { FakeLlm } from './types.js';
 
 /** The fake's Bedrock Converse API: the signature and the conversation rules Bedrock enforces. */
@@ -13,20 +11,8 @@ beforeAll(async () => {
 afterAll(() => fake.close());
 beforeEach(() => fake.reset());
 
-function signed(body: unknown, secret = FAKE_AWS_SECRET_ACCESS_KEY) {
-  const url = `${fake.url}/model/anthropic.claude-x%3A0/converse`;
-  const text = JSON.stringify(body);
-  const headers = signV4({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json' },
-    body: text,
-    region: 'us-east-1',
-    service: 'bedrock',
-    credentials: { accessKeyId: FAKE_AWS_ACCESS_KEY_ID, secretAccessKey: secret },
-    date: new Date(),
-  });
-  return post(url, text, headers);
+function signed(body: unknown, secret?: string) {
+  return postSignedConverse(fake.url, 'anthropic.claude-x:0', body, secret);
 }
 
 const user = (text: string) => ({ role: 'user', content: [{ text }] });

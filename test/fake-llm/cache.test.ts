@@ -1,9 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { signV4 } from '../../internal/provider/sigv4.js';
-import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from './bedrock-validate.js';
 import { tokensOf } from './cache.js';
 import { startFakeLlm } from './server.js';
-import { at, post } from './test-client.js';
+import { at, post, postSignedConverse } from './test-client.js';
 import type { FakeLlm } from './types.js';
 
 /** The fake's prompt caches: explicit breakpoints (Anthropic, Bedrock), implicit prefixes (OpenAI, Gemini). */
@@ -127,22 +125,10 @@ describe('Anthropic prompt cache', () => {
 });
 
 function bedrock(messages: string[]) {
-  const url = `${fake.url}/model/anthropic.claude-sonnet-4-5-v1%3A0/converse`;
-  const text = JSON.stringify({
+  return postSignedConverse(fake.url, 'anthropic.claude-sonnet-4-5-v1:0', {
     system: [{ text: LONG }, { cachePoint: { type: 'default' } }],
     messages: messages.map((m, i) => ({ role: i % 2 ? 'assistant' : 'user', content: [{ text: m }] })),
   });
-  const headers = signV4({
-    method: 'POST',
-    url,
-    headers: { 'content-type': 'application/json' },
-    body: text,
-    region: 'us-east-1',
-    service: 'bedrock',
-    credentials: { accessKeyId: FAKE_AWS_ACCESS_KEY_ID, secretAccessKey: FAKE_AWS_SECRET_ACCESS_KEY },
-    date: new Date(),
-  });
-  return post(url, text, headers);
 }
 
 describe('Bedrock prompt cache', () => {

@@ -1,3 +1,6 @@
+import { signV4 } from '../../internal/provider/sigv4.js';
+import { FAKE_AWS_ACCESS_KEY_ID, FAKE_AWS_SECRET_ACCESS_KEY } from './bedrock-validate.js';
+
 /** Plain-fetch helpers for the fake server's own tests. */
 export interface Sent {
   status: number;
@@ -20,6 +23,28 @@ export async function post(url: string, body: unknown, headers: Record<string, s
     json = undefined;
   }
   return { status: res.status, headers: res.headers, text, json };
+}
+
+/** A Bedrock Converse request for `model`, SigV4-signed as axe signs it (with `secret`, to test a bad one). */
+export function postSignedConverse(
+  fakeUrl: string,
+  model: string,
+  body: unknown,
+  secret = FAKE_AWS_SECRET_ACCESS_KEY,
+): Promise<Sent> {
+  const url = `${fakeUrl}/model/${encodeURIComponent(model)}/converse`;
+  const text = JSON.stringify(body);
+  const headers = signV4({
+    method: 'POST',
+    url,
+    headers: { 'content-type': 'application/json' },
+    body: text,
+    region: 'us-east-1',
+    service: 'bedrock',
+    credentials: { accessKeyId: FAKE_AWS_ACCESS_KEY_ID, secretAccessKey: secret },
+    date: new Date(),
+  });
+  return post(url, text, headers);
 }
 
 export interface SseEvent {

@@ -89,9 +89,6 @@ export function subAgentUserMessage(task: string, context?: string): string {
   return context !== undefined && context !== '' ? `Task: ${task}\n\nContext:\n${context}` : `Task: ${task}`;
 }
 
-/** The calling agent. */
-export type CallAgentOptions = ParentRun;
-
 /**
  * The sub-agents' files that load, read once per run by the run's loader (so a later call does
  * not read them again); a file that fails to load fails only when `call_agent` names it, in the
@@ -106,7 +103,7 @@ export async function loadSubAgents(names: readonly string[], ctx: RunContext): 
  * The handler of `call_agent` calls for one agent run. It never throws: every failure becomes an
  * is_error result worded as Go axe words it, and the parent carries on.
  */
-export function callAgentHandler(options: CallAgentOptions): ToolHandler {
+export function callAgentHandler(options: ParentRun): ToolHandler {
   // After those of the conversation it picks up: no agent_id in it is given again.
   let calls = callsBefore(options.ctx, CALL_AGENT_TOOL_NAME);
   return async (call: ToolCall, _turn: number, history: readonly Message[]): Promise<ExecutedCall> => {
@@ -132,7 +129,7 @@ type ValidArgs = {
  * caller's list, the depth — so the first problem is the one Go reports; then the per-call
  * overrides, `run_in_background` and `resume` when the caller offers them.
  */
-function validateArgs(args: JsonObject, options: CallAgentOptions): ValidArgs | { error: string } {
+function validateArgs(args: JsonObject, options: ParentRun): ValidArgs | { error: string } {
   const agent = requiredStringArg(args, 'agent');
   if (typeof agent !== 'string') return agent;
   const task = requiredStringArg(args, 'task');
@@ -205,14 +202,14 @@ function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | {
 
 /** Runs the named agent with the call's overrides; Go's text result, or the outcome as JSON. */
 async function runSubAgent(
-  options: CallAgentOptions,
+  options: ParentRun,
   args: ValidArgs,
   callNumber: number,
   history: readonly Message[],
   callId: string,
 ): Promise<ExecutedCall> {
   const step = `${CALL_AGENT_TOOL_NAME}#${callNumber}`;
-  const prepare = async (parent: CallAgentOptions): Promise<ChildRequest['prepared']> => {
+  const prepare = async (parent: ParentRun): Promise<ChildRequest['prepared']> => {
     const loaded = await loadSpec(args.agent, parent.ctx, CALL_AGENT_TOOL_NAME);
     return 'spec' in loaded
       ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)

@@ -126,7 +126,7 @@ type ValidArgs = {
 
 /**
  * The call's arguments, checked in Go axe's order — agent, task, context, the agent being in the
- * caller's list, the depth — so the first problem is the one Go reports; then the per-call
+ * caller's list — so the first problem is the one Go reports; then the per-call
  * overrides, `run_in_background` and `resume` when the caller offers them.
  */
 function validateArgs(args: JsonObject, options: ParentRun): ValidArgs | { error: string } {

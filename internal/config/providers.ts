@@ -1,5 +1,6 @@
 import { ConfigError, RuntimeError } from '../errors.js';
 import { NOT_FIELD_CHAR, TOKEN } from '../http/syntax.js';
+import { isLoopbackHost } from '../loopback.js';
 import { awsCredentialSource } from '../provider/aws-credentials.js';
 import type { ProviderApi, ProviderSettings } from '../provider/types.js';
 import { trimSlash } from '../provider/wire.js';
@@ -129,6 +130,11 @@ function checkSendable(
   }
 }
 
+/** Whether a base URL's host is localhost or a loopback address. */
+function onThisMachine(baseUrl: string): boolean {
+  return URL.canParse(baseUrl) && isLoopbackHost(new URL(baseUrl).hostname);
+}
+
 /** `my-vllm` → `MY_VLLM`: the env-var spelling of a provider name. */
 function envName(providerName: string): string {
   return providerName.toUpperCase().replace(/[^A-Z0-9]/g, '_');
@@ -189,7 +195,9 @@ export function resolveProviderSettings(
     ...(apiKey ? { apiKey, apiKeySource } : {}),
     apiKeyEnv: keyEnv,
     baseUrlEnv,
-    apiKeyRequired: builtin?.apiKeyRequired ?? false,
+    // A server on this machine (a local OpenAI-compatible one under a built-in name) takes no key:
+    // none is asked for, and one that is set is still sent.
+    apiKeyRequired: (builtin?.apiKeyRequired ?? false) && !onThisMachine(baseUrl),
     headers,
     ...(aws ? { aws } : {}),
   };

@@ -1,6 +1,7 @@
 import type { BlockList, Socket } from 'node:net';
 import { Duplex } from 'node:stream';
 import type { TLSSocket } from 'node:tls';
+import { isLoopbackHost } from '../loopback.js';
 import { parseTarget, type RequestTarget, serverName } from './request-head.js';
 import { MAX_HEAD_BYTES } from './response-parser.js';
 
@@ -171,25 +172,11 @@ function splitHostPort(entry: string): [string, string] | undefined {
   return [entry.slice(0, colon), entry.slice(colon + 1)];
 }
 
-let loopback: BlockList | undefined;
-
-/** Whether `address` is a loopback address (127.0.0.0/8, ::1, and IPv4's loopback mapped in IPv6). */
-function isLoopback(address: string, family: number): boolean {
-  if (!loopback) {
-    loopback = new (process.getBuiltinModule('node:net').BlockList)();
-    loopback.addSubnet('127.0.0.0', 8, 'ipv4');
-    loopback.addAddress('::1', 'ipv6');
-    loopback.addSubnet('::ffff:127.0.0.0', 104, 'ipv6');
-  }
-  return loopback.check(address, family === 4 ? 'ipv4' : 'ipv6');
-}
-
 /** Whether a request to `target` goes through the proxy: not to localhost or loopback, nor to what NO_PROXY names. */
 function useProxy(target: RequestTarget, bypass: Bypass): boolean {
   const host = target.hostname.toLowerCase();
-  if (host === 'localhost') return false;
+  if (isLoopbackHost(host)) return false;
   const family = process.getBuiltinModule('node:net').isIP(host);
-  if (family !== 0 && isLoopback(host, family)) return false;
   if (bypass.all) return false;
   const port = String(target.port);
   if (family !== 0) {

@@ -84,8 +84,3 @@ export function forbiddenReason(address: string): string | undefined {
   if ((first & 0xff00) === 0xff00) return 'multicast';
   return undefined;
 }
-
-/** Loopback only: the one range `AXE_ALLOW_PRIVATE_HOSTS=1` opens (for tests against 127.0.0.1). */
-export function isLoopback(address: string): boolean {
-  return forbiddenReason(address) === 'loopback';
-}

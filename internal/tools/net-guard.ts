@@ -1,7 +1,8 @@
 import dnsPromises from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { untilAborted } from '../abort.js';
-import { forbiddenReason, isLoopback } from './ip-ranges.js';
+import { isLoopbackAddress } from '../loopback.js';
+import { forbiddenReason } from './ip-ranges.js';
 
 export interface HostPolicy {
   /** Exact host names allowed; empty = any public host. */
@@ -53,7 +54,7 @@ export function addressRefusal(
   address: string,
   policy: Pick<HostPolicy, 'allowLoopback'>,
 ): string | undefined {
-  if (policy.allowLoopback && isLoopback(address)) return undefined;
+  if (policy.allowLoopback && isLoopbackAddress(address)) return undefined;
   return forbiddenReason(address);
 }
 

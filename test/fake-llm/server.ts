@@ -26,6 +26,7 @@ interface State {
   queue: ScriptedReply[];
   responder: Responder | undefined;
   cache: PromptCache | undefined;
+  keyless: boolean;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -86,7 +87,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   const exchange = new Exchange(req, res, record);
   const format = route.format;
   const refusal = route.found
-    ? (format.validate(incoming) ?? breakpointRefusal(record))
+    ? (format.validate(state.keyless ? withKeyIfNone(incoming) : incoming) ?? breakpointRefusal(record))
     : { status: 404, message: `Invalid URL (${method} ${incoming.path})` };
   if (refusal) {
     record.rejection = refusal.message;
@@ -114,6 +115,13 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   else sendJson(exchange, format, reply);
 }
 
+/** The request as the wire's validator sees it on a keyless server: with a key when it sent none. */
+function withKeyIfNone(incoming: IncomingRequest): IncomingRequest {
+  const { headers } = incoming;
+  if (headers.authorization !== undefined || headers['x-api-key'] !== undefined) return incoming;
+  return { ...incoming, headers: { ...headers, authorization: 'Bearer local', 'x-api-key': 'local' } };
+}
+
 /** Anthropic and Bedrock refuse a request with more than four cache breakpoints. */
 function breakpointRefusal(record: RecordedRequest): { status: number; message: string } | undefined {
   const count = breakpointCount(record.wire, record.body);
@@ -132,6 +140,11 @@ export interface FakeLlmOptions {
    * get the ones the cache computes, and every request records them in `cache`.
    */
   cache?: boolean | CacheOptions;
+  /**
+   * Serve as a local server does (llama.cpp, vLLM, LM Studio): a request that carries no key is
+   * taken; everything else about it is checked as the wire checks it.
+   */
+  keyless?: boolean;
 }
 
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
@@ -145,6 +158,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       options.cache === undefined || options.cache === false
         ? undefined
         : new PromptCache(options.cache === true ? {} : options.cache),
+    keyless: options.keyless === true,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {

@@ -132,7 +132,9 @@ describe('axe run on every provider', () => {
         env: { ...env(), ...extra },
       });
     const [keyless, refused, limited, schemeless] = await Promise.all([
-      run('keyless', { GEMINI_API_KEY: '' }),
+      // At its own (remote) base URL, never reached: the missing key stops the run first. (A
+      // loopback base URL, like the fake's, needs no key.)
+      run('keyless', { GEMINI_API_KEY: '', AXE_GEMINI_BASE_URL: '', AXE_GOOGLE_BASE_URL: '' }),
       run('local', { AXE_OLLAMA_BASE_URL: closedUrl }),
       run('limited', {}),
       run('local', { AXE_OLLAMA_BASE_URL: 'localhost:11434' }),

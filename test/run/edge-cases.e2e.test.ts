@@ -31,7 +31,9 @@ describe('sub-agent failures', () => {
       const calls = ['keyless', 'badmodel', 'limited', 'looper'].map((name) => callAgent(name, 'go'));
       return delegatingParent(calls, 'carried on')(request);
     });
-    const env = home.env(fake.url, { OPENAI_API_KEY: '' });
+    // OpenAI at its own base URL, never reached: the missing key stops the call first (a loopback
+    // base URL, like the fake's, needs no key).
+    const env = home.env(fake.url, { OPENAI_API_KEY: '', AXE_OPENAI_BASE_URL: '' });
     const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], {
       env,
     });

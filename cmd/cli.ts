@@ -42,31 +42,40 @@ async function parseAndRun(): Promise<void> {
 
   if (declared('version')) cli.command('version', 'Print the version').action(printVersion);
 
-  if (declared('config'))
-    cli
-      .command('config <action>', 'Config directory: `axe config path` | `axe config init`')
-      .example('axe config init')
-      .action((action: string) =>
-        AXE_BUNDLE === 'all'
+  if (declared('config')) {
+    const config = cli
+      .command('config [action]', 'Config directory: `axe config path` | `axe config init`')
+      .usage('config <action>')
+      .example('axe config init');
+    config.action((action: string | undefined) =>
+      action === undefined
+        ? config.outputHelp()
+        : AXE_BUNDLE === 'all'
           ? dispatch(async () => (await import('./config.js')).configCommand(action))
           : runFullCli(),
-      );
+    );
+  }
 
-  if (declared('agents'))
-    cli
-      .command('agents <action> [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
+  if (declared('agents')) {
+    const agents = cli
+      .command('agents [action] [agent]', 'Agents: list | show <agent> | init <agent> | edit <agent>')
+      .usage('agents <action> [agent]')
       .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
       .option('--json', 'show: every resolved field as JSON (where the key comes from, warnings)')
       .option('--all', "list: axe's built-in agents (explore, plan) too")
       .example('axe agents list')
-      .example('axe agents init reviewer')
-      .action((action: string, agent: string | undefined, options: Record<string, unknown>) =>
-        AXE_BUNDLE !== 'run'
-          ? dispatch(async () =>
-              (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
-            )
-          : runFullCli(),
-      );
+      .example('axe agents init reviewer');
+    agents.action(
+      (action: string | undefined, agent: string | undefined, options: Record<string, unknown>) =>
+        action === undefined
+          ? agents.outputHelp()
+          : AXE_BUNDLE !== 'run'
+            ? dispatch(async () =>
+                (await import('./agents.js')).agentsCommand(action, agent, lastWins(options, switches)),
+              )
+            : runFullCli(),
+    );
+  }
 
   if (declared('validate'))
     cli
@@ -84,11 +93,15 @@ async function parseAndRun(): Promise<void> {
 
   if (declared('run'))
     cli
-      .command('run [agent]', 'Run an agent')
-      .usage('run <agent>   (axe run --resume <run>: no agent)')
+      .command('run [agent] [...prompt]', 'Run an agent, or a model with no agent file (-m, -p)')
+      .usage(
+        'run <agent> [prompt]   (axe run -m <provider/model> -p <text>: no agent file; axe run --resume <run>: no agent)',
+      )
       .option('-p, --prompt <text>', 'User message (default: piped stdin, else a generic instruction)')
       .option('--stdin-append', 'With -p: send the -p text, a blank line, then piped stdin')
-      .option('--model <provider/model>', "Override the agent's model")
+      .option('-m, --model <provider/model>', "Override the agent's model (no agent: the model to run)")
+      .option('--system <text>', "Replace the agent's system prompt")
+      .option('--tools <names>', 'No agent: the built-in tools it may use, comma-separated (default: none)')
       .option('--skill <path>', "Override the agent's skill")
       .option('--workdir <dir>', "Override the agent's working directory")
       .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
@@ -103,6 +116,10 @@ async function parseAndRun(): Promise<void> {
       )
       .option('--dry-run', 'Show the resolved run without calling any model')
       .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
+      .option(
+        '--output-format <format>',
+        'text (the answer) | json (as --json) | stream-json (every event as a JSON line on stdout)',
+      )
       .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
       .option(
         '--progress <when>',
@@ -121,30 +138,47 @@ async function parseAndRun(): Promise<void> {
       .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
       .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
       .option('--force', '--resume: even when the agent file changed since')
-      .action((agent: string | undefined, options: Record<string, unknown>) => {
-        if (agent === undefined && options.resume === undefined) {
-          usageError('missing required args for command `run <agent>`');
-          return;
-        }
-        return AXE_BUNDLE !== 'agent-files'
-          ? dispatch(async () => (await import('./run.js')).runCommand(agent, lastWins(options, switches)))
-          : runFullCli();
-      });
+      .example('axe run reviewer < changes.diff')
+      .example('axe run reviewer "review the error handling" --json')
+      .example('axe run -m openai/gpt-5-mini -p "name three prime numbers"')
+      .example('git diff | axe run -m anthropic/claude-haiku-5-5 --system "You review diffs." --stream')
+      .action((agent: string | undefined, words: string[], options: Record<string, unknown>) =>
+        AXE_BUNDLE !== 'agent-files'
+          ? dispatch(async () =>
+              (await import('./run.js')).runCommand(agent, lastWins(options, switches), words),
+            )
+          : runFullCli(),
+      );
 
-  if (declared('runs'))
-    cli
+  if (declared('runs')) {
+    const runs = cli
       .command(
-        'runs <action> [run]',
+        'runs [action] [run]',
         'Run records: list | show <run> | rm <run> (a run id, a prefix, or last)',
       )
+      .usage('runs <action> [run]')
       .option('--json', 'list, show: as JSON')
       .option('--transcript <agent-path>', "show: that agent's conversation")
       .option('--html', 'show: a self-contained HTML timeline of the run')
-      .action((action: string, run: string | undefined, options: Record<string, unknown>) =>
-        AXE_BUNDLE === 'all'
+      .example('axe runs show last');
+    runs.action((action: string | undefined, run: string | undefined, options: Record<string, unknown>) =>
+      action === undefined
+        ? runs.outputHelp()
+        : AXE_BUNDLE === 'all'
           ? dispatch(async () =>
               (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches)),
             )
+          : runFullCli(),
+    );
+  }
+
+  if (declared('models'))
+    cli
+      .command('models', 'Providers (where each key comes from), model aliases and the default model')
+      .option('--json', 'As JSON')
+      .action((options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () => (await import('./models.js')).modelsCommand(lastWins(options, switches)))
           : runFullCli(),
       );
 
@@ -165,7 +199,7 @@ async function parseAndRun(): Promise<void> {
       );
 
   cli.option('-V, --version', 'Print the version');
-  cli.help(withDocsPage);
+  cli.help((sections) => withDocsPage(sections, cli.commands));
 
   // The actions above run after this line: they normalise their options with these switches.
   const switches = new Set(
@@ -226,20 +260,71 @@ const DOCS_PAGES: Record<string, string> = {
   config: 'docs/config.md',
   runs: 'docs/records.md',
   gc: 'docs/memory-and-artifacts.md',
+  models: 'docs/config.md',
+  version: 'README.md',
 };
 
-/** A `Docs:` line at the end of a help: the page's path in this install (`axe --help`: the README). */
-function withDocsPage(sections: { title?: string; body: string }[]): { title?: string; body: string }[] {
+/** What axe is, under its name at the top of `axe --help`. */
+const DESCRIPTION =
+  'A declarative LLM agent runner: agents in TOML, Markdown or YAML files, sub-agents in parallel, for scripts, cron and CI.';
+
+/** `axe run --help`: what a script needs beside the flags. */
+const RUN_SECTIONS: readonly { title: string; body: string }[] = [
+  {
+    title: 'Environment',
+    body: [
+      "  <PROVIDER>_API_KEY        a provider's key (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, …)",
+      "  AXE_<PROVIDER>_BASE_URL   a provider's base URL (a loopback one needs no key)",
+      '  AXE_SUBAGENT_MODEL        the model of every sub-agent of the run',
+      '  AXE_MAX_PARALLEL          run-wide limit of concurrent sub-agents (default 64)',
+      '  AXE_NO_RUN_RECORD=1       no run record',
+      '  AXE_DEBUG=1               stack traces with errors',
+      '  XDG_CONFIG_HOME, XDG_DATA_HOME, XDG_CACHE_HOME   where config, records and caches live',
+    ].join('\n'),
+  },
+  {
+    title: 'Exit codes',
+    body: [
+      '  0  the answer is on stdout',
+      '  1  runtime error (a tool, a file, an unsupported provider)',
+      '  2  bad agent file, flag or config (nothing was sent)',
+      '  3  the provider or the network failed',
+      '  4  a budget or the timeout ran out',
+      '  130, 143, 129  interrupted by Ctrl-C, SIGTERM, SIGHUP',
+    ].join('\n'),
+  },
+];
+
+/**
+ * Every help page: the name with a line saying what it is, cac's sections, what `run` needs beside
+ * its flags, and a `Docs:` line with the page's path in this install (`axe --help`: the README).
+ */
+function withDocsPage(
+  sections: { title?: string; body: string }[],
+  commands: readonly { name: string; description: string }[],
+): { title?: string; body: string }[] {
   const usage = sections.find((section) => section.title === 'Usage')?.body ?? '';
   const command = /\$ axe (\w+)/.exec(usage)?.[1];
+  const described = commands.find((entry) => entry.name === command)?.description;
+  const [, ...rest] = sections;
+  const header = command === undefined ? `axe\n${DESCRIPTION}` : `axe ${command}\n${described ?? ''}`;
   const page = command === undefined ? 'README.md' : DOCS_PAGES[command];
-  if (page === undefined) return sections;
-  return [...sections, { title: 'Docs', body: `  ${join(import.meta.dirname, '..', page)}` }];
+  return [
+    { body: header.trimEnd() },
+    ...rest.map((section) =>
+      section.title === 'Examples' ? { ...section, body: section.body.replace(/^/gm, '  $ ') } : section,
+    ),
+    ...(command === 'run' ? RUN_SECTIONS : []),
+    ...(page === undefined ? [] : [{ title: 'Docs', body: `  ${join(import.meta.dirname, '..', page)}` }]),
+  ];
 }
 
 function usageError(message: string): void {
+  // It names the help of the command the arguments are for (`axe run --help`), else axe's own.
+  const command = commandOf(argv);
+  const help = command === 'other' ? 'axe --help' : `axe ${command} --help`;
   // It quotes the arguments: a key pasted in the wrong place is not printed back.
-  stderr.write(`axe: ${maskSecrets(message)} (see axe --help)\n`);
+  stderr.write(`axe: ${maskSecrets(message)} (see ${help})\n`);
   process.exitCode = ExitCode.config;
 }
 

@@ -1,8 +1,10 @@
 import { resolve } from 'node:path';
+import { adHocSpec } from '../internal/agent/ad-hoc.js';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { inputsFromFlags } from '../internal/agent/inputs.js';
 import { loadAgentFile } from '../internal/agent/load.js';
-import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { parseModelRef } from '../internal/agent/model.js';
+import { type AgentSpec, DEFAULT_TIMEOUT_SECONDS, type ModelRef } from '../internal/agent/spec.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
 import {
@@ -37,11 +39,13 @@ const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 /** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
 export async function runCommand(
   agentName: string | undefined,
-  options: Record<string, unknown>,
+  parsed: Record<string, unknown>,
+  words: string[] = [],
 ): Promise<number> {
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
+  const options = withOutputFormat(parsed);
   const timeoutFlag = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
   const maxTokensFlag = positiveIntegerFlag(
     lastValue(argv, options.maxTokens, ['--max-tokens']),
@@ -52,7 +56,10 @@ export async function runCommand(
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
-  const picked = await pickUp(agentName, options, argv, env);
+  if (agentName === undefined && options.continue !== undefined && options.continue !== false) {
+    throw new ConfigError("--continue follows an agent's recorded run: name the agent");
+  }
+  const picked = await pickUp(agentName, options, argv, env, words);
   // A resumed run runs as it was asked: from its directory, with its agents, flags and message.
   const asked = picked?.kind === 'pick-up' ? picked.request : undefined;
   // The files this command line names are the shell's, also for a run that goes elsewhere.
@@ -66,8 +73,21 @@ export async function runCommand(
     configLoad ??= loadGlobalConfig(configDir);
     return configLoad;
   };
-  const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
-  const spec = await loadAgentFile(agentFile, env);
+  const modelFlag = lastValue(argv, options.model, ['--model', '-m']);
+  const systemFlag = lastValue(argv, options.system, ['--system']);
+  const adHoc = asked === undefined && agentName === undefined;
+  if (!adHoc && options.tools !== undefined) {
+    throw new ConfigError('--tools is for a run without an agent file: an agent lists its tools in its file');
+  }
+  const loaded = adHoc
+    ? await adHocAgent(modelFlag, lastValue(argv, options.tools, ['--tools']), systemFlag, globalConfig, env)
+    : await loadAgentFile(
+        asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd())),
+        env,
+      );
+  const spec = adHoc
+    ? loaded
+    : await withTopLevelDefaults(loaded, modelFlag, asked ? undefined : systemFlag, globalConfig);
   for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
@@ -80,7 +100,7 @@ export async function runCommand(
     asked?.inputs ??
     inputsFromFlags(inputFlags(options), lastValue(argv, options.inputsJson, ['--inputs-json']));
   const overrides = {
-    modelOverride: asked ? asked.model : lastValue(argv, options.model, ['--model']),
+    modelOverride: asked ? asked.model : adHoc ? undefined : modelFlag,
     skillOverride: asked ? asked.skill : lastValue(argv, options.skill, ['--skill']),
     workdirOverride: asked ? asked.workdir : lastValue(argv, options.workdir, ['--workdir']),
     artifactDirOverride: asked ? asked.artifactDir : lastValue(argv, options.artifactDir, ['--artifact-dir']),
@@ -110,7 +130,7 @@ export async function runCommand(
     const { input, source } = asked
       ? { input: asked.input, source: 'flag' as const }
       : await userMessage(
-          { prompt: promptFlag(argv, options.prompt), append: options.stdinAppend === true },
+          { prompt: promptOf(argv, options.prompt, words), append: options.stdinAppend === true },
           { signal: controller.signal, deadlineAt: startedAt + timeoutSeconds * 1000, timeoutSeconds },
           (message) => stderr.write(`Warning: ${message}\n`),
         );
@@ -153,6 +173,7 @@ export async function runCommand(
       tty: stdout.isTTY,
       progress: progressTarget(progress, { verbose: options.verbose === true, stream: stderr, env }),
       ...definedOnly({ events: files.events }),
+      eventsOnStdout: options.eventsOnStdout === true,
     });
     running = () => renderer.inFlight();
     stopProgress = () => renderer.stop();
@@ -164,32 +185,34 @@ export async function runCommand(
     // Problems of the record are warnings of the run, on its one event stream.
     const warn = (message: string) =>
       emit({ type: 'warning', message, path: spec.name, agent: spec.name, depth: 0, time: Date.now() });
-    record = recordsRun(options, env)
-      ? openRunRecord(
-          globalConfig,
-          env,
-          {
-            agent: asked?.agent ?? agentName ?? spec.name,
-            agentFile: spec.source,
-            input,
-            inputs,
-            cwd: process.cwd(),
-            agentsDirs,
-            ...definedOnly({
-              model: overrides.modelOverride,
-              skill: overrides.skillOverride,
-              workdir: overrides.workdirOverride,
-              artifactDir: overrides.artifactDirOverride,
-            }),
-            timeoutSeconds,
-            ...(maxTokens !== undefined ? { maxTokens } : {}),
-            stream,
-            ...definedOnly({ replay }),
-          },
-          picked ? { [picked.kind === 'pick-up' ? 'resumedFrom' : 'continuedFrom']: picked.id } : {},
-          warn,
-        )
-      : undefined;
+    // A run without an agent file is not recorded: --resume and --continue start from an agent file.
+    record =
+      !adHoc && recordsRun(options, env)
+        ? openRunRecord(
+            globalConfig,
+            env,
+            {
+              agent: asked?.agent ?? agentName ?? spec.name,
+              agentFile: spec.source,
+              input,
+              inputs,
+              cwd: process.cwd(),
+              agentsDirs,
+              ...definedOnly({
+                model: overrides.modelOverride,
+                skill: overrides.skillOverride,
+                workdir: overrides.workdirOverride,
+                artifactDir: overrides.artifactDirOverride,
+              }),
+              timeoutSeconds,
+              ...(maxTokens !== undefined ? { maxTokens } : {}),
+              stream,
+              ...definedOnly({ replay }),
+            },
+            picked ? { [picked.kind === 'pick-up' ? 'resumedFrom' : 'continuedFrom']: picked.id } : {},
+            warn,
+          )
+        : undefined;
     if (picked?.claim) await nameResume(picked.claim, record);
     const outcome = await runTopLevel({
       spec,
@@ -235,6 +258,7 @@ async function pickUp(
   options: Record<string, unknown>,
   argv: string[],
   env: NodeJS.ProcessEnv,
+  words: string[],
 ): Promise<(PickedUp & { kind: 'pick-up' | 'follow' }) | undefined> {
   const resume = lastValue(argv, options.resume, ['--resume']);
   const follow = options.continue;
@@ -242,7 +266,7 @@ async function pickUp(
     throw new ConfigError('--resume and --continue cannot be used together');
   }
   if (resume !== undefined) {
-    if (promptFlag(argv, options.prompt) !== undefined) {
+    if (promptOf(argv, options.prompt, []) !== undefined || words.length > 0) {
       throw new ConfigError("--resume picks up the run's own message: -p cannot be used with it");
     }
     for (const [key, flag] of RESUME_OWN_FLAGS) {
@@ -273,6 +297,7 @@ async function pickUp(
  */
 const RESUME_OWN_FLAGS: readonly (readonly [string, string])[] = [
   ['model', '--model'],
+  ['system', '--system'],
   ['skill', '--skill'],
   ['workdir', '--workdir'],
   ['artifactDir', '--artifact-dir'],
@@ -354,11 +379,87 @@ async function interactive(renderer: RunRenderer): Promise<Pick<RunRequest, 'ask
   return {};
 }
 
-/** `-p`: a blank prompt counts as none; the flag without a message is an error. */
-function promptFlag(argv: string[], parsed: unknown): string | undefined {
+/**
+ * `-p`, or the words after the agent's name (`axe run lead "review this"`), which stand for it:
+ * a blank prompt counts as none; the flag without a message is an error, and so are both at once.
+ */
+function promptOf(argv: string[], parsed: unknown, words: string[]): string | undefined {
   if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
-  const prompt = lastValue(argv, parsed, ['-p', '--prompt']);
+  const flag = lastValue(argv, parsed, ['-p', '--prompt']);
+  if (flag !== undefined && words.length > 0) {
+    throw new ConfigError(
+      `-p and a prompt after the agent's name ("${words.join(' ')}") cannot be used together: give one`,
+    );
+  }
+  const prompt = flag ?? (words.length > 0 ? words.join(' ') : undefined);
   return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
+}
+
+/**
+ * `--output-format text|json|stream-json` as the flags it stands for: `json` is `--json`,
+ * `stream-json` prints the event stream (`--events`) on stdout instead of the answer.
+ */
+function withOutputFormat(options: Record<string, unknown>): Record<string, unknown> {
+  const format = options.outputFormat;
+  if (format === undefined) return options;
+  if (format === 'text') return options;
+  if (format === 'json') return { ...options, json: true };
+  if (format === 'stream-json') {
+    if (options.events !== undefined || options.json === true) {
+      throw new ConfigError(
+        '--output-format stream-json prints the events on stdout: --events and --json cannot be used with it',
+      );
+    }
+    return { ...options, eventsOnStdout: true };
+  }
+  throw new ConfigError(`--output-format: expected text, json or stream-json, got "${String(format)}"`);
+}
+
+/** `axe run -m provider/model` with no agent name: the model from `-m`, else `[defaults] model`. */
+async function adHocAgent(
+  modelFlag: string | undefined,
+  tools: string | undefined,
+  systemPrompt: string | undefined,
+  globalConfig: () => Promise<GlobalConfig>,
+  env: NodeJS.ProcessEnv,
+): Promise<AgentSpec> {
+  const model = modelFlag ?? (await globalConfig()).defaultModel;
+  if (model === undefined) {
+    throw new ConfigError(
+      'name an agent to run, or a model to run without one (-m provider/model, or [defaults] model in config.toml)',
+    );
+  }
+  return adHocSpec({
+    model,
+    modelSource: modelFlag !== undefined ? '--model' : 'config.toml: defaults.model',
+    ...definedOnly({ tools, systemPrompt }),
+    env,
+  });
+}
+
+/**
+ * The top-level agent as this command line runs it: `--system` replaces its system prompt, and a
+ * model left to its caller (`inherit`), with no `--model`, is config.toml's `[defaults] model`.
+ */
+async function withTopLevelDefaults(
+  spec: AgentSpec,
+  modelFlag: string | undefined,
+  systemPrompt: string | undefined,
+  globalConfig: () => Promise<GlobalConfig>,
+): Promise<AgentSpec> {
+  const defaultModel =
+    spec.model === undefined && modelFlag === undefined ? (await globalConfig()).defaultModel : undefined;
+  const model = defaultModel !== undefined ? parseDefaultModel(defaultModel) : undefined;
+  if (model === undefined && systemPrompt === undefined) return spec;
+  return { ...spec, ...(model ? { model } : {}), ...(systemPrompt !== undefined ? { systemPrompt } : {}) };
+}
+
+function parseDefaultModel(text: string): ModelRef | undefined {
+  try {
+    return parseModelRef(text);
+  } catch (error) {
+    throw new ConfigError(`config.toml: defaults.model: ${(error as Error).message}`);
+  }
 }
 
 /** `--stream` / `--no-stream` / `--stream=<bool>` when given (the last wins); else the agent file decides. */

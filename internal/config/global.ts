@@ -35,6 +35,8 @@ export interface GlobalConfig {
   providers: Record<string, ProviderConfig>;
   /** `[runs] keep`: how many run records to keep. */
   runsKeep?: number;
+  /** `[defaults] model`: the model of an ad-hoc run and of a top-level agent whose model is `inherit`. */
+  defaultModel?: string;
   /** `[defaults] prompt_caching`: the prompt caching of agents that do not set it (run-agent.ts). */
   promptCaching?: boolean;
 }
@@ -75,7 +77,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
   const data = parsed as {
     providers?: Record<string, ProviderConfig>;
     runs?: { keep?: number };
-    defaults?: { prompt_caching?: boolean };
+    defaults?: { model?: string; prompt_caching?: boolean };
   };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
@@ -87,6 +89,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     source: file,
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
+    ...(data.defaults?.model !== undefined ? { defaultModel: data.defaults.model } : {}),
     ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),

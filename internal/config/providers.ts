@@ -71,6 +71,11 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
 
 const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };
 
+/** The built-in providers' names, then each alias with the provider it names (`axe models`). */
+export function builtinProviderNames(): { names: string[]; aliases: Record<string, string> } {
+  return { names: Object.keys(BUILTIN_PROVIDERS), aliases: { ...ALIASES } };
+}
+
 /** Go axe's OpenRouter attribution headers: `AXE_OPENROUTER_<X>` > `[providers.openrouter] <x>`. */
 function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -24,6 +24,8 @@ export interface RunRendererOptions {
   progress?: LiveTreeTarget;
   /** `--events FILE` (`-`: stderr): every event as a line of JSON. */
   events?: string;
+  /** `--output-format stream-json`: every event as a line of JSON on stdout, in place of the answer. */
+  eventsOnStdout?: boolean;
 }
 
 export interface RunRenderer {
@@ -61,11 +63,16 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
   const stderr = masked(aboveTree(options.stderr));
   const inFlight = new InFlightAgents();
   const formatVerbose = options.verbose ? createVerboseFormatter(options.run) : undefined;
-  const streaming = options.stream && !options.json;
+  const streaming = options.stream && !options.json && !options.eventsOnStdout;
   /** Text streamed during the current top-level turn: the final turn's text when the run ends. */
   let turnText = '';
 
-  const eventLog = options.events !== undefined ? openEventLog(options.events, stderr) : undefined;
+  const eventLog =
+    options.events !== undefined
+      ? openEventLog(options.events, stderr)
+      : options.eventsOnStdout
+        ? openEventLog('-', masked(options.stdout))
+        : undefined;
 
   const emit = (event: RunEvent): void => {
     eventLog?.write(event);
@@ -95,8 +102,9 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     tree?.stop();
     eventLog?.close();
     stdout.flush();
-    if (!showsAnswer(outcome)) {
-      // Go axe prints nothing on stdout for a failed run, no envelope either.
+    if (!showsAnswer(outcome) || options.eventsOnStdout) {
+      // Go axe prints nothing on stdout for a failed run, no envelope either. (A stream of events
+      // carries the answer in its last `agent.end`.)
     } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
     else if (outcome.result.output !== undefined) stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
     else {

@@ -51,7 +51,6 @@ describe('axe version / axe config', () => {
     const { cwd, env } = tempHome();
     for (const args of [
       ['bogus'],
-      ['config'],
       ['config', 'nope'],
       ['agents', 'frob'],
       ['validate', '--bogus'],
@@ -64,12 +63,41 @@ describe('axe version / axe config', () => {
     }
   });
 
-  it('every command has --help', () => {
+  it('every command has --help: its name, a line saying what it does, and its docs page', () => {
     const { cwd, env } = tempHome();
-    for (const command of ['version', 'config', 'agents', 'validate', 'run']) {
+    for (const command of ['version', 'config', 'agents', 'validate', 'run', 'runs', 'gc', 'models']) {
       const result = axe([command, '--help'], { cwd, env });
       expect(result.code).toBe(0);
+      expect(result.stdout).toMatch(new RegExp(`^axe ${command}\\n\\S[^\\n]+\\n`));
       expect(result.stdout).toContain(`$ axe ${command}`);
+      expect(result.stdout).toMatch(/\nDocs:\n {2}\/\S+\.md\n$/);
     }
+    const top = axe(['--help'], { cwd, env });
+    expect(top.stdout).toMatch(/^axe\nA declarative LLM agent runner/);
+    expect(top.stdout).toMatch(/\nDocs:\n {2}\/\S+README\.md\n$/);
+  });
+
+  it('a command group alone lists its actions (exit 0)', () => {
+    const { cwd, env } = tempHome();
+    for (const [group, actions] of [
+      ['agents', 'list | show <agent> | init <agent> | edit <agent>'],
+      ['runs', 'list | show <run> | rm <run>'],
+      ['config', '`axe config path` | `axe config init`'],
+    ] as const) {
+      const result = axe([group], { cwd, env });
+      expect(result, group).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout).toContain(actions);
+      expect(result.stdout).toContain(`$ axe ${group} <action>`);
+    }
+  });
+
+  it('axe run --help teaches: examples, environment variables, exit codes', () => {
+    const { cwd, env } = tempHome();
+    const result = axe(['run', '--help'], { cwd, env });
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('Examples:\n  $ axe run reviewer < changes.diff\n');
+    expect(result.stdout).toContain('  $ axe run -m openai/gpt-5-mini -p "name three prime numbers"');
+    expect(result.stdout).toMatch(/\nEnvironment:\n {2}<PROVIDER>_API_KEY /);
+    expect(result.stdout).toMatch(/\nExit codes:\n {2}0 .*\n {2}1 .*\n {2}2 .*\n {2}3 .*\n {2}4 /);
   });
 });

@@ -127,22 +127,27 @@ describe.concurrent('flags', () => {
     expect(JSON.parse(numbered.stdout)).toMatchObject({ content: 'numbered' });
     const cases: [string[], string][] = [
       [[...base, '--json=maybe'], 'axe: --json: expected true or false, got "maybe"\n'],
-      [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe --help)\n'],
+      [[...base, '--bogus-flag'], 'axe: unknown option --bogus-flag (see axe run --help)\n'],
       [['--bogus'], 'axe: unknown option --bogus (see axe --help)\n'],
       [[...base, '--timeout', '-1'], 'axe: --timeout: expected a positive number of seconds, got "-1"\n'],
       // A flag the command does not know is refused by its name, whatever follows it, and so is
       // another command's (`--strict` is validate's switch).
-      [[...base, '--bogus', '-1'], 'axe: unknown option --bogus (see axe --help)\n'],
-      [['agents', 'list', '--timeout', '-5'], 'axe: unknown option --timeout (see axe --help)\n'],
-      [['agents', 'list', '--strict=maybe'], 'axe: unknown option --strict (see axe --help)\n'],
+      [[...base, '--bogus', '-1'], 'axe: unknown option --bogus (see axe run --help)\n'],
+      [['agents', 'list', '--timeout', '-5'], 'axe: unknown option --timeout (see axe agents --help)\n'],
+      [['agents', 'list', '--strict=maybe'], 'axe: unknown option --strict (see axe agents --help)\n'],
       // A negation of a flag nobody declared is named as typed, not as cac files it (`--suchOpt`).
-      [['agents', 'list', '--no-such-opt'], 'axe: unknown option --no-such-opt (see axe --help)\n'],
-      [[...base, '--no-bogus-flag'], 'axe: unknown option --no-bogus-flag (see axe --help)\n'],
+      [['agents', 'list', '--no-such-opt'], 'axe: unknown option --no-such-opt (see axe agents --help)\n'],
+      [[...base, '--no-bogus-flag'], 'axe: unknown option --no-bogus-flag (see axe run --help)\n'],
       [['help', 'nope'], 'axe: unknown command "nope" (see axe --help)\n'],
       [[...base, '--dry-run=yes'], 'axe: --dry-run: expected true or false, got "yes"\n'],
       // A key pasted in the wrong place (env's ANTHROPIC_API_KEY) is not printed back.
       [['help', 'test-key'], 'axe: unknown command "***" (see axe --help)\n'],
-      [[...base, 'test-key'], 'axe: Unused args: `***` (see axe --help)\n'],
+      // A word after the agent's name is its prompt: with -p too, an error (that quotes no key).
+      [
+        [...base, 'test-key'],
+        'axe: -p and a prompt after the agent\'s name ("***") cannot be used together: give one\n',
+      ],
+      [['validate', '--bogus'], 'axe: unknown option --bogus (see axe validate --help)\n'],
     ];
     for (const [args, stderr] of cases) {
       expect(await runAxe(args, { env })).toMatchObject({ code: 2, stdout: '', stderr });

@@ -60,6 +60,8 @@ describe('axe version / axe config', () => {
       expect(result.code, args.join(' ')).toBe(2);
       expect(result.stdout).toBe('');
       expect(result.stderr).toMatch(/^axe: [^\n]+\n$/);
+      // An unknown option names the help of the command it was given to.
+      if (args[1] === '--bogus') expect(result.stderr).toContain('(see axe validate --help)');
     }
   });
 

@@ -87,7 +87,7 @@ export async function runCommand(
       );
   const spec = adHoc
     ? loaded
-    : await withTopLevelDefaults(loaded, modelFlag, asked ? undefined : systemFlag, globalConfig);
+    : await withTopLevelDefaults(loaded, modelFlag, asked ? asked.system : systemFlag, globalConfig);
   for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
@@ -200,6 +200,7 @@ export async function runCommand(
               agentsDirs,
               ...definedOnly({
                 model: overrides.modelOverride,
+                system: asked ? asked.system : systemFlag,
                 skill: overrides.skillOverride,
                 workdir: overrides.workdirOverride,
                 artifactDir: overrides.artifactDirOverride,

@@ -37,6 +37,8 @@ export interface RecordedRequest {
   cwd: string;
   agentsDirs: string[];
   model?: string;
+  /** `--system`: the top-level agent's system prompt in place of its file's. */
+  system?: string;
   skill?: string;
   workdir?: string;
   artifactDir?: string;

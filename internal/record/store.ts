@@ -179,6 +179,7 @@ const RUN_RECORD = shape({
     cwd: STRING,
     agentsDirs: STRINGS,
     model: optional(STRING),
+    system: optional(STRING),
     skill: optional(STRING),
     workdir: optional(STRING),
     artifactDir: optional(STRING),

@@ -140,6 +140,26 @@ describe.concurrent("other CLIs' habits", () => {
     expect(fake.requests[0]).toMatchObject({ wire: 'openai', model: 'gpt-m', system: 'New rules.' });
   });
 
+  it('--system is recorded with the run: --resume runs with it and refuses a new one', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo', { extra: ['[retry]', 'max_retries = 0'] }));
+    fake.enqueue({ fault: { kind: 'status', status: 500 } }, { text: 'resumed' });
+    const env = home.env(fake.url);
+    const failed = await runAxe(
+      ['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'x', '--system', 'Kept.'],
+      {
+        env,
+      },
+    );
+    expect(failed.code).toBe(3);
+    const refused = await runAxe(['run', '--resume', 'last', '--system', 'Other.'], { env });
+    expect(refused).toMatchObject({ code: 2, stdout: '' });
+    expect(refused.stderr).toMatch(/--system cannot be used with it/);
+    const resumed = await runAxe(['run', '--resume', 'last'], { env });
+    expect(resumed).toMatchObject({ code: 0, stdout: 'resumed' });
+    expect(fake.requests.map((request) => request.system)).toEqual(['Kept.', 'Kept.']);
+  });
+
   it('--output-format json is --json; stream-json prints the events on stdout, the answer in the last', async () => {
     const { home, fake } = await setup();
     home.agent('solo', agentToml('solo'));

@@ -13,8 +13,9 @@ export interface EventLog {
 }
 
 /**
- * `--events FILE` (`-`: stderr): every event of the run as one line of JSON
- * (schemas/run-event.schema.json), written as it happens.
+ * `--events FILE` (`-`: the sink given, stderr; stdout for `--output-format stream-json`): every
+ * event of the run as one line of JSON (schemas/run-event.schema.json), written as it happens.
+ * The sink also takes the warning of a file that cannot be written.
  */
 export function openEventLog(target: string, stderr: TextSink): EventLog {
   if (target === '-') return heldText({ write: (event) => stderr.write(line(event)), close: () => {} });

@@ -37,6 +37,8 @@ export function childContext(
     limits: LimitScope;
     inputs: Readonly<Record<string, JsonValue>>;
     readOnly: boolean;
+    /** Its streamed text goes out as `text.delta` events (see `childStreams`). */
+    stream: boolean;
     onlyTools?: readonly string[];
     prior?: PriorConversation;
     askParent?: AskParent;
@@ -69,7 +71,7 @@ export function childContext(
     warmup: parent.childWarmup,
     // Its own, when its file asks for it, is made as it starts (run-agent.ts).
     childWarmup: undefined,
-    stream: false,
+    stream: options.stream,
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,
     inputs: options.inputs,

@@ -9,7 +9,7 @@ import { effectiveAllowedHosts, emitEvent, type RunContext, shorterTimeout } fro
 import type { AskParent } from '../runner/questions.js';
 import { failedBeforeStart, outcomeOf, type SettledRun } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
-import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import type { BackgroundChildren } from './background.js';
 import { childContext } from './child-context.js';
 
@@ -100,6 +100,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       ...smallest('maxTokens', defaults.childMaxTokens),
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
+    stream: parent.ctx.stream && childStreams(request),
     ...narrowest(request.onlyTools, overrides.tools),
     ...(request.resume
       ? { prior: { kind: 'follow', messages: request.resume } }
@@ -143,6 +144,16 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
+}
+
+/**
+ * Whether a child of a streaming caller streams too. Go axe never streams a sub-agent: a Go TOML
+ * file started by `call_agent` keeps Go's request bytes; a child of the other formats, and every
+ * child of `spawn_agents` and `delegate_task`, streams its text as `text.delta` events.
+ */
+function childStreams(request: ChildRequest): boolean {
+  if (!('spec' in request.prepared)) return false;
+  return request.prepared.spec.format !== 'toml' || !request.step.startsWith(`${CALL_AGENT_TOOL_NAME}#`);
 }
 
 /** How this child's questions reach its parent: with the parent's conversation up to the call. */

@@ -64,7 +64,7 @@ export interface RunContext {
   readonly warmup?: CacheWarmup | undefined;
   /** Its own `cache_warmup`, handed to the agents it starts. */
   readonly childWarmup?: CacheWarmup | undefined;
-  /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
+  /** Emit text.delta events for this agent's streamed text (with --stream: the top-level agent, and the sub-agents that stream). */
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */
   readonly inheritedModel: ModelRef | undefined;

@@ -86,6 +86,8 @@ export async function describeAgent(
     allowed_hosts: spec.allowedHosts,
     read_only: spec.readOnly,
     fork_context: spec.forkContext,
+    tier: spec.tier ?? null,
+    permissions: spec.permissions,
     max_turns: spec.maxTurns ?? null,
     sub_agents: spec.subAgents,
     sub_agents_config: {

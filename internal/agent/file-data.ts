@@ -20,6 +20,8 @@ export interface AgentFileData {
   allowed_hosts?: string[];
   read_only?: boolean;
   fork_context?: boolean;
+  tier?: 'read' | 'write' | 'shell';
+  permissions?: { allow?: string[]; deny?: string[] };
   sub_agents?: string[];
   max_turns?: number;
   sub_agents_config?: {

@@ -42,6 +42,13 @@ model = "provider/model-name"
 # fork_context = false
 # (axe) Most model turns per run (hard limit 50)
 # max_turns = 20
+# (axe) Tools it may use without asking: "read", "write" (+ write_file, edit_file), "shell" (+ run_command)
+# tier = "shell"
+
+# (axe) run_command by command prefix: allow runs without asking, deny never runs
+# [permissions]
+# allow = ["git diff", "npm test"]
+# deny = ["git push"]
 
 # [sub_agents_config]
 # max_depth = 3

@@ -34,6 +34,10 @@ export interface AgentSpec {
   allowedHosts: string[];
   /** `read_only = true`: no writing tools for it and the agents it calls. */
   readOnly: boolean;
+  /** `tier`: the tools it may use without asking (undefined: every tool of `tools`). */
+  tier?: ToolTier;
+  /** `[permissions]`: `run_command` rules by command prefix (empty lists when not given). */
+  permissions: CommandRules;
   /** `fork_context = true`: as a sub-agent it starts from its caller's conversation so far. */
   forkContext: boolean;
   subAgents: string[];
@@ -58,6 +62,15 @@ export interface AgentSpec {
   warnings: string[];
   /** Decisions worth saying with `--verbose` (the default tools of a Markdown agent), one line each. */
   notes: string[];
+}
+
+/** What an agent may use without asking: each tier has the tools of the ones before it. */
+export type ToolTier = 'read' | 'write' | 'shell';
+
+/** `[permissions]`: command prefixes `run_command` runs without asking (`allow`) or never (`deny`). */
+export interface CommandRules {
+  allow: string[];
+  deny: string[];
 }
 
 export interface ModelRef {

@@ -67,6 +67,8 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     disallowedTools: data.disallowed_tools ?? [],
     allowedHosts: data.allowed_hosts ?? [],
     readOnly: data.read_only ?? false,
+    ...(data.tier !== undefined ? { tier: data.tier } : {}),
+    permissions: { allow: data.permissions?.allow ?? [], deny: data.permissions?.deny ?? [] },
     forkContext: data.fork_context ?? false,
     subAgents: data.sub_agents ?? [],
     subAgentsConfig: {

@@ -231,7 +231,7 @@ async function runSubAgent(
   if (args.background && background) {
     const place = { step, agent: args.agent, task: args.task };
     const id = background.launchChild(options, place, async (from) =>
-      startChild(from, request(await prepare(from))),
+      startChild(from, { ...request(await prepare(from)), background: true }),
     );
     return {
       output: { content: JSON.stringify({ status: 'async_launched', agent_id: id }), isError: false },

@@ -3,7 +3,7 @@ import type { JsonValue } from '../provider/types.js';
 import { childPath } from '../runner/agent-path.js';
 import { deadlineScope, type RunContext } from '../runner/context.js';
 import type { LimitScope } from '../runner/limits.js';
-import type { AskParent } from '../runner/questions.js';
+import type { Approve, AskParent } from '../runner/questions.js';
 import type { PriorConversation } from '../runner/types.js';
 
 /**
@@ -42,6 +42,7 @@ export function childContext(
     onlyTools?: readonly string[];
     prior?: PriorConversation;
     askParent?: AskParent;
+    approve?: Approve;
   },
 ): ChildContext {
   // Its own deadline when it has a timeout, unless the parent's comes first; else the parent's.
@@ -80,6 +81,7 @@ export function childContext(
     prior: options.prior,
     askPerson: parent.askPerson,
     askParent: options.askParent,
+    approve: options.approve,
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
     overrides: {},
     artifacts: parent.artifacts,

@@ -10,6 +10,7 @@ import type { AskParent } from '../runner/questions.js';
 import { failedBeforeStart, outcomeOf, type SettledRun } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { childApproval, type ParentApprover } from './approval.js';
 import type { BackgroundChildren } from './background.js';
 import { childContext } from './child-context.js';
 
@@ -33,6 +34,8 @@ export interface ParentRun {
   runSettled: RunSettled;
   /** Its background children, when `background = true`. */
   background?: BackgroundChildren;
+  /** Answers a child's requests for tools above its tier. */
+  approve?: ParentApprover;
   /** Answers a child's `ask_parent`, when `ask_parent = true`. */
   ask?: (
     agent: string,
@@ -71,6 +74,8 @@ export interface ChildRequest {
   callId: string;
   /** call_agent's `resume`: the earlier conversation of the agent it continues. */
   resume?: readonly Message[];
+  /** Started in the background: its tier is `read` unless its file sets one. */
+  background?: boolean;
   /** A worker: the tools it may use at most (its caller's own), whatever its task's `tools` say. */
   onlyTools?: readonly string[];
 }
@@ -83,7 +88,8 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   const turn = childStarts.turn();
   if (turn) await turn;
   const started = Date.now();
-  const { prepared, overrides } = request;
+  const { overrides } = request;
+  const prepared = backgroundTier(request);
   const own = 'spec' in prepared ? prepared.spec.budget : {};
   const defaults = parent.spec.subAgentsConfig;
   const child = childContext(parent.ctx, {
@@ -108,6 +114,11 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
         ? { prior: { kind: 'fork', messages: [...request.history], provider: parent.model.provider } }
         : {}),
     ...(parent.ask ? { askParent: askParentOf(parent.ask, parent, request) } : {}),
+    ...(parent.approve
+      ? {
+          approve: childApproval(parent.approve, request.history, parent.spec.subAgentsConfig.maxQuestions),
+        }
+      : {}),
   });
   try {
     const { ctx } = child;
@@ -144,6 +155,13 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
+}
+
+/** A background child's spec: tier `read` unless its file gives one. */
+function backgroundTier(request: ChildRequest): ChildRequest['prepared'] {
+  const { prepared } = request;
+  if (!request.background || !('spec' in prepared) || prepared.spec.tier !== undefined) return prepared;
+  return { spec: { ...prepared.spec, tier: 'read' } };
 }
 
 /**

@@ -10,7 +10,7 @@ import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
-import type { AskParent, AskPerson } from './questions.js';
+import type { Approve, AskParent, AskPerson } from './questions.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 import type { AgentRunResult, PriorConversation } from './types.js';
 
@@ -82,6 +82,8 @@ export interface RunContext {
   readonly askPerson?: AskPerson;
   /** `ask_parent`: how this sub-agent's questions reach its caller (this run only). */
   readonly askParent?: AskParent;
+  /** A sub-agent's calls above its tier go to its caller for approval (this run only). */
+  readonly approve?: Approve;
   /** A sub-agent's caller's signal and deadline: what its grace turn may not outlive. */
   readonly caller?: {
     signal: AbortSignal;

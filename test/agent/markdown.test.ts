@@ -320,11 +320,11 @@ describe('foreign agent files load as their own programs load them', () => {
 
   it("an unknown front-matter key is a warning with a did-you-mean over the other programs' fields", async () => {
     const spec = await load(
-      '---\nname: k\nmodel: sonnet\ntools: Read\ncategory: quality\npermissions: {}\n---\nhi\n',
+      '---\nname: k\nmodel: sonnet\ntools: Read\ncategory: quality\nhiden: true\n---\nhi\n',
     );
     expect(spec.warnings).toEqual([
       expect.stringMatching(/category: unknown field, ignored$/),
-      expect.stringMatching(/permissions: unknown field, ignored \(did you mean "permission"\?\)$/),
+      expect.stringMatching(/hiden: unknown field, ignored \(did you mean "hidden"\?\)$/),
     ]);
   });
 });

@@ -105,6 +105,52 @@ describe.concurrent('tool tiers and permissions', () => {
     expect(existsSync(path.join(workdir, 'no.txt'))).toBe(false);
   });
 
+  it('a background child runs at the read tier: its write asks the caller; a foreground one writes', async () => {
+    const { home, fake } = await setup();
+    const workdir = path.join(home.root, 'work');
+    home.file('work/.keep', '');
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'], subAgentsConfig: ['background = true'] }));
+    home.agent(
+      'helper',
+      agentToml('helper', { extra: [`workdir = "${workdir}"`, 'tools = ["write_file"]'] }),
+    );
+    const id = 'lead/call_agent#1:helper';
+    fake.respond((request) => {
+      if (roleOf(request) === 'helper') {
+        const file = `${/(\w+)$/.exec(request.lastUserText)?.[1]}.txt`;
+        return calling([{ name: 'write_file', arguments: { path: file, content: 'x' } }])(request);
+      }
+      if (isApproval(request)) return { text: 'No: background work only reads.' };
+      switch (request.toolResults.length) {
+        case 0:
+          return {
+            toolCalls: [
+              { name: 'call_agent', arguments: { agent: 'helper', task: 'bg', run_in_background: true } },
+              { name: 'call_agent', arguments: { agent: 'helper', task: 'fg' } },
+            ],
+          };
+        case 2:
+          return { toolCalls: [{ name: 'task_output', arguments: { agent_id: id } }] };
+        default:
+          return { text: 'lead done' };
+      }
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const asked = fake.requests.filter(isApproval);
+    expect(asked).toHaveLength(1);
+    expect(asked[0]?.lastUserText).toContain('may it call write_file on bg.txt?');
+    expect(asked[0]?.lastUserText).toContain('above this agent\'s "read"');
+    const helperResults = fake.requests
+      .filter((r) => roleOf(r) === 'helper' && r.toolResults.length > 0)
+      .map((r) => r.toolResults[0]?.content);
+    expect(helperResults).toContain('write_file denied by its caller "lead": background work only reads.');
+    expect(existsSync(path.join(workdir, 'fg.txt'))).toBe(true);
+    expect(existsSync(path.join(workdir, 'bg.txt'))).toBe(false);
+  });
+
   it("Claude Code's Bash(git diff:*) becomes run_command with an allow rule; other commands ask the caller", async () => {
     const { home, fake } = await setup();
     const workdir = path.join(home.root, 'work');

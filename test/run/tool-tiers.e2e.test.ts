@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { RecordedRequest, ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
+import { interactiveRun } from './interactive-terminal.js';
 
 /** Tool tiers, approvals and `[permissions]`: what runs, what is asked about, what is denied. */
 const setup = e2eHomes();
@@ -149,6 +150,39 @@ describe.concurrent('tool tiers and permissions', () => {
     expect(helperResults).toContain('write_file denied by its caller "lead": background work only reads.');
     expect(existsSync(path.join(workdir, 'fg.txt'))).toBe(true);
     expect(existsSync(path.join(workdir, 'bg.txt'))).toBe(false);
+  });
+
+  it('--interactive at a terminal: the person answers the requests of the top-level agent and its children', async () => {
+    const { home, fake } = await setup();
+    const workdir = path.join(home.root, 'work');
+    home.file('work/.keep', '');
+    const tools = [`workdir = "${workdir}"`, 'tools = ["write_file"]', 'tier = "read"'];
+    home.agent('lead', agentToml('lead', { subAgents: ['worker'], extra: tools }));
+    home.agent('worker', agentToml('worker', { extra: tools }));
+    const write = (file: string) => ({ name: 'write_file', arguments: { path: file, content: 'x' } });
+    const worker = calling([write('child.txt')]);
+    fake.respond((request) => {
+      if (roleOf(request) === 'worker') return worker(request);
+      return request.toolResults.length === 0
+        ? { toolCalls: [write('lead.txt'), callAgent('worker', 'write')] }
+        : { text: 'lead done' };
+    });
+    const terminal = interactiveRun(home, fake.url, [], (screen, t) => {
+      const asks = (agent: string, file: string) =>
+        screen.includes(`"${agent}" asks: may it call write_file on ${file}?`) &&
+        !screen.includes(`${file} ok`);
+      if (asks('lead', 'lead.txt')) t.type('yes, lead.txt ok\r');
+      if (asks('worker', 'child.txt')) t.type('no, child.txt ok to skip\r');
+    });
+    expect(await terminal.done).toBe(0);
+    expect(fake.requests.filter(isApproval)).toHaveLength(0);
+    const childResult = fake.requests.filter((r) => roleOf(r) === 'worker')[1]?.toolResults[0];
+    expect(childResult).toMatchObject({
+      content: 'write_file denied by the person: child.txt ok to skip',
+      isError: true,
+    });
+    expect(existsSync(path.join(workdir, 'lead.txt'))).toBe(true);
+    expect(existsSync(path.join(workdir, 'child.txt'))).toBe(false);
   });
 
   it("Claude Code's Bash(git diff:*) becomes run_command with an allow rule; other commands ask the caller", async () => {

@@ -83,6 +83,7 @@ export function childContext(
     askParent: options.askParent,
     approve: options.approve,
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
+    workdirGiven: parent.workdirGiven,
     overrides: {},
     artifacts: parent.artifacts,
     keepArtifacts: parent.keepArtifacts,

@@ -88,6 +88,9 @@ function moreLines(spec: AgentSpec, query: string | undefined): string[] {
     ...(paramsLine !== '' ? [`Params:       ${paramsLine}`] : []),
     ...(budgetLine !== '' ? [`Budget:       ${budgetLine}`] : []),
     ...(spec.forkContext ? ['Fork context: yes'] : []),
+    ...(spec.tier !== undefined ? [`Tier:         ${spec.tier}`] : []),
+    ...(spec.permissions.allow.length > 0 ? [`Allow:        ${spec.permissions.allow.join(', ')}`] : []),
+    ...(spec.permissions.deny.length > 0 ? [`Deny:         ${spec.permissions.deny.join(', ')}`] : []),
     ...(spec.offersSubmit && !spec.output ? ['Submit:       submit_result (free text) / submit_error'] : []),
   ];
 }

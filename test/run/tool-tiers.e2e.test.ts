@@ -213,6 +213,11 @@ describe.concurrent('tool tiers and permissions', () => {
       tools: ['read_file', 'run_command'],
       permissions: { allow: ['echo diff'], deny: [] },
     });
+    const dryRun = await runAxe(['run', 'differ', '--agents-dir', home.agentsDir, '--dry-run'], {
+      env: home.env(fake.url),
+      cwd: workdir,
+    });
+    expect(dryRun.stdout).toContain('Allow:        echo diff\n');
     const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go'], {
       env: home.env(fake.url),
       cwd: workdir,

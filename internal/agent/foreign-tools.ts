@@ -73,6 +73,7 @@ export function mapTools(
   field: string,
   warnings: FieldNote[],
   spawnable: string[] | undefined,
+  commands?: string[],
 ): JsonValue {
   let names: JsonValue[];
   // Commas inside parentheses belong to the tool: `Read, Agent(worker, tester)`.
@@ -87,7 +88,13 @@ export function mapTools(
       mapped.push(name);
       continue;
     }
-    const axeName = mapToolName(name, field, warnings, spawnable);
+    const command = commandPattern(name);
+    if (command !== undefined && commands) {
+      // `Bash(git diff:*)`: run_command, with a [permissions] rule for the command.
+      commands.push(command);
+      if (field !== 'tools' && field !== 'allowed-tools') continue;
+    }
+    const axeName = command !== undefined ? 'run_command' : mapToolName(name, field, warnings, spawnable);
     if (axeName !== undefined && !mapped.includes(axeName)) mapped.push(axeName);
   }
   return mapped;
@@ -116,6 +123,17 @@ function toggledTools(
     else if (on === false) tools = tools.filter((tool) => tool !== axeName);
   }
   return tools;
+}
+
+/**
+ * The command prefix of Claude Code's `Bash(git diff:*)` (also `Bash(git diff *)` and the exact
+ * `Bash(npm test)`, which axe reads as a prefix too); undefined for any other tool name.
+ */
+export function commandPattern(name: string): string | undefined {
+  const inner = /^bash\((.*)\)$/i.exec(name.trim())?.[1]?.trim();
+  if (inner === undefined || inner === '' || inner === '*') return undefined;
+  const prefix = inner.replace(/(?::\*| \*)$/, '').trim();
+  return prefix === '' || prefix.includes('*') ? undefined : prefix;
 }
 
 function mapToolName(

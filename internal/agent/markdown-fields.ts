@@ -62,6 +62,7 @@ export const FOREIGN_FIELD_NAMES: readonly string[] = [
   ...Object.keys(UNSUPPORTED_FIELDS),
   ...Object.keys(RENAMED),
   'tools',
+  'allowed-tools',
   'kind',
   'skills',
   'mcpServers',
@@ -79,6 +80,9 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
   const { data, warnings, errors, writtenAs } = result;
   // Claude Code's `tools: Agent(worker, tester)`: the agents this one may spawn, axe's sub_agents.
   const spawnable: string[] = [];
+  // Claude Code's `Bash(git diff:*)` in tools / disallowedTools: axe's [permissions] rules.
+  const allowed: string[] = [];
+  const denied: string[] = [];
   const set = (key: string, value: JsonValue, written: string): void => {
     if (Object.hasOwn(data, key)) {
       errors.push({
@@ -99,9 +103,16 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
         field: key,
         message: 'Claude Code memory scopes are not supported; use a [memory] table',
       });
-    } else if (key === 'tools' || key === 'disallowedTools' || key === 'disallowed_tools') {
-      const agents = key === 'tools' ? spawnable : undefined;
-      set(key === 'tools' ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings, agents), key);
+    } else if (
+      key === 'tools' ||
+      key === 'allowed-tools' ||
+      key === 'disallowedTools' ||
+      key === 'disallowed_tools'
+    ) {
+      const allows = key === 'tools' || key === 'allowed-tools';
+      const agents = allows ? spawnable : undefined;
+      const commands = allows ? allowed : denied;
+      set(allows ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings, agents, commands), key);
     } else if (key === 'kind') {
       // Gemini CLI: `local` (the default) is what axe runs; `remote` is an A2A agent elsewhere.
       if (value !== 'local')
@@ -137,12 +148,21 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
       set(own(RENAMED, key) ?? key, value, key);
     }
   }
+  if (allowed.length > 0 || denied.length > 0) {
+    const given = isObject(data.permissions) ? data.permissions : {};
+    const list = (value: JsonValue | undefined) => (Array.isArray(value) ? value : []);
+    data.permissions = {
+      ...given,
+      ...(allowed.length > 0 ? { allow: [...list(given.allow), ...allowed] } : {}),
+      ...(denied.length > 0 ? { deny: [...list(given.deny), ...denied] } : {}),
+    };
+  }
   if (spawnable.length > 0) {
     const given = Array.isArray(data.sub_agents) ? data.sub_agents : [];
     data.sub_agents = [...new Set([...given, ...spawnable])];
     if (given.length === 0) defineOwn(writtenAs, 'sub_agents', 'tools');
   }
-  if (!Object.hasOwn(frontMatter, 'tools')) {
+  if (!Object.hasOwn(frontMatter, 'tools') && !Object.hasOwn(frontMatter, 'allowed-tools')) {
     data.tools = [...DEFAULT_MARKDOWN_TOOLS];
     result.notes.push({
       field: 'tools',
@@ -165,7 +185,7 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
   return result;
 }
 
-function mapModel(model: string): string {
+export function mapModel(model: string): string {
   const trimmed = model.trim();
   if (trimmed === 'inherit' || trimmed.includes('/')) return trimmed;
   const alias = own(MODEL_ALIASES, trimmed);

@@ -10,6 +10,8 @@ export interface AgentSpec {
   /** The `name` field inside the file, when it differs from the file name. */
   declaredName?: string;
   description: string;
+  /** `display_name`: a longer name for people (a Codex definition's `displayName`). */
+  displayName?: string;
   /** Absolute path of the file this spec came from (for error messages). */
   source: string;
   format: 'toml' | 'markdown' | 'yaml';
@@ -19,6 +21,10 @@ export interface AgentSpec {
    */
   model?: ModelRef;
   systemPrompt: string;
+  /** `query`: the start of the first user message, inputs substituted (Codex `promptConfig.query`). */
+  query?: string;
+  /** Where the definition's shape comes from when not axe's own: a Codex definition (`agentType`). */
+  dialect?: 'codex';
   /** As written in the file; resolved against the config dir at run time. */
   skill?: string;
   /** Globs relative to the workdir. */
@@ -34,6 +40,10 @@ export interface AgentSpec {
   allowedHosts: string[];
   /** `read_only = true`: no writing tools for it and the agents it calls. */
   readOnly: boolean;
+  /** `tier`: the tools it may use without asking (undefined: every tool of `tools`). */
+  tier?: ToolTier;
+  /** `[permissions]`: `run_command` rules by command prefix (empty lists when not given). */
+  permissions: CommandRules;
   /** `fork_context = true`: as a sub-agent it starts from its caller's conversation so far. */
   forkContext: boolean;
   subAgents: string[];
@@ -52,12 +62,26 @@ export interface AgentSpec {
   inputs: InputSpec[];
   /** `[output]`: the agent ends through `submit_result` / `submit_error`; absent for most agents. */
   output?: OutputSpec;
+  /**
+   * `submit_result` / `submit_error` offered without `[output]` (a `spawn_agents` worker, a Codex
+   * definition): the value is free text, and a plain answer still ends the agent.
+   */
+  offersSubmit?: boolean;
   /** Claude-style `maxTurns`; undefined = the hard limit (50). */
   maxTurns?: number;
   /** Non-fatal findings from loading (unsupported known fields, …), one line each. */
   warnings: string[];
   /** Decisions worth saying with `--verbose` (the default tools of a Markdown agent), one line each. */
   notes: string[];
+}
+
+/** What an agent may use without asking: each tier has the tools of the ones before it. */
+export type ToolTier = 'read' | 'write' | 'shell';
+
+/** `[permissions]`: command prefixes `run_command` runs without asking (`allow`) or never (`deny`). */
+export interface CommandRules {
+  allow: string[];
+  deny: string[];
 }
 
 export interface ModelRef {
@@ -138,6 +162,8 @@ export interface MemoryConfig {
 export interface ModelParams {
   /** Explicit 0 is kept (Go axe cannot send temperature 0). */
   temperature?: number;
+  /** Nucleus sampling (`[params] top_p`). */
+  topP?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
   thinkingBudget?: number;

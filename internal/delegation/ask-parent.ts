@@ -1,12 +1,12 @@
 import type { AgentSpec } from '../agent/spec.js';
-import type { ChatResponse, Message, ToolCall, ToolSpec } from '../provider/types.js';
+import type { ToolCall, ToolSpec } from '../provider/types.js';
 import { emitEvent, type RunContext } from '../runner/context.js';
-import { appendText, resolvedHistory, withoutToolBlocks } from '../runner/history.js';
 import type { ExecutedCall, LoopSetup, ToolHandler } from '../runner/loop.js';
 import type { AskParent } from '../runner/questions.js';
 import { toolFailure } from '../runner/result.js';
 import { ASK_PARENT_TOOL_NAME } from '../tools/types.js';
 import type { ParentRun } from './child.js';
+import { sideAnswer } from './side-answer.js';
 
 export const ASK_PARENT_TOOL_SPEC: ToolSpec = {
   name: ASK_PARENT_TOOL_NAME,
@@ -43,39 +43,6 @@ export function askParentHandler(
 }
 
 /**
- * The caller's side request: its conversation up to the call (told as text: no tools are offered),
- * then the question. Reserved against the budget and counted in the caller's limits like a turn.
- */
-async function sideAnswer(
-  setup: LoopSetup,
-  agent: string,
-  history: readonly Message[],
-  question: string,
-  signal: AbortSignal,
-  deadline: number | undefined,
-): Promise<string> {
-  const { ctx } = setup;
-  const messages = withoutToolBlocks(resolvedHistory(history));
-  appendText(
-    messages,
-    'user',
-    `Your sub-agent "${agent}" asks: ${question}. Answer briefly from what you know; you cannot use tools now.`,
-  );
-  const { tools: _tools, ...base } = setup.request;
-  const request = { ...base, messages, stream: false };
-  const release = await ctx.budget.reserve(request, signal);
-  let response: ChatResponse;
-  try {
-    response = await ctx.limiter.run(() => setup.provider.chat(request, { signal, deadline }), signal);
-    ctx.budget.add(response.usage);
-    ctx.limits.addTokens(response.usage.inputTokens + response.usage.outputTokens);
-  } finally {
-    release();
-  }
-  return response.content;
-}
-
-/**
  * How this agent answers its children's `ask_parent` (`ask_parent = true`): a side request to its
  * model — children ask during the loop, when its setup is in place —, or at the top level with
  * `--interactive`, the person.
@@ -91,7 +58,13 @@ export function parentAnswerer(
     ctx.depth === 0 && askPerson
       ? (agent, _history, question, signal) => askPerson(agent, question, signal)
       : (agent, history, question, signal, deadline) =>
-          sideAnswer(setup() as LoopSetup, agent, history, question, signal, deadline);
+          sideAnswer(
+            setup() as LoopSetup,
+            history,
+            `Your sub-agent "${agent}" asks: ${question}. Answer briefly from what you know; you cannot use tools now.`,
+            signal,
+            deadline,
+          );
   return async (agent, history, question, signal, deadline) => {
     const said = await answer(agent, history, question, signal, deadline);
     emitEvent(ctx, spec.name, { type: 'question', from: agent, question, answer: said });

@@ -212,7 +212,12 @@ async function runSubAgent(
   const prepare = async (parent: ParentRun): Promise<ChildRequest['prepared']> => {
     const loaded = await loadSpec(args.agent, parent.ctx, CALL_AGENT_TOOL_NAME);
     return 'spec' in loaded
-      ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)
+      ? withOverrides(
+          inCallerWorkdir(loaded.spec, parent),
+          args.overrides,
+          parent.ctx.env,
+          CALL_AGENT_TOOL_NAME,
+        )
       : loaded;
   };
   const request = (prepared: ChildRequest['prepared']): ChildRequest => ({
@@ -231,7 +236,7 @@ async function runSubAgent(
   if (args.background && background) {
     const place = { step, agent: args.agent, task: args.task };
     const id = background.launchChild(options, place, async (from) =>
-      startChild(from, request(await prepare(from))),
+      startChild(from, { ...request(await prepare(from)), background: true }),
     );
     return {
       output: { content: JSON.stringify({ status: 'async_launched', agent_id: id }), isError: false },
@@ -250,6 +255,17 @@ async function runSubAgent(
           ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
           : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
+}
+
+/**
+ * A child with no workdir of its own runs in its caller's when it comes from another system's
+ * format (their sub-agents share the session's directory) or `--workdir` was given; a Go TOML
+ * child otherwise keeps Go's directory, the process's.
+ */
+function inCallerWorkdir(spec: AgentSpec, parent: ParentRun): AgentSpec {
+  if (spec.workdir !== undefined) return spec;
+  if (spec.format === 'toml' && !parent.ctx.workdirGiven) return spec;
+  return { ...spec, workdir: parent.workdir };
 }
 
 /** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */

@@ -3,7 +3,7 @@ import type { JsonValue } from '../provider/types.js';
 import { childPath } from '../runner/agent-path.js';
 import { deadlineScope, type RunContext } from '../runner/context.js';
 import type { LimitScope } from '../runner/limits.js';
-import type { AskParent } from '../runner/questions.js';
+import type { Approve, AskParent } from '../runner/questions.js';
 import type { PriorConversation } from '../runner/types.js';
 
 /**
@@ -37,9 +37,12 @@ export function childContext(
     limits: LimitScope;
     inputs: Readonly<Record<string, JsonValue>>;
     readOnly: boolean;
+    /** Its streamed text goes out as `text.delta` events (see `childStreams`). */
+    stream: boolean;
     onlyTools?: readonly string[];
     prior?: PriorConversation;
     askParent?: AskParent;
+    approve?: Approve;
   },
 ): ChildContext {
   // Its own deadline when it has a timeout, unless the parent's comes first; else the parent's.
@@ -69,7 +72,7 @@ export function childContext(
     warmup: parent.childWarmup,
     // Its own, when its file asks for it, is made as it starts (run-agent.ts).
     childWarmup: undefined,
-    stream: false,
+    stream: options.stream,
     inheritedModel: options.parentModel,
     inheritedAllowedHosts: options.parentAllowedHosts,
     inputs: options.inputs,
@@ -78,7 +81,9 @@ export function childContext(
     prior: options.prior,
     askPerson: parent.askPerson,
     askParent: options.askParent,
+    approve: options.approve,
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
+    workdirGiven: parent.workdirGiven,
     overrides: {},
     artifacts: parent.artifacts,
     keepArtifacts: parent.keepArtifacts,

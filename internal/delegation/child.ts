@@ -9,7 +9,8 @@ import { effectiveAllowedHosts, emitEvent, type RunContext, shorterTimeout } fro
 import type { AskParent } from '../runner/questions.js';
 import { failedBeforeStart, outcomeOf, type SettledRun } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
-import { DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+import { childApproval, type ParentApprover } from './approval.js';
 import type { BackgroundChildren } from './background.js';
 import { childContext } from './child-context.js';
 
@@ -33,6 +34,8 @@ export interface ParentRun {
   runSettled: RunSettled;
   /** Its background children, when `background = true`. */
   background?: BackgroundChildren;
+  /** Answers a child's requests for tools above its tier. */
+  approve?: ParentApprover;
   /** Answers a child's `ask_parent`, when `ask_parent = true`. */
   ask?: (
     agent: string,
@@ -71,6 +74,8 @@ export interface ChildRequest {
   callId: string;
   /** call_agent's `resume`: the earlier conversation of the agent it continues. */
   resume?: readonly Message[];
+  /** Started in the background: its tier is `read` unless its file sets one. */
+  background?: boolean;
   /** A worker: the tools it may use at most (its caller's own), whatever its task's `tools` say. */
   onlyTools?: readonly string[];
 }
@@ -83,7 +88,8 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   const turn = childStarts.turn();
   if (turn) await turn;
   const started = Date.now();
-  const { prepared, overrides } = request;
+  const { overrides } = request;
+  const prepared = backgroundTier(request);
   const own = 'spec' in prepared ? prepared.spec.budget : {};
   const defaults = parent.spec.subAgentsConfig;
   const child = childContext(parent.ctx, {
@@ -100,6 +106,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       ...smallest('maxTokens', defaults.childMaxTokens),
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
+    stream: parent.ctx.stream && childStreams(request),
     ...narrowest(request.onlyTools, overrides.tools),
     ...(request.resume
       ? { prior: { kind: 'follow', messages: request.resume } }
@@ -107,6 +114,11 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
         ? { prior: { kind: 'fork', messages: [...request.history], provider: parent.model.provider } }
         : {}),
     ...(parent.ask ? { askParent: askParentOf(parent.ask, parent, request) } : {}),
+    ...(parent.approve
+      ? {
+          approve: childApproval(parent.approve, request.history, parent.spec.subAgentsConfig.maxQuestions),
+        }
+      : {}),
   });
   try {
     const { ctx } = child;
@@ -143,6 +155,23 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   } finally {
     child.dispose();
   }
+}
+
+/** A background child's spec: tier `read` unless its file gives one. */
+function backgroundTier(request: ChildRequest): ChildRequest['prepared'] {
+  const { prepared } = request;
+  if (!request.background || !('spec' in prepared) || prepared.spec.tier !== undefined) return prepared;
+  return { spec: { ...prepared.spec, tier: 'read' } };
+}
+
+/**
+ * Whether a child of a streaming caller streams too. Go axe never streams a sub-agent: a Go TOML
+ * file started by `call_agent` keeps Go's request bytes; a child of the other formats, and every
+ * child of `spawn_agents` and `delegate_task`, streams its text as `text.delta` events.
+ */
+function childStreams(request: ChildRequest): boolean {
+  if (!('spec' in request.prepared)) return false;
+  return request.prepared.spec.format !== 'toml' || !request.step.startsWith(`${CALL_AGENT_TOOL_NAME}#`);
 }
 
 /** How this child's questions reach its parent: with the parent's conversation up to the call. */
@@ -277,7 +306,7 @@ export async function loadSpec(
 /**
  * The calling agent as a worker runs it (`spawn_agents`, an unnamed `delegate_task` sub-task):
  * its model, prompt, tools and sub-agents, in `workdir` (default its own); no spawning, no memory
- * of its own, no `[output]`.
+ * of its own, not its `[output]`: `submit_result` / `submit_error` with free text instead.
  */
 export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
   const { output: _output, ...spec } = parent.spec;
@@ -289,6 +318,7 @@ export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
     workdir: workdir ?? parent.workdir,
     memory: { ...spec.memory, enabled: false },
     subAgentsConfig: { ...spec.subAgentsConfig, spawn: false, delegate: false },
+    offersSubmit: true,
   };
 }
 

@@ -99,6 +99,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             history,
             callId: call.id,
             ...onlyTools,
+            ...(task.background && background ? { background: true } : {}),
           });
         if (!task.background || !background) return run(parent);
         const place = { step, agent: parent.spec.name, task: task.task };

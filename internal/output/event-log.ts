@@ -38,21 +38,25 @@ export function openEventLog(target: string, stderr: TextSink): EventLog {
 
 type TextDelta = Extract<RunEvent, { type: 'text.delta' }>;
 
+/** A sub-agent's text waits for a line's end, or this many characters, before it is written. */
+const CHILD_TEXT_CHUNK = 4096;
+
 /**
  * Each agent's `text.delta` events masked as one text: a key the model echoes can come split
  * across them. Per agent path, the tail of a delta that could begin a key is held back and goes
  * out at the head of the agent's next delta; so a delta's `text` may be shorter than streamed, and
- * one whose text is all held is not written. What is still held is written as one more
- * `text.delta` (with the agent's last delta's `time`) before the agent's next other event, or at
- * the log's close.
+ * one whose text is all held is not written. A sub-agent's text is also gathered into whole lines
+ * (or 4 KiB), one event each: a 32-way fan-out streams tens of thousands of tiny deltas, and the
+ * log would be mostly their envelopes. What is still held is written as one more `text.delta`
+ * (with the agent's last delta's `time`) before the agent's next other event, or at the log's close.
  */
 function heldText(log: EventLog): EventLog {
-  const held = new Map<string, { holdback: SecretHoldback; last: TextDelta }>();
+  const held = new Map<string, { holdback: SecretHoldback; last: TextDelta; lines: string }>();
   const flush = (path: string): void => {
     const entry = held.get(path);
     if (!entry) return;
     held.delete(path);
-    const text = entry.holdback.flush();
+    const text = entry.lines + entry.holdback.flush();
     if (text !== '') log.write({ ...entry.last, text });
   };
   return {
@@ -62,11 +66,20 @@ function heldText(log: EventLog): EventLog {
         log.write(event);
         return;
       }
-      const entry = held.get(event.path) ?? { holdback: new SecretHoldback(), last: event };
+      const entry = held.get(event.path) ?? { holdback: new SecretHoldback(), last: event, lines: '' };
       entry.last = event;
       held.set(event.path, entry);
       const text = entry.holdback.push(event.text);
-      if (text !== '') log.write({ ...event, text });
+      if (event.depth === 0) {
+        if (text !== '') log.write({ ...event, text });
+        return;
+      }
+      entry.lines += text;
+      const end =
+        entry.lines.length >= CHILD_TEXT_CHUNK ? entry.lines.length : entry.lines.lastIndexOf('\n') + 1;
+      if (end === 0) return;
+      log.write({ ...event, text: entry.lines.slice(0, end) });
+      entry.lines = entry.lines.slice(end);
     },
     close: () => {
       for (const path of [...held.keys()]) flush(path);

@@ -22,6 +22,8 @@ export type ProgressMode = 'never' | 'auto' | 'always';
 
 const MODES: readonly ProgressMode[] = ['never', 'auto', 'always'];
 const FRAME_INTERVAL_MS = 100;
+/** How much of a sub-agent's streamed text is kept for its latest line (a row is narrower). */
+const SAID_TAIL = 512;
 const HIDE_CURSOR = '\x1b[?25l';
 const SHOW_CURSOR = '\x1b[?25h';
 
@@ -62,6 +64,8 @@ export function progressTarget(
  */
 export class LiveTree {
   private readonly state = new TreeBuilder();
+  /** The end of each streaming sub-agent's text, by path: its latest line goes on its row. */
+  private readonly said = new Map<string, string>();
   private timer: NodeJS.Timeout | undefined;
   /** Lines of the frame on screen; the cursor is at the start of the line below it. */
   private drawn = 0;
@@ -80,6 +84,9 @@ export class LiveTree {
   observe(event: RunEvent): void {
     if (this.stopped) return;
     this.state.observe(event);
+    if (event.type === 'text.delta' && event.depth > 0) {
+      this.said.set(event.path, ((this.said.get(event.path) ?? '') + event.text).slice(-SAID_TAIL));
+    } else if (event.type === 'agent.end') this.said.delete(event.path);
     this.timer ??= setInterval(() => this.draw(Date.now()), FRAME_INTERVAL_MS).unref();
   }
 
@@ -105,7 +112,13 @@ export class LiveTree {
   draw(now: number): void {
     if (this.stopped || this.midLine || this.holds > 0) return;
     const { columns, rows } = this.target.size();
-    const lines = frame(this.state.roots, { width: columns, height: rows, now, color: this.target.color });
+    const lines = frame(this.state.roots, {
+      width: columns,
+      height: rows,
+      now,
+      color: this.target.color,
+      said: this.said,
+    });
     const text = lines.join('\n');
     if (text === this.last && this.drawn === lines.length) return;
     let out = '';

@@ -1,5 +1,6 @@
 import type { RecordedAgent } from '../record/record.js';
 import { splitPath } from '../runner/agent-path.js';
+import { maskSecrets } from '../secrets.js';
 import { STATUS_MARKS, statusGlyph, toolsInFlight } from './agent-marks.js';
 
 /*
@@ -15,6 +16,8 @@ export interface FrameOptions {
   height: number;
   now: number;
   color: boolean;
+  /** The end of each streaming sub-agent's text, by path: a running one's latest line is shown. */
+  said?: ReadonlyMap<string, string>;
 }
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
@@ -37,7 +40,7 @@ export function frame(roots: readonly RecordedAgent[], options: FrameOptions): s
   const max = Math.max(1, options.height - 1);
   let rows: Row[] = [];
   for (const level of [0, 1, 2]) {
-    rows = layout(roots, 0, level, options.now);
+    rows = layout(roots, 0, level, options);
     if (rows.length <= max) break;
   }
   if (rows.length > max) {
@@ -50,7 +53,7 @@ export function frame(roots: readonly RecordedAgent[], options: FrameOptions): s
   return rows.map((row) => render(row, options));
 }
 
-function layout(nodes: readonly RecordedAgent[], depth: number, level: number, now: number): Row[] {
+function layout(nodes: readonly RecordedAgent[], depth: number, level: number, options: FrameOptions): Row[] {
   const rows: Row[] = [];
   const finished = level >= 2 ? nodes.filter(done) : [];
   if (finished.length > 0) rows.push(groupRow(finished, depth));
@@ -58,19 +61,19 @@ function layout(nodes: readonly RecordedAgent[], depth: number, level: number, n
   const grouped = new Set(finished);
   for (const node of nodes) {
     if (grouped.has(node)) continue;
-    const row = agentRow(node, depth, now);
+    const row = agentRow(node, depth, options);
     if (level >= 1 && node.children.length > 0 && done(node)) {
       const below = descendants(node);
       row.detail = `${row.detail} · ${below.length} sub-agent${below.length === 1 ? '' : 's'}: ${tally(below)}`;
       rows.push(row);
       continue;
     }
-    rows.push(row, ...layout(node.children, depth + 1, level, now));
+    rows.push(row, ...layout(node.children, depth + 1, level, options));
   }
   return rows;
 }
 
-function agentRow(node: RecordedAgent, depth: number, now: number): Row {
+function agentRow(node: RecordedAgent, depth: number, { now, said }: FrameOptions): Row {
   const { status } = node;
   const mark =
     status === 'running'
@@ -84,7 +87,21 @@ function agentRow(node: RecordedAgent, depth: number, now: number): Row {
   const used = node.usage.inputTokens + node.usage.outputTokens;
   if (used > 0) parts.push(tokens(used));
   parts.push(elapsed((node.endedAt ?? now) - node.startedAt));
+  // Masked: a row is on the terminal, and the model may echo a key it read.
+  const latest = status === 'running' ? maskSecrets(latestLine(said?.get(node.path))) : '';
+  if (latest !== '') parts.push(`“${latest}”`);
   return { depth, ...mark, name: label(node), detail: parts.join(' · ') };
+}
+
+/** The last line of `text` with anything in it, its spaces collapsed ('' when none). */
+function latestLine(text: string | undefined): string {
+  if (text === undefined) return '';
+  const lines = text.split('\n');
+  for (let i = lines.length - 1; i >= 0; i--) {
+    const line = (lines[i] ?? '').replace(/\s+/g, ' ').trim();
+    if (line !== '') return line;
+  }
+  return '';
 }
 
 /** The agent's name, with its call number when it has one: `worker #3`, `spawner #1.2`. */

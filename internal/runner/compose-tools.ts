@@ -1,6 +1,7 @@
 import { normalize } from 'node:path';
 import type { AgentSpec } from '../agent/spec.js';
 import type { OpenArtifactDir } from '../artifacts/artifacts.js';
+import { gatedHandler, type ParentApprover, parentApprover } from '../delegation/approval.js';
 import { ASK_PARENT_TOOL_SPEC, askParentHandler, parentAnswerer } from '../delegation/ask-parent.js';
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from '../delegation/background.js';
 import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from '../delegation/call-agent.js';
@@ -8,7 +9,7 @@ import type { ParentRun, RunSettled } from '../delegation/child.js';
 import { childConnections } from '../delegation/child-connections.js';
 import { delegateTaskHandler, delegateTaskToolSpec } from '../delegation/delegate-task.js';
 import { spawnAgentsHandler, spawnAgentsToolSpec } from '../delegation/spawn-agents.js';
-import { SUBMIT_TOOLS, submitHandlers, submitToolSpecs } from '../delegation/submit.js';
+import { FREE_TEXT_OUTPUT, SUBMIT_TOOLS, submitHandlers, submitToolSpecs } from '../delegation/submit.js';
 import { ConfigError } from '../errors.js';
 import type { ChildConnections, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
@@ -43,6 +44,8 @@ export interface AgentDelegation {
   background?: BackgroundChildren;
   /** How it answers its children's `ask_parent`, when `ask_parent = true`. */
   ask: ParentRun['ask'];
+  /** How it answers its children's requests for tools above their tier. */
+  approve: ParentApprover;
   /** How a child runs: the one code path of every agent, passed in. */
   runSettled: RunSettled;
 }
@@ -57,7 +60,12 @@ export function openDelegation(
 ): AgentDelegation {
   const background =
     spec.subAgentsConfig.background && !resolved.atMaxDepth ? new BackgroundChildren(ctx.signal) : undefined;
-  return { ...(background ? { background } : {}), ask: parentAnswerer(spec, ctx, setup), runSettled };
+  return {
+    ...(background ? { background } : {}),
+    ask: parentAnswerer(spec, ctx, setup),
+    approve: parentApprover(spec, ctx, setup),
+    runSettled,
+  };
 }
 
 /** An agent's tool set, as its loop runs it. */
@@ -87,7 +95,7 @@ const NO_TOOLS: AgentTools = Object.freeze({
  * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
  * the run-wide limiter) and `call_agent` when it has sub-agents — narrowed to the call's `tools`
  * and, read-only, to the tools that change nothing. `submit_result` / `submit_error` whenever the
- * agent has `[output]`, at any depth.
+ * agent has `[output]` or is offered them (a worker, a Codex definition), at any depth.
  */
 export async function composeTools(
   spec: AgentSpec,
@@ -119,18 +127,25 @@ export async function composeTools(
     };
     const { createToolset } = await import('../tools/index.js');
     toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
+    // A tier or `[permissions]` puts a gate before each tool (an approval waits outside the limiter).
+    const gated = spec.tier !== undefined || spec.permissions.allow.length + spec.permissions.deny.length > 0;
     for (const tool of toolset.tools) {
       if (!offers(tool.spec.name, tool.readOnly === true)) continue;
       if (tool.readOnly !== true) mutating.add(tool.spec.name);
       specs.push(tool.spec);
-      handlers.set(tool.spec.name, async (call) => ({
+      const run: ToolHandler = async (call) => ({
         output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
-      }));
+      });
+      handlers.set(
+        tool.spec.name,
+        gated ? gatedHandler(spec, ctx, tool.spec.name, tool.readOnly === true, run) : run,
+      );
     }
   }
-  if (spec.output) {
-    specs.push(...submitToolSpecs(spec.output));
-    for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
+  const output = spec.output ?? (spec.offersSubmit ? FREE_TEXT_OUTPUT : undefined);
+  if (output) {
+    specs.push(...submitToolSpecs(output));
+    for (const [name, handler] of await submitHandlers(output)) handlers.set(name, handler);
   }
   if (ctx.askParent && !resolved.atMaxDepth && offers(ASK_PARENT_TOOL_NAME, true)) {
     specs.push(ASK_PARENT_TOOL_SPEC);
@@ -146,6 +161,7 @@ export async function composeTools(
     runSettled: delegation.runSettled,
     ...(background ? { background } : {}),
     ...(delegation.ask ? { ask: delegation.ask } : {}),
+    approve: delegation.approve,
   };
   const callable = (await subAgents) ?? [];
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {

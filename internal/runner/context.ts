@@ -10,7 +10,7 @@ import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
-import type { AskParent, AskPerson } from './questions.js';
+import type { Approve, AskParent, AskPerson } from './questions.js';
 import { type ResolvedAgentRun, resolveAgentRun } from './resolve.js';
 import type { AgentRunResult, PriorConversation } from './types.js';
 
@@ -64,7 +64,7 @@ export interface RunContext {
   readonly warmup?: CacheWarmup | undefined;
   /** Its own `cache_warmup`, handed to the agents it starts. */
   readonly childWarmup?: CacheWarmup | undefined;
-  /** Emit text.delta events for this agent's streamed text (the top-level agent with --stream). */
+  /** Emit text.delta events for this agent's streamed text (with --stream: the top-level agent, and the sub-agents that stream). */
   readonly stream: boolean;
   /** The model an agent with `model = inherit` uses: the parent's. */
   readonly inheritedModel: ModelRef | undefined;
@@ -82,12 +82,19 @@ export interface RunContext {
   readonly askPerson?: AskPerson;
   /** `ask_parent`: how this sub-agent's questions reach its caller (this run only). */
   readonly askParent?: AskParent;
+  /** A sub-agent's calls above its tier go to its caller for approval (this run only). */
+  readonly approve?: Approve;
   /** A sub-agent's caller's signal and deadline: what its grace turn may not outlive. */
   readonly caller?: {
     signal: AbortSignal;
     deadline: number | undefined;
     deadlineSeconds: number | undefined;
   };
+  /**
+   * `--workdir` was given: every `call_agent` child with no workdir of its own runs in its
+   * caller's (as a child of a Codex, Claude, Gemini or opencode file always does).
+   */
+  readonly workdirGiven: boolean;
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
   /** The files written into the run's artifact directory (run-wide). */

@@ -18,7 +18,8 @@
  *       message                 — each message of an agent's conversation, as sent and received
  *       question                — a sub-agent's ask_parent question and its answer, on the answerer
  *       turn.start, turn.end, tool.start, tool.end, retry — every agent of the tree
- *       text.delta              — depth 0 only, only when request.stream (every turn's text)
+ *       text.delta              — when request.stream: depth 0, and the sub-agents that stream
+ *                                 (not a Go TOML file started by call_agent)
  *       mcp, warning            — MCP connection lines and warnings of the agents' toolsets
  *
  *   resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun>

@@ -318,13 +318,23 @@ describe('foreign agent files load as their own programs load them', () => {
     expect((await load('---\nname: none\nmodel: sonnet\ntools: []\n---\nhi\n')).tools).toEqual([]);
   });
 
+  it("Claude Code's Bash(…) entries: allow rules in tools, deny rules in disallowedTools", async () => {
+    const spec = await load(
+      '---\nname: helper\nmodel: sonnet\ntools: Read, Bash(git diff:*), Bash(npm test)\ndisallowedTools: [Bash(git push *)]\n---\nhi\n',
+    );
+    expect(spec.tools).toEqual(['read_file', 'run_command']);
+    expect(spec.disallowedTools).toEqual([]);
+    expect(spec.permissions).toEqual({ allow: ['git diff', 'npm test'], deny: ['git push'] });
+    expect(spec.warnings).toEqual([]);
+  });
+
   it("an unknown front-matter key is a warning with a did-you-mean over the other programs' fields", async () => {
     const spec = await load(
-      '---\nname: k\nmodel: sonnet\ntools: Read\ncategory: quality\npermissions: {}\n---\nhi\n',
+      '---\nname: k\nmodel: sonnet\ntools: Read\ncategory: quality\nhiden: true\n---\nhi\n',
     );
     expect(spec.warnings).toEqual([
       expect.stringMatching(/category: unknown field, ignored$/),
-      expect.stringMatching(/permissions: unknown field, ignored \(did you mean "permission"\?\)$/),
+      expect.stringMatching(/hiden: unknown field, ignored \(did you mean "hidden"\?\)$/),
     ]);
   });
 });

@@ -114,6 +114,7 @@ describe('TOML agent files (the Go axe schema)', () => {
       disallowedTools: [],
       allowedHosts: [],
       readOnly: false,
+      permissions: { allow: [], deny: [] },
       forkContext: false,
       subAgents: [],
       subAgentsConfig: {

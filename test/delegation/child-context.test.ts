@@ -47,6 +47,7 @@ describe("a child's context", () => {
         limits: { n: i } as never,
         inputs: { part: i },
         readOnly: false,
+        stream: false,
       }),
     );
     const [first] = children;

@@ -196,7 +196,7 @@ describe('--events: text deltas', () => {
     }
   });
 
-  it('two agents streaming interleaved: each agent’s text is masked on its own, held text flushed at close', () => {
+  it('two agents streaming interleaved: each agent’s text is masked on its own, a sub-agent’s by lines, held text flushed at close', () => {
     const a = 'lead';
     const b = 'lead/call_agent#1:worker';
     const events = logged([
@@ -212,14 +212,13 @@ describe('--events: text deltas', () => {
     expect(textOf(events, a)).toBe('A: ***!');
     expect(textOf(events, b)).toBe('B: *** ok then sk-an');
     // Deltas all held are not written; `sk-an` (held: it could begin the key) goes out at the close.
+    // The sub-agent's text waits for a line's end: it goes out whole before its next event.
     expect(events.map((e) => `${e.type}:${e.path}:${e.type === 'text.delta' ? e.text : ''}`)).toEqual([
       `text.delta:${a}:A: `,
-      `text.delta:${b}:B: `,
       `text.delta:${a}:***!`,
-      `text.delta:${b}:*** ok`,
+      `text.delta:${b}:B: *** ok`,
       `tool.start:${b}:`,
-      `text.delta:${b}: then `,
-      `text.delta:${b}:sk-an`,
+      `text.delta:${b}: then sk-an`,
     ]);
   });
 });

@@ -207,6 +207,29 @@ describe('live tree driver', () => {
     expect(out).toBe('');
   });
 
+  it("shows each running sub-agent's latest streamed line, none once it ended", () => {
+    let out = '';
+    const sink = { write: (text: string) => (out += text) };
+    const live = new LiveTree({ stream: sink, size: () => ({ columns: 80, rows: 24 }), color: false });
+    const child = 'lead/spawn_agents#1.1:lead';
+    const delta = (path: string, text: string) => event(path, 0, { type: 'text.delta', text });
+    live.observe(start('lead'));
+    live.observe(delta('lead', 'the lead says this'));
+    live.observe(start(child));
+    live.observe(delta(child, 'first line\nsecond   li'));
+    live.draw(0);
+    expect(out).toContain('⠋ lead #1.1  0.0s · “second li”\n');
+    expect(out).not.toContain('the lead says');
+    live.observe(delta(child, 'ne\n\n'));
+    live.draw(0);
+    expect(out).toContain('⠋ lead #1.1  0.0s · “second line”\n');
+    out = '';
+    live.observe(end(child, 'completed', 0));
+    live.draw(0);
+    expect(out).not.toContain('“');
+    live.stop();
+  });
+
   it('waits for a line written above to end before drawing below it', () => {
     let out = '';
     const sink = { write: (text: string) => (out += text) };

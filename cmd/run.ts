@@ -26,6 +26,8 @@ import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
+import type { RunTelemetry } from '../internal/telemetry/export.js';
+import { traceSettings } from '../internal/telemetry/settings.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
@@ -157,9 +159,11 @@ export async function runCommand(
     running = () => renderer.inFlight();
     stopProgress = () => renderer.stop();
     let record: OpenRecord | undefined;
+    const telemetry = await openTelemetry(env, () => record?.recorder.id);
     const emit: EmitEvent = (event) => {
       renderer.emit(event);
       record?.recorder.observe(event);
+      telemetry?.spans.observe(event);
     };
     // Problems of the record are warnings of the run, on its one event stream.
     const warn = (message: string) =>
@@ -213,9 +217,13 @@ export async function runCommand(
       ...(options.interactive === true ? await interactive(renderer) : {}),
       signal: controller.signal,
       emit,
+      ...(telemetry ? { trace: telemetry.spans } : {}),
     });
     renderer.finish(outcome);
     if (record) await closeRunRecord(record, outcome, warn);
+    // After the answer is out: the spans leave within a bound, or are dropped with one warning.
+    const dropped = await telemetry?.close();
+    if (dropped) stderr.write(`Warning: ${maskSecrets(dropped)}\n`);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
@@ -227,6 +235,23 @@ export async function runCommand(
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.runOver();
   }
+}
+
+/**
+ * Traces, when an OpenTelemetry variable asks for them (telemetry/): nothing of OpenTelemetry is
+ * loaded otherwise. Spans printed by the console exporter go to stderr: stdout is the answer's.
+ */
+async function openTelemetry(
+  env: NodeJS.ProcessEnv,
+  runId: () => string | undefined,
+): Promise<RunTelemetry | undefined> {
+  const { settings, warnings } = traceSettings(env);
+  for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
+  if (!settings) return undefined;
+  const { startTelemetry } = await import('../internal/telemetry/export.js');
+  const telemetry = await startTelemetry(settings, { env, write: (line) => stderr.write(line), runId });
+  for (const warning of telemetry.warnings) stderr.write(`Warning: ${maskSecrets(warning)}\n`);
+  return telemetry;
 }
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */

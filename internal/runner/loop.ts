@@ -180,6 +180,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       stopReason: response.stopReason,
       toolCalls: response.toolCalls.length,
       usage: response.usage,
+      ...(response.model !== '' ? { model: response.model } : {}),
     });
 
     const reply: Message = {

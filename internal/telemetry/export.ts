@@ -98,12 +98,14 @@ function maskHeaderValues(env: NodeJS.ProcessEnv): void {
       const eq = pair.indexOf('=');
       if (eq < 0) continue;
       const value = pair.slice(eq + 1).trim();
-      addSecret(value);
+      let decoded = value;
       try {
-        addSecret(decodeURIComponent(value));
+        decoded = decodeURIComponent(value);
       } catch {
         // Not URL-encoded: masked as written.
       }
+      // `Bearer <token>`: the token on its own too.
+      for (const secret of [value, decoded, ...decoded.split(/\s+/)]) addSecret(secret);
     }
   }
 }
@@ -117,14 +119,16 @@ async function flushWithin(
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<string>((resolve) => {
     timer = setTimeout(
-      () => resolve(`traces: the spans could not be sent${where} within ${boundMs / 1000} s: they are dropped`),
+      () =>
+        resolve(`traces: the spans could not be sent${where} within ${boundMs / 1000} s: they are dropped`),
       boundMs,
     );
     timer.unref();
   });
   const flushed = provider.forceFlush().then(
     () => undefined,
-    (error: unknown) => `traces: the spans could not be sent${where} (${errorMessage(error)}): they are dropped`,
+    (error: unknown) =>
+      `traces: the spans could not be sent${where} (${errorMessage(error)}): they are dropped`,
   );
   try {
     return await Promise.race([flushed, late]);

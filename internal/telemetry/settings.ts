@@ -47,10 +47,14 @@ export function traceSettings(env: NodeJS.ProcessEnv): { settings?: TraceSetting
     }
     if (exporters.length === 0) return { warnings };
   }
-  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  const protocolVar = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL
+    ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL'
+    : 'OTEL_EXPORTER_OTLP_PROTOCOL';
   const protocol = nonEmpty(env[protocolVar])?.toLowerCase() ?? 'http/protobuf';
   if (exporters.includes('otlp') && protocol !== 'http/protobuf' && protocol !== 'http/json') {
-    warnings.push(`${protocolVar}: "${protocol}" is not supported (http/protobuf or http/json): no spans are sent over OTLP`);
+    warnings.push(
+      `${protocolVar}: "${protocol}" is not supported (http/protobuf or http/json): no spans are sent over OTLP`,
+    );
     exporters = exporters.filter((name) => name !== 'otlp');
     if (exporters.length === 0) return { warnings };
   }

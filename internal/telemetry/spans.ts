@@ -69,7 +69,11 @@ export class SpanBuilder implements TraceLinks {
       case 'retry':
         agent.chat?.addEvent(
           'retry',
-          { 'axe.retry.attempt': event.attempt, 'axe.retry.delay_ms': event.delayMs, 'axe.retry.reason': mask(event.reason) },
+          {
+            'axe.retry.attempt': event.attempt,
+            'axe.retry.delay_ms': event.delayMs,
+            'axe.retry.reason': mask(event.reason),
+          },
           event.time,
         );
         break;
@@ -84,7 +88,8 @@ export class SpanBuilder implements TraceLinks {
         const tool = agent.tools.get(event.callId);
         if (!tool?.open) break;
         tool.open = false;
-        if (this.options.captureContent) tool.span.setAttribute('gen_ai.tool.call.result', mask(event.output));
+        if (this.options.captureContent)
+          tool.span.setAttribute('gen_ai.tool.call.result', mask(event.output));
         if (event.isError) {
           tool.span.setAttribute('error.type', 'tool_error');
           tool.span.setStatus({ code: SpanStatusCode.ERROR, message: mask(firstLine(event.output)) });
@@ -170,7 +175,9 @@ export class SpanBuilder implements TraceLinks {
       'gen_ai.usage.output_tokens': usage.outputTokens,
       'gen_ai.usage.cache_read.input_tokens': usage.cacheReadTokens,
       'gen_ai.usage.cache_creation.input_tokens': usage.cacheWriteTokens,
-      ...(usage.reasoningTokens !== undefined ? { 'gen_ai.usage.reasoning.output_tokens': usage.reasoningTokens } : {}),
+      ...(usage.reasoningTokens !== undefined
+        ? { 'gen_ai.usage.reasoning.output_tokens': usage.reasoningTokens }
+        : {}),
       ...(event.model !== undefined ? { 'gen_ai.response.model': event.model } : {}),
     });
     // With content, the span waits for the answer's message (the next event) to record it.
@@ -210,7 +217,10 @@ export class SpanBuilder implements TraceLinks {
     // A model call the agent's end cut short (its deadline, an error) ends with it, failed.
     if (agent.chat) {
       agent.chat.setAttribute('error.type', event.status === 'completed' ? 'error' : event.status);
-      agent.chat.setStatus({ code: SpanStatusCode.ERROR, ...(event.error ? { message: mask(event.error) } : {}) });
+      agent.chat.setStatus({
+        code: SpanStatusCode.ERROR,
+        ...(event.error ? { message: mask(event.error) } : {}),
+      });
       agent.chat.end(event.time);
       delete agent.chat;
     }
@@ -233,7 +243,10 @@ export class SpanBuilder implements TraceLinks {
     });
     if (failed) {
       agent.span.setAttribute('error.type', event.status);
-      agent.span.setStatus({ code: SpanStatusCode.ERROR, ...(event.error ? { message: mask(event.error) } : {}) });
+      agent.span.setStatus({
+        code: SpanStatusCode.ERROR,
+        ...(event.error ? { message: mask(event.error) } : {}),
+      });
     }
     if (this.options.captureContent) {
       agent.span.setAttribute('axe.answer', mask(event.content));

@@ -107,8 +107,14 @@ function spansOf(request: ExportRequest): ReceivedSpan[] {
         name: span.name,
         kind: span.kind,
         attributes: attributesOf(span.attributes),
-        status: { code: span.status?.code ?? 0, ...(span.status?.message ? { message: span.status.message } : {}) },
-        events: (span.events ?? []).map((event) => ({ name: event.name, attributes: attributesOf(event.attributes) })),
+        status: {
+          code: span.status?.code ?? 0,
+          ...(span.status?.message ? { message: span.status.message } : {}),
+        },
+        events: (span.events ?? []).map((event) => ({
+          name: event.name,
+          attributes: attributesOf(event.attributes),
+        })),
         resource,
       })),
     );
@@ -120,10 +126,10 @@ function hex(id: string | Uint8Array): string {
 }
 
 function attributesOf(list: KeyValue[] | undefined): Record<string, unknown> {
-  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, valueOf(value)]));
+  return Object.fromEntries((list ?? []).map(({ key, value }) => [key, plainValue(value)]));
 }
 
-function valueOf(value: AnyValue): unknown {
+function plainValue(value: AnyValue): unknown {
   if (value.stringValue !== undefined) return value.stringValue;
   if (value.boolValue !== undefined) return value.boolValue;
   if (value.intValue !== undefined) {
@@ -131,7 +137,7 @@ function valueOf(value: AnyValue): unknown {
     return typeof int === 'object' ? int.toNumber() : Number(int);
   }
   if (value.doubleValue !== undefined) return value.doubleValue;
-  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(valueOf);
+  if (value.arrayValue !== undefined) return (value.arrayValue.values ?? []).map(plainValue);
   return undefined;
 }
 

@@ -159,7 +159,7 @@ export async function runCommand(
     running = () => renderer.inFlight();
     stopProgress = () => renderer.stop();
     let record: OpenRecord | undefined;
-    const telemetry = await openTelemetry(env, () => record?.recorder.id);
+    const telemetry = await openTelemetry(env, () => record?.recorder.id, globalConfig);
     const emit: EmitEvent = (event) => {
       renderer.emit(event);
       record?.recorder.observe(event);
@@ -244,12 +244,27 @@ export async function runCommand(
 async function openTelemetry(
   env: NodeJS.ProcessEnv,
   runId: () => string | undefined,
+  globalConfig: () => Promise<GlobalConfig>,
 ): Promise<RunTelemetry | undefined> {
   const { settings, warnings } = traceSettings(env);
   for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
   if (!settings) return undefined;
+  // `[telemetry] propagate`, known before the first model call (the run reads config.toml first);
+  // a config.toml that cannot be read is the run's to report.
+  let propagate = false;
+  globalConfig().then(
+    (config) => {
+      propagate = config.telemetryPropagate === true;
+    },
+    () => {},
+  );
   const { startTelemetry } = await import('../internal/telemetry/export.js');
-  const telemetry = await startTelemetry(settings, { env, write: (line) => stderr.write(line), runId });
+  const telemetry = await startTelemetry(settings, {
+    env,
+    write: (line) => stderr.write(line),
+    runId,
+    propagate: () => propagate,
+  });
   for (const warning of telemetry.warnings) stderr.write(`Warning: ${maskSecrets(warning)}\n`);
   return telemetry;
 }

@@ -37,6 +37,8 @@ export interface GlobalConfig {
   runsKeep?: number;
   /** `[defaults] prompt_caching`: the prompt caching of agents that do not set it (run-agent.ts). */
   promptCaching?: boolean;
+  /** `[telemetry] propagate`: a traced run's model requests carry `traceparent`. */
+  telemetryPropagate?: boolean;
 }
 
 /** A warning about config.toml, with the field and place it is about. */
@@ -76,6 +78,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     providers?: Record<string, ProviderConfig>;
     runs?: { keep?: number };
     defaults?: { prompt_caching?: boolean };
+    telemetry?: { propagate?: boolean };
   };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
@@ -88,6 +91,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
     ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
+    ...(data.telemetry?.propagate !== undefined ? { telemetryPropagate: data.telemetry.propagate } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),
       ...(readableKey ? [`${file} ${readableKey}`] : []),

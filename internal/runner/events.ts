@@ -88,4 +88,6 @@ export type EmitEvent = (event: RunEvent) => void;
 export interface TraceLinks {
   forAgent(path: string): string | undefined;
   forCall(path: string, callId: string): string | undefined;
+  /** Only with config.toml's `[telemetry] propagate`: the model call's span, for its HTTP request. */
+  forChat?(path: string): string | undefined;
 }

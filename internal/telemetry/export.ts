@@ -31,6 +31,7 @@ export async function startTelemetry(
     env: NodeJS.ProcessEnv;
     write: (line: string) => void;
     runId?: () => string | undefined;
+    propagate?: () => boolean;
     parent?: string;
   },
 ): Promise<RunTelemetry> {
@@ -66,6 +67,7 @@ export async function startTelemetry(
     captureContent: settings.captureContent,
     ...(parent ? { parent } : {}),
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
+    ...(options.propagate !== undefined ? { propagate: options.propagate } : {}),
   });
   return {
     spans,

@@ -32,6 +32,8 @@ export class SpanBuilder implements TraceLinks {
       captureContent: boolean;
       /** The run's id (its record's), once known. */
       runId?: () => string | undefined;
+      /** config.toml's `[telemetry] propagate`, once read: model requests carry their span's context. */
+      propagate?: () => boolean;
     },
   ) {}
 
@@ -108,6 +110,11 @@ export class SpanBuilder implements TraceLinks {
   forAgent(path: string): string | undefined {
     const agent = this.agents.get(path);
     return agent?.open ? traceparentOf(agent.span) : undefined;
+  }
+
+  forChat(path: string): string | undefined {
+    const chat = this.options.propagate?.() ? this.agents.get(path)?.chat : undefined;
+    return chat ? traceparentOf(chat) : undefined;
   }
 
   forCall(path: string, callId: string): string | undefined {

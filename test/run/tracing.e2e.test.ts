@@ -170,8 +170,22 @@ describe.concurrent('tracing', () => {
     );
     expect(sleeperChat?.status.code).toBe(2);
     expect(sleeperChat?.attributes['error.type']).toBe('timeout');
-    // Without the opt-in, no content.
+    // Without the opt-in, no content; without `[telemetry] propagate`, no traceparent to the provider.
     for (const span of spans) for (const key of CONTENT_KEYS) expect(span.attributes).not.toHaveProperty(key);
+    expect(fake.requests.filter((request) => request.headers.traceparent !== undefined)).toEqual([]);
+  });
+
+  it('[telemetry] propagate = true: each model request carries its chat span as traceparent', async () => {
+    const { home, fake } = await setup();
+    const otlp = await receiver();
+    home.file('config/axe/config.toml', '[telemetry]\npropagate = true\n');
+    home.agent('solo', agentToml('solo'));
+    fake.respond(() => ({ text: 'solo done' }));
+    const env = home.env(fake.url, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
+    const result = await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'go'], { env });
+    expect(result.code).toBe(0);
+    const [chat] = byName(otlp.spans, 'chat ');
+    expect(fake.requests[0]?.headers.traceparent).toBe(`00-${chat?.traceId}-${chat?.spanId}-01`);
   });
 
   it('TRACEPARENT in: the same trace under its parent; out: run_command sees its call span; content and secrets', async () => {

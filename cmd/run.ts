@@ -25,7 +25,7 @@ import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 // the renderers, the run record) is evaluated by a run that calls a model, not by every start of `run`.
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
-import { maskSecrets } from '../internal/secrets.js';
+import { addSecret, maskSecrets } from '../internal/secrets.js';
 import type { RunTelemetry } from '../internal/telemetry/export.js';
 import { traceSettings } from '../internal/telemetry/settings.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
@@ -262,6 +262,7 @@ async function openTelemetry(
   const telemetry = await startTelemetry(settings, {
     env,
     write: (line) => stderr.write(line),
+    secrets: { add: addSecret, mask: maskSecrets },
     runId,
     propagate: () => propagate,
   });

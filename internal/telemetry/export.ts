@@ -3,7 +3,6 @@ import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { errorMessage } from '../errors.js';
-import { addSecret } from '../secrets.js';
 import { VERSION } from '../version.js';
 import { LineSpanExporter } from './console-exporter.js';
 import type { TraceSettings } from './settings.js';
@@ -29,6 +28,11 @@ export async function startTelemetry(
   settings: TraceSettings,
   options: {
     env: NodeJS.ProcessEnv;
+    /**
+     * The CLI's secret registry: this module runs from a bundle of its own (dist/telemetry.js),
+     * which must not keep a second one.
+     */
+    secrets: { add: (value: string) => void; mask: (text: string) => string };
     write: (line: string) => void;
     runId?: () => string | undefined;
     propagate?: () => boolean;
@@ -36,7 +40,7 @@ export async function startTelemetry(
   },
 ): Promise<RunTelemetry> {
   const warnings: string[] = [];
-  maskHeaderValues(options.env);
+  maskHeaderValues(options.env, options.secrets.add);
   const exporters: SpanExporter[] = await Promise.all(
     settings.exporters.map((name) =>
       name === 'console' ? new LineSpanExporter(options.write) : otlpExporter(settings),
@@ -65,6 +69,7 @@ export async function startTelemetry(
   }
   const spans = new SpanBuilder(provider.getTracer('axe', VERSION), {
     captureContent: settings.captureContent,
+    mask: options.secrets.mask,
     ...(parent ? { parent } : {}),
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.propagate !== undefined ? { propagate: options.propagate } : {}),
@@ -94,7 +99,7 @@ function parentContext(traceparent: string, tracestate: string | undefined) {
 }
 
 /** OTLP header values (an `Authorization` token, an API key) are secrets wherever axe writes. */
-function maskHeaderValues(env: NodeJS.ProcessEnv): void {
+function maskHeaderValues(env: NodeJS.ProcessEnv, addSecret: (value: string) => void): void {
   for (const name of ['OTEL_EXPORTER_OTLP_HEADERS', 'OTEL_EXPORTER_OTLP_TRACES_HEADERS']) {
     for (const pair of env[name]?.split(',') ?? []) {
       const eq = pair.indexOf('=');

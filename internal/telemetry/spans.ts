@@ -10,7 +10,6 @@ import {
 } from '@opentelemetry/api';
 import { splitPath } from '../runner/agent-path.js';
 import type { RunEvent, TraceLinks } from '../runner/events.js';
-import { maskSecrets } from '../secrets.js';
 import { inputMessages, outputMessage, systemInstructions } from './content.js';
 
 /**
@@ -24,18 +23,24 @@ import { inputMessages, outputMessage, systemInstructions } from './content.js';
 export class SpanBuilder implements TraceLinks {
   private readonly agents = new Map<string, AgentSpans>();
 
+  private readonly mask: (text: string) => string;
+
   constructor(
     private readonly tracer: Tracer,
     private readonly options: {
       /** The context the root span continues: an incoming TRACEPARENT's, or a batch item's. */
       parent?: Context;
       captureContent: boolean;
+      /** Masks known secrets: the CLI's own registry (this module runs from a bundle of its own). */
+      mask: (text: string) => string;
       /** The run's id (its record's), once known. */
       runId?: () => string | undefined;
       /** config.toml's `[telemetry] propagate`, once read: model requests carry their span's context. */
       propagate?: () => boolean;
     },
-  ) {}
+  ) {
+    this.mask = options.mask;
+  }
 
   observe(event: RunEvent): void {
     const agent = this.agents.get(event.path);
@@ -59,7 +64,10 @@ export class SpanBuilder implements TraceLinks {
         if (event.message.role === 'assistant' && agent.answered) {
           const { span, end } = agent.answered;
           if (this.options.captureContent) {
-            span.setAttribute('gen_ai.output.messages', mask(outputMessage(event.message, agent.stopReason)));
+            span.setAttribute(
+              'gen_ai.output.messages',
+              this.mask(outputMessage(event.message, agent.stopReason)),
+            );
           }
           span.end(end);
           delete agent.answered;
@@ -74,7 +82,7 @@ export class SpanBuilder implements TraceLinks {
           {
             'axe.retry.attempt': event.attempt,
             'axe.retry.delay_ms': event.delayMs,
-            'axe.retry.reason': mask(event.reason),
+            'axe.retry.reason': this.mask(event.reason),
           },
           event.time,
         );
@@ -91,10 +99,10 @@ export class SpanBuilder implements TraceLinks {
         if (!tool?.open) break;
         tool.open = false;
         if (this.options.captureContent)
-          tool.span.setAttribute('gen_ai.tool.call.result', mask(event.output));
+          tool.span.setAttribute('gen_ai.tool.call.result', this.mask(event.output));
         if (event.isError) {
           tool.span.setAttribute('error.type', 'tool_error');
-          tool.span.setStatus({ code: SpanStatusCode.ERROR, message: mask(firstLine(event.output)) });
+          tool.span.setStatus({ code: SpanStatusCode.ERROR, message: this.mask(firstLine(event.output)) });
         }
         tool.span.end(event.time);
         break;
@@ -133,12 +141,12 @@ export class SpanBuilder implements TraceLinks {
     const attributes: Attributes = {
       'gen_ai.operation.name': 'invoke_agent',
       'gen_ai.agent.name': event.agent,
-      'gen_ai.agent.id': mask(event.path),
+      'gen_ai.agent.id': this.mask(event.path),
       'axe.agent.depth': event.depth,
       ...(event.model !== '' ? providerAndModel(event.model) : {}),
       ...(event.callId !== undefined ? { 'gen_ai.tool.call.id': event.callId } : {}),
     };
-    if (this.options.captureContent) attributes['axe.task'] = mask(event.task);
+    if (this.options.captureContent) attributes['axe.task'] = this.mask(event.task);
     const span = this.tracer.startSpan(
       `invoke_agent ${event.agent}`,
       { kind: SpanKind.INTERNAL, attributes, startTime: event.time },
@@ -164,8 +172,9 @@ export class SpanBuilder implements TraceLinks {
       ...serverAttributes(agent.server),
     };
     if (this.options.captureContent) {
-      if (agent.system) attributes['gen_ai.system_instructions'] = mask(systemInstructions(agent.system));
-      attributes['gen_ai.input.messages'] = mask(inputMessages(agent.messages));
+      if (agent.system)
+        attributes['gen_ai.system_instructions'] = this.mask(systemInstructions(agent.system));
+      attributes['gen_ai.input.messages'] = this.mask(inputMessages(agent.messages));
     }
     return this.tracer.startSpan(
       `chat ${model}`,
@@ -209,7 +218,7 @@ export class SpanBuilder implements TraceLinks {
       'gen_ai.tool.type': 'function',
     };
     if (this.options.captureContent) {
-      attributes['gen_ai.tool.call.arguments'] = mask(JSON.stringify(event.input ?? null));
+      attributes['gen_ai.tool.call.arguments'] = this.mask(JSON.stringify(event.input ?? null));
     }
     const span = this.tracer.startSpan(
       `execute_tool ${event.name}`,
@@ -226,7 +235,7 @@ export class SpanBuilder implements TraceLinks {
       agent.chat.setAttribute('error.type', event.status === 'completed' ? 'error' : event.status);
       agent.chat.setStatus({
         code: SpanStatusCode.ERROR,
-        ...(event.error ? { message: mask(event.error) } : {}),
+        ...(event.error ? { message: this.mask(event.error) } : {}),
       });
       agent.chat.end(event.time);
       delete agent.chat;
@@ -252,11 +261,11 @@ export class SpanBuilder implements TraceLinks {
       agent.span.setAttribute('error.type', event.status);
       agent.span.setStatus({
         code: SpanStatusCode.ERROR,
-        ...(event.error ? { message: mask(event.error) } : {}),
+        ...(event.error ? { message: this.mask(event.error) } : {}),
       });
     }
     if (this.options.captureContent) {
-      agent.span.setAttribute('axe.answer', mask(event.content));
+      agent.span.setAttribute('axe.answer', this.mask(event.content));
     }
     agent.span.end(event.time);
     agent.open = false;
@@ -321,8 +330,4 @@ function serverAttributes(server: string | undefined): Attributes {
 function firstLine(text: string): string {
   const line = text.split('\n', 1)[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
-}
-
-function mask(text: string): string {
-  return maskSecrets(text);
 }

@@ -16,6 +16,11 @@ export interface RunTelemetry {
   readonly spans: SpanBuilder;
   /** Sends what is left, within FLUSH_BOUND_MS: a warning when the spans did not all leave. */
   close(): Promise<string | undefined>;
+  /**
+   * The spans of one more run sent with these, its root span under `parent` (a W3C traceparent):
+   * how a batch can make one trace with a span per item. Undefined for a traceparent that is not one.
+   */
+  spansUnder(parent: string): SpanBuilder | undefined;
   /** Warnings about the settings (an incoming TRACEPARENT that is not one). */
   readonly warnings: readonly string[];
 }
@@ -67,15 +72,20 @@ export async function startTelemetry(
   if (incoming !== undefined && parent === undefined) {
     warnings.push(`TRACEPARENT: "${incoming}" is not a W3C traceparent: the run starts a trace of its own`);
   }
-  const spans = new SpanBuilder(provider.getTracer('axe', VERSION), {
+  const tracer = provider.getTracer('axe', VERSION);
+  const builderOptions = {
     captureContent: settings.captureContent,
     mask: options.secrets.mask,
-    ...(parent ? { parent } : {}),
     ...(options.runId !== undefined ? { runId: options.runId } : {}),
     ...(options.propagate !== undefined ? { propagate: options.propagate } : {}),
-  });
+  };
+  const spans = new SpanBuilder(tracer, { ...builderOptions, ...(parent ? { parent } : {}) });
   return {
     spans,
+    spansUnder: (traceparent) => {
+      const under = parentContext(traceparent, undefined);
+      return under ? new SpanBuilder(tracer, { ...builderOptions, parent: under }) : undefined;
+    },
     warnings,
     close: () => flushWithin(provider, settings, FLUSH_BOUND_MS),
   };

@@ -8,6 +8,7 @@ import {
   type Tracer,
   trace,
 } from '@opentelemetry/api';
+import type { Message } from '../provider/types.js';
 import { splitPath } from '../runner/agent-path.js';
 import type { RunEvent, TraceLinks } from '../runner/events.js';
 import { inputMessages, outputMessage, systemInstructions } from './content.js';
@@ -285,7 +286,7 @@ interface AgentSpans {
   request: Attributes;
   system?: string;
   /** The conversation so far (only with content capture). */
-  messages: import('../provider/types.js').Message[];
+  messages: Message[];
   chat?: Span;
   /** A chat span that has its answer, waiting for the answer's message. */
   answered?: { span: Span; end: number };

@@ -1,7 +1,7 @@
 // What one invocation of the CLI costs, each against the floor of starting Node at all (`node -e 0`)
 // and, for a model turn, against a bare `node:http` client sending axe's exact request to the same
 // local server and reading the answer: `axe version`, `axe agents list` over 50 files,
-// `--dry-run`, one turn on the Anthropic and the OpenAI wire. `agents list` lists the same
+// `--dry-run`, one turn on the Anthropic and the OpenAI wire (and one traced, its spans sent over OTLP). `agents list` lists the same
 // unchanged files each time, as a user does (axe keeps their data: internal/agent/file-cache.ts),
 // and once more with that cache removed before each run. Medians of interleaved rounds after
 // a warm-up (which also writes the code caches), so load swings hit every command alike; peak RSS
@@ -12,6 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm } from '../test/fake-llm/index.js';
+import { startOtlpReceiver } from '../test/telemetry/otlp-receiver.js';
 
 const ROUNDS = 15;
 const repo = process.env.AXE_REPO ?? process.cwd();
@@ -33,6 +34,8 @@ writeFileSync(join(soloDir, 'solo.toml'), 'name = "solo"\nmodel = "anthropic/cla
 writeFileSync(join(soloDir, 'solo-openai.toml'), 'name = "solo-openai"\nmodel = "openai/gpt-5"\n');
 
 const fake = await startFakeLlm({ respond: () => ({ text: 'pong' }) });
+// Traced runs send their spans here (OTLP http/protobuf, the default protocol).
+const collector = await startOtlpReceiver();
 const env: NodeJS.ProcessEnv = {
   PATH: process.env.PATH ?? '',
   HOME: home,
@@ -141,6 +144,13 @@ const rows: Row[] = [
     target: 'the code cache: this row less the first one-turn row',
   },
   {
+    what: 'axe run: one turn, Anthropic, traced (OTLP http/protobuf to a loopback collector)',
+    args: [cli, 'run', 'solo', '--agents-dir', soloDir, '-p', 'ping'],
+    env: { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
+    against: 'bare node:http client, Anthropic request',
+    target: 'tracing: this row less the first one-turn row',
+  },
+  {
     what: 'axe run: one turn, OpenAI',
     args: [cli, 'run', 'solo-openai', '--agents-dir', soloDir, '-p', 'ping'],
     against: 'bare node:http client, OpenAI request',
@@ -188,5 +198,6 @@ try {
   }
 } finally {
   await fake.close();
+  await collector.close();
   rmSync(home, { recursive: true, force: true });
 }

@@ -27,7 +27,9 @@ import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 // the renderers, the run record) is evaluated by a run that calls a model, not by every start of `run`.
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
-import { maskSecrets } from '../internal/secrets.js';
+import { addSecret, maskSecrets } from '../internal/secrets.js';
+import type { RunTelemetry } from '../internal/telemetry/export.js';
+import { traceSettings } from '../internal/telemetry/settings.js';
 import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
@@ -178,9 +180,11 @@ export async function runCommand(
     running = () => renderer.inFlight();
     stopProgress = () => renderer.stop();
     let record: OpenRecord | undefined;
+    const telemetry = await openTelemetry(env, () => record?.recorder.id, globalConfig);
     const emit: EmitEvent = (event) => {
       renderer.emit(event);
       record?.recorder.observe(event);
+      telemetry?.spans.observe(event);
     };
     // Problems of the record are warnings of the run, on its one event stream.
     const warn = (message: string) =>
@@ -237,9 +241,13 @@ export async function runCommand(
       ...(options.interactive === true ? await interactive(renderer) : {}),
       signal: controller.signal,
       emit,
+      ...(telemetry ? { trace: telemetry.spans } : {}),
     });
     renderer.finish(outcome);
     if (record) await closeRunRecord(record, outcome, warn);
+    // After the answer is out: the spans leave within a bound, or are dropped with one warning.
+    const dropped = await telemetry?.close();
+    if (dropped) stderr.write(`Warning: ${maskSecrets(dropped)}\n`);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } finally {
@@ -251,6 +259,39 @@ export async function runCommand(
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.runOver();
   }
+}
+
+/**
+ * Traces, when an OpenTelemetry variable asks for them (telemetry/): nothing of OpenTelemetry is
+ * loaded otherwise. Spans printed by the console exporter go to stderr: stdout is the answer's.
+ */
+async function openTelemetry(
+  env: NodeJS.ProcessEnv,
+  runId: () => string | undefined,
+  globalConfig: () => Promise<GlobalConfig>,
+): Promise<RunTelemetry | undefined> {
+  const { settings, warnings } = traceSettings(env);
+  for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
+  if (!settings) return undefined;
+  // `[telemetry] propagate`, known before the first model call (the run reads config.toml first);
+  // a config.toml that cannot be read is the run's to report.
+  let propagate = false;
+  globalConfig().then(
+    (config) => {
+      propagate = config.telemetryPropagate === true;
+    },
+    () => {},
+  );
+  const { startTelemetry } = await import('../internal/telemetry/export.js');
+  const telemetry = await startTelemetry(settings, {
+    env,
+    write: (line) => stderr.write(line),
+    secrets: { add: addSecret, mask: maskSecrets },
+    runId,
+    propagate: () => propagate,
+  });
+  for (const warning of telemetry.warnings) stderr.write(`Warning: ${maskSecrets(warning)}\n`);
+  return telemetry;
 }
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */

@@ -39,6 +39,8 @@ export interface GlobalConfig {
   defaultModel?: string;
   /** `[defaults] prompt_caching`: the prompt caching of agents that do not set it (run-agent.ts). */
   promptCaching?: boolean;
+  /** `[telemetry] propagate`: a traced run's model requests carry `traceparent`. */
+  telemetryPropagate?: boolean;
 }
 
 /** A warning about config.toml, with the field and place it is about. */
@@ -78,6 +80,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     providers?: Record<string, ProviderConfig>;
     runs?: { keep?: number };
     defaults?: { model?: string; prompt_caching?: boolean };
+    telemetry?: { propagate?: boolean };
   };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
@@ -91,6 +94,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
     ...(data.defaults?.model !== undefined ? { defaultModel: data.defaults.model } : {}),
     ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
+    ...(data.telemetry?.propagate !== undefined ? { telemetryPropagate: data.telemetry.propagate } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),
       ...(readableKey ? [`${file} ${readableKey}`] : []),

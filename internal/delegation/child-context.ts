@@ -63,6 +63,7 @@ export function childContext(
     limits: options.limits,
     limiter: parent.limiter,
     emit: parent.emit,
+    trace: parent.trace,
     providers: parent.providers,
     loadAgent: parent.loadAgent,
     resolveAgent: parent.resolveAgent,

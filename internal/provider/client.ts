@@ -118,7 +118,7 @@ async function chat(
   { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
   shared: SharedParts,
   request: ChatRequest,
-  { signal: userSignal, onEvent, onAnswerBegins, deadline, connections }: ChatOptions,
+  { signal: userSignal, onEvent, onAnswerBegins, deadline, connections, traceparent }: ChatOptions,
 ): Promise<ChatResponse> {
   if (keyMissing(settings)) {
     throw new MissingKeyError(
@@ -135,7 +135,8 @@ async function chat(
   const url = wire.url(settings.baseUrl, request);
   const body = JSON.stringify(wire.toWire(request));
   const unsigned = shared.headers(request.stream === true);
-  const headers = wire.sign ? { ...unsigned, ...(await wire.sign({ url, body }, settings)) } : unsigned;
+  const signed = wire.sign ? { ...unsigned, ...(await wire.sign({ url, body }, settings)) } : unsigned;
+  const headers = traceparent === undefined ? signed : { ...signed, traceparent };
   if (!shared.baseUrlChecked) {
     checkBaseUrl(settings);
     shared.baseUrlChecked = true;

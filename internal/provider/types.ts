@@ -148,6 +148,8 @@ export interface ChatOptions {
   deadline?: number;
   /** Connections to this provider opened for the calls its answer may start (an agent's sub-agents). */
   connections?: ChildConnections;
+  /** A traced run with `[telemetry] propagate`: the W3C `traceparent` header of the call's span. */
+  traceparent?: string;
 }
 
 /**

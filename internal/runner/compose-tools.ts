@@ -124,6 +124,7 @@ export async function composeTools(
       allowedHosts: effectiveAllowedHosts(spec, ctx),
       env: ctx.env,
       ...(artifactDir ? { artifacts: toolArtifacts(spec, ctx, artifactDir.dir) } : {}),
+      ...traceparentOf(ctx.trace?.forAgent(ctx.path)),
     };
     const { createToolset } = await import('../tools/index.js');
     toolset = await createToolset({ spec, context, report: (event) => emitEvent(ctx, spec.name, event) });
@@ -134,7 +135,10 @@ export async function composeTools(
       if (tool.readOnly !== true) mutating.add(tool.spec.name);
       specs.push(tool.spec);
       const run: ToolHandler = async (call) => ({
-        output: await ctx.limiter.run(() => tool.execute(call.arguments, context), ctx.signal),
+        output: await ctx.limiter.run(
+          () => tool.execute(call.arguments, callContext(context, ctx.trace?.forCall(ctx.path, call.id))),
+          ctx.signal,
+        ),
       });
       handlers.set(
         tool.spec.name,
@@ -202,6 +206,15 @@ export async function composeTools(
     ...(connections ? { connections } : {}),
     ...(toolset ? { toolset } : {}),
   };
+}
+
+function traceparentOf(traceparent: string | undefined): { traceparent?: string } {
+  return traceparent === undefined ? {} : { traceparent };
+}
+
+/** A traced call's tool context names the call's span (else the agent's context as it is). */
+function callContext(context: ToolContext, traceparent: string | undefined): ToolContext {
+  return traceparent === undefined ? context : { ...context, traceparent };
 }
 
 /** The file tools' view of the agent's artifact directory; writes into the run's are listed. */

@@ -7,7 +7,7 @@ import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { CacheWarmup } from '../fanout/cache-warmup.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
-import type { EmitEvent, RunEventBody } from './events.js';
+import type { EmitEvent, RunEventBody, TraceLinks } from './events.js';
 import type { Limiter } from './limiter.js';
 import type { LimitScope } from './limits.js';
 import type { Approve, AskParent, AskPerson } from './questions.js';
@@ -17,10 +17,14 @@ import type { AgentRunResult, PriorConversation } from './types.js';
 /** Makes the provider that serves an agent: live (optionally recorded) or from a cassette. */
 export interface ProviderSource {
   /**
-   * The provider an agent talks to, and its API when live (a cassette has none). Throws a
-   * ConfigError for an unknown provider or a missing required key (live only).
+   * The provider an agent talks to, and its API and `host:port` when live (a cassette has none).
+   * Throws a ConfigError for an unknown provider or a missing required key (live only).
    */
-  forAgent(model: ModelRef, spec: AgentSpec, agentPath: string): { provider: Provider; api?: ProviderApi };
+  forAgent(
+    model: ModelRef,
+    spec: AgentSpec,
+    agentPath: string,
+  ): { provider: Provider; api?: ProviderApi; server?: string };
 }
 
 /** The abort reason when a deadline fires (the run's, or a sub-agent's own): a timeout, not a cancel. */
@@ -48,6 +52,8 @@ export interface RunContext {
   readonly limits: LimitScope;
   readonly limiter: Limiter;
   readonly emit: EmitEvent;
+  /** When the run is traced: the span context its tools hand to the processes they start. */
+  readonly trace?: TraceLinks | undefined;
   readonly providers: ProviderSource;
   /**
    * Loads a sub-agent's file from the search dirs, `$VAR`s expanded from `env` (the parent's, with

@@ -37,6 +37,8 @@ export type RunEventBody =
       /** The system prompt as sent, and the names of the tools offered. */
       system: string;
       toolNames: string[];
+      /** The provider's `host:port`, when it is called over the network (not from a cassette). */
+      server?: string;
     }
   | {
       type: 'agent.end';
@@ -57,7 +59,8 @@ export type RunEventBody =
   /** A message added to the agent's conversation: what the server received, then what it sent. */
   | { type: 'message'; message: Message }
   | { type: 'turn.start'; turn: number; messages: number; pendingToolCalls: number }
-  | { type: 'turn.end'; turn: number; stopReason: string; toolCalls: number; usage: Usage }
+  /** `model`: the one the server says answered, when it says. */
+  | { type: 'turn.end'; turn: number; stopReason: string; toolCalls: number; usage: Usage; model?: string }
   | { type: 'tool.start'; turn: number; callId: string; name: string; input: unknown }
   | {
       type: 'tool.end';
@@ -78,3 +81,15 @@ export type RunEventBody =
   | { type: 'notice'; message: string };
 
 export type EmitEvent = (event: RunEvent) => void;
+
+/**
+ * What a reader of the stream that makes trace spans of it (telemetry/) gives back to the run: the
+ * W3C `traceparent` of an agent's span, or of one of its tool calls' spans, for the processes the
+ * agent starts (run_command, MCP stdio servers). Undefined when that span is not (or no longer) open.
+ */
+export interface TraceLinks {
+  forAgent(path: string): string | undefined;
+  forCall(path: string, callId: string): string | undefined;
+  /** Only with config.toml's `[telemetry] propagate`: the model call's span, for its HTTP request. */
+  forChat?(path: string): string | undefined;
+}

@@ -180,6 +180,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
       stopReason: response.stopReason,
       toolCalls: response.toolCalls.length,
       usage: response.usage,
+      ...(response.model !== '' ? { model: response.model } : {}),
     });
 
     const reply: Message = {
@@ -273,6 +274,7 @@ function sendNow(
   begun: (() => void) | undefined,
 ): Promise<ChatResponse> {
   const { ctx } = setup;
+  const traceparent = ctx.trace?.forChat?.(ctx.path);
   const onEvent = (event: StreamEvent): void => {
     if (event.type === 'text.delta' && ctx.stream) {
       emitEvent(ctx, setup.agent, { type: 'text.delta', text: event.text });
@@ -289,6 +291,7 @@ function sendNow(
         onEvent,
         ...(begun ? { onAnswerBegins: begun } : {}),
         ...(setup.connections ? { connections: setup.connections } : {}),
+        ...(traceparent !== undefined ? { traceparent } : {}),
       }),
     ctx.signal,
   );

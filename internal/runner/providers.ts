@@ -37,9 +37,21 @@ export function liveProviders(options: {
       return {
         provider: options.recorder ? options.recorder.wrap(provider, agentPath) : provider,
         api: settings.api,
+        ...serverOf(settings.baseUrl),
       };
     },
   };
+}
+
+/** `host:port` of a base URL (the scheme's port when it names none), for traces. */
+function serverOf(baseUrl: string): { server?: string } {
+  try {
+    const url = new URL(baseUrl);
+    const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+    return { server: `${url.hostname}:${port}` };
+  } catch {
+    return {};
+  }
 }
 
 /** Providers that answer from a cassette only: no provider settings, no key, no network. */

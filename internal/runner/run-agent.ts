@@ -57,7 +57,7 @@ export async function runAgentSettled(
     for (const message of memory?.warnings ?? []) emitEvent(ctx, spec.name, { type: 'warning', message });
     provider = resolved.model.provider;
     state.model = resolved.model.model;
-    const { provider: chat, api } = ctx.providers.forAgent(resolved.model, spec, ctx.path);
+    const { provider: chat, api, server } = ctx.providers.forAgent(resolved.model, spec, ctx.path);
     artifactDir = await openArtifactDir(spec, {
       flagDir: ctx.overrides.artifactDir,
       workdir: resolved.workdir,
@@ -74,7 +74,7 @@ export async function runAgentSettled(
     const tools = await composeTools(spec, ctx, resolved, artifactDir, delegation);
     toolset = tools.toolset;
     if (api !== undefined) checkRequest(api, spec, ctx, resolved.model.model, tools.specs.length > 0);
-    emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
+    emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs, server));
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
       messages: firstMessages(ctx.prior, withQuery(resolved.query, input), provider, tools.specs.length > 0),
       background: delegation.background,
@@ -245,6 +245,7 @@ function readyEvent(
   ctx: RunContext,
   resolved: ResolvedAgentRun,
   tools: readonly ToolSpec[],
+  server: string | undefined,
 ): RunEventBody {
   const skill = ctx.overrides.skill || spec.skill;
   const { params } = spec;
@@ -261,6 +262,7 @@ function readyEvent(
     ...(resolved.memory ? { memory: { count: resolved.memory.count, file: resolved.memory.file } } : {}),
     system: resolved.systemPrompt,
     toolNames: tools.map((tool) => tool.name),
+    ...(server ? { server } : {}),
   };
 }
 

@@ -53,6 +53,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       }),
       limiter: createLimiter(effectiveMaxParallel(spec, request.env)),
       emit: request.emit,
+      trace: request.trace,
       providers: opened.providers,
       loadAgent: agentLoader(request.searchDirs),
       resolveAgent: agentResolver(),

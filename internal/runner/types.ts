@@ -3,7 +3,7 @@ import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Message, Usage } from '../provider/types.js';
-import type { AgentStatus, EmitEvent } from './events.js';
+import type { AgentStatus, EmitEvent, TraceLinks } from './events.js';
 import type { AskPerson } from './questions.js';
 
 /**
@@ -54,6 +54,8 @@ export interface RunRequest {
   /** `--interactive` at a terminal: the top-level agent's `ask_parent` questions go to the person. */
   askPerson?: AskPerson;
   emit: EmitEvent;
+  /** When the run is traced (telemetry/): the spans its tools' processes continue. */
+  trace?: TraceLinks;
   /** `--continue` / `--resume`: the conversation the top-level agent starts from. */
   prior?: PriorConversation;
   /** `--resume`: results of the picked-up run's children that completed, by `reuseKey`. */

@@ -44,7 +44,7 @@ export const runCommandTool = defineTool(
       shell = await runShell(
         command,
         context.workdir,
-        commandEnv(context.workdir, context.env, context.artifacts?.dir),
+        traced(commandEnv(context.workdir, context.env, context.artifacts?.dir), context.traceparent),
         timed.signal,
       );
     } finally {
@@ -73,6 +73,11 @@ export function commandEnv(
   // Go axe's spec 042: scripts reach the agent's artifact directory through this variable.
   if (artifactDir !== undefined) reduced.AXE_ARTIFACT_DIR = artifactDir;
   return reduced;
+}
+
+/** A traced run's command sees its call's span as its parent (`TRACEPARENT`, as OpenTelemetry reads it). */
+function traced(env: Record<string, string>, traceparent: string | undefined): Record<string, string> {
+  return traceparent === undefined ? env : { ...env, TRACEPARENT: traceparent };
 }
 
 interface ShellOutcome {

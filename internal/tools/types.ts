@@ -13,6 +13,11 @@ export interface ToolContext {
   env: NodeJS.ProcessEnv;
   /** The agent's artifact directory, when its artifact system is on (see internal/artifacts). */
   artifacts?: ToolArtifacts;
+  /**
+   * When the run is traced: the W3C trace context of the span the tool works for (its call's; the
+   * agent's for MCP servers), handed to the processes it starts as `TRACEPARENT`.
+   */
+  traceparent?: string;
 }
 
 /** What the file tools need to serve `artifact = true`. */

@@ -106,7 +106,7 @@ function describeCircle(graph: ReadonlyMap<string, readonly string[]>, set: read
 const LAYERS: readonly (readonly string[])[] = [
   ['cmd'],
   ['gc', 'invocation'],
-  ['output'],
+  ['output', 'telemetry'],
   ['record'],
   ['startup'],
   ['delegation'],

@@ -89,7 +89,11 @@ async function connectOne(
       ? new ProcessGroupStdioTransport({
           command: server.command,
           args: server.args,
-          env: { ...inheritedEnv(context.env), ...server.env },
+          env: {
+            ...inheritedEnv(context.env),
+            ...(context.traceparent !== undefined ? { TRACEPARENT: context.traceparent } : {}),
+            ...server.env,
+          },
           cwd: context.workdir,
           onStderr: (chunk) => {
             stderrTail = (stderrTail + chunk.toString('utf8')).slice(-STDERR_TAIL_BYTES);

@@ -77,7 +77,8 @@ export interface ChildRequest {
 
 /**
  * Runs one child to its outcome; never throws. Its limits: the smallest of its own, the parent's
- * `[sub_agents_config]` defaults and the call's, nested in the parent's; its timeout likewise.
+ * `[sub_agents_config]` defaults and the call's (tool calls and turns its own, tokens nested in the
+ * parent's); its timeout likewise.
  */
 export async function startChild(parent: ParentRun, request: ChildRequest): Promise<AgentRunResult> {
   const turn = childStarts.turn();

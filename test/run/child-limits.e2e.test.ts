@@ -162,6 +162,48 @@ describe.concurrent('per-child limits', () => {
     expect(dry.stdout).toContain('\nTimeout:  1s\n');
   });
 
+  it("a parent's max_tool_calls counts its own calls: a child's calls neither count nor are cut by it", async () => {
+    const { home, fake } = await setup();
+    const workdir = home.root;
+    home.agent(
+      'worker',
+      agentToml('worker', { extra: [`workdir = "${workdir}"`, 'tools = ["list_directory"]'] }),
+    );
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        extra: [
+          `workdir = "${workdir}"`,
+          'tools = ["list_directory"]',
+          'sub_agents = ["worker"]',
+          '[budget]',
+          'max_tool_calls = 2',
+        ],
+      }),
+    );
+    const list = { name: 'list_directory', arguments: { path: '.' } };
+    fake.respond((request) => {
+      const done = request.toolResults.length;
+      if (roleOf(request) === 'worker') return done < 3 ? { toolCalls: [list] } : { text: 'worker done' };
+      // The lead: one call_agent, then one list_directory (its two calls), then its answer.
+      return done === 0
+        ? { toolCalls: [callAgent('worker', 'list thrice')] }
+        : done === 1
+          ? { toolCalls: [list] }
+          : { text: 'lead done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const envelope = JSON.parse(result.stdout) as { content: string; tool_calls: number; agents: Node[] };
+    expect(envelope.content).toBe('lead done');
+    expect(envelope.tool_calls).toBe(2);
+    expect(envelope.agents.map((n) => [n.agent, n.status, n.tool_calls])).toEqual([
+      ['worker', 'completed', 3],
+    ]);
+  });
+
   it('at the top level an own limit is a non-zero exit: 4 for tool calls; nonsense limits are refused at load', async () => {
     const { home, fake } = await setup();
     home.agent(

@@ -20,6 +20,7 @@ import {
   withOverrides,
 } from './child.js';
 import { callsBefore } from './child-context.js';
+import { failedOutcome } from './outcome.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 
@@ -252,7 +253,10 @@ async function runSubAgent(
   return { output, children: [result] };
 }
 
-/** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */
+/**
+ * `result_format = "json"` (and background results): the child's outcome as one object, status
+ * first; an error unless it completed or its own limit stopped it with partial work.
+ */
 export function jsonResult(result: AgentRunResult): ToolOutput {
   const tree = treeUsage(result);
   const outcome = {
@@ -268,7 +272,7 @@ export function jsonResult(result: AgentRunResult): ToolOutput {
     // The parent model reads this: an error that echoed a key must not hand it over.
     ...(result.error !== undefined ? { error: maskSecrets(result.error) } : {}),
   };
-  return { content: JSON.stringify(outcome), isError: result.status !== 'completed' };
+  return { content: JSON.stringify(outcome), isError: failedOutcome(result) };
 }
 
 /** A failed sub-agent's tool result, as Go axe words it: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */

@@ -1,12 +1,13 @@
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
-import { failureReason, toolFailure } from '../runner/result.js';
+import { toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
 import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
 import { callsBefore } from './child-context.js';
+import { failedOutcome, outcomeText } from './outcome.js';
 
 /**
  * `delegate_task` (`[sub_agents_config] delegate = true`: an orchestrator's plan run as a graph): a
@@ -64,7 +65,12 @@ interface Subtask {
   dependsOn: number[];
 }
 
+/** A sub-task's outcome: its run, or the sub-task whose failure skipped it. */
 type Outcome = { result: AgentRunResult } | { skipped: number };
+
+function skipReason(failed: number): string {
+  return `sub-task ${failed} did not complete`;
+}
 
 /** The handler of `delegate_task` for one agent run; never throws. */
 export function delegateTaskHandler(parent: ParentRun): ToolHandler {
@@ -108,7 +114,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
     return {
       output: {
         content: report(plan.plan, plan.subtasks, settled),
-        isError: children.every((child) => child.status !== 'completed'),
+        isError: children.every(failedOutcome),
       },
       children,
     };
@@ -126,19 +132,31 @@ function context(subtask: Subtask, before: Outcome[], all: Subtask[]): string | 
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 
-/** `Plan: …`, then each sub-task with its status and result (or why it did not run), in order. */
+/**
+ * `Status: …` of the whole plan, `Plan: …`, then each sub-task with its outcome (status first;
+ * counts, files and partial work when it did not complete) or why it did not run, in order.
+ */
 function report(plan: string, subtasks: Subtask[], outcomes: Outcome[]): string {
   const sections = outcomes.map((outcome, i) => {
     const head = `## Sub-task ${i}: ${subtasks[i]?.task}`;
-    if (!('result' in outcome))
-      return `${head}\nStatus: skipped (sub-task ${outcome.skipped} did not complete)`;
-    const { result } = outcome;
-    if (result.status === 'completed') return `${head}\nStatus: completed\n\n${result.content}`;
-    const why = failureReason(result);
-    const partial = result.content === '' ? '' : `\n\n${result.content}`;
-    return `${head}\nStatus: ${result.status} (${why})${partial}`;
+    if (!('result' in outcome)) return `${head}\nStatus: skipped (${skipReason(outcome.skipped)})`;
+    return `${head}\n${outcomeText(outcome.result)}`;
   });
-  return [`Plan: ${plan}`, ...sections].join('\n\n');
+  return [planStatus(outcomes), `Plan: ${plan}`, ...sections].join('\n\n');
+}
+
+/** `Status: 2 of 3 sub-tasks completed (1 budget_exceeded)`: the plan's outcome in one line. */
+function planStatus(outcomes: Outcome[]): string {
+  const counts = new Map<string, number>();
+  for (const outcome of outcomes) {
+    const status = 'result' in outcome ? outcome.result.status : 'skipped';
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+  }
+  const completed = counts.get('completed') ?? 0;
+  counts.delete('completed');
+  const others = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  const line = `Status: ${completed} of ${outcomes.length} sub-tasks completed`;
+  return others === '' ? line : `${line} (${others})`;
 }
 
 /** The whole plan checked before any sub-task runs: one error fails the call, with nothing run. */

@@ -72,6 +72,7 @@ describe.concurrent('delegate_task', () => {
     );
     expect(report?.content).toBe(
       [
+        'Status: 4 of 4 sub-tasks completed',
         'Plan: Diamond',
         '## Sub-task 0: base\nStatus: completed\n\nresult of base',
         '## Sub-task 1: left\nStatus: completed\n\nresult of left',

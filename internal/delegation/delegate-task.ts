@@ -14,7 +14,8 @@ import { failedOutcome, outcomeText } from './outcome.js';
  * plan of sub-tasks, each by a named sub-agent or a worker (a copy of the caller), with
  * dependencies. Checked whole before anything runs; then every sub-task starts as soon as its
  * prerequisites have completed, with their results in its message; one whose prerequisite failed
- * is skipped, independent branches go on. The result is one report, in sub-task order.
+ * is skipped, independent branches go on. `mode: "sequential"` is the chain where each sub-task
+ * depends on all before it. The result is one report, in sub-task order.
  */
 export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: number): ToolSpec {
   const named: JsonObject =
@@ -33,6 +34,12 @@ export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: 
       type: 'object',
       properties: {
         plan: { type: 'string', description: 'High-level description of the overall goal' },
+        mode: {
+          type: 'string',
+          enum: ['graph', 'sequential'],
+          description:
+            'graph (default): by depends_on, independent sub-tasks in parallel. sequential: one after another in order, each receiving the results of all before it, stopping at the first that does not complete (the rest are skipped); no depends_on',
+        },
         subtasks: {
           type: 'array',
           minItems: 1,
@@ -167,6 +174,8 @@ function checkPlan(
   const fail = (message: string) => ({ error: `${DELEGATE_TASK_TOOL_NAME} error: ${message}` });
   const { plan, subtasks } = args;
   if (typeof plan !== 'string' || plan.trim() === '') return fail('"plan" is required');
+  const mode = args.mode === undefined || args.mode === null || args.mode === '' ? 'graph' : args.mode;
+  if (mode !== 'graph' && mode !== 'sequential') return fail('"mode" must be "graph" or "sequential"');
   if (!Array.isArray(subtasks) || subtasks.length === 0) return fail('"subtasks" must be a non-empty list');
   const { maxSubtasks } = parent.spec.subAgentsConfig;
   if (subtasks.length > maxSubtasks)
@@ -183,7 +192,12 @@ function checkPlan(
     if (named !== undefined && (typeof named !== 'string' || !parent.spec.subAgents.includes(named))) {
       return fail(`${where}.agent ${JSON.stringify(named)} is not in this agent's sub_agents list`);
     }
-    const dependsOn = indices(raw.depends_on);
+    if (mode === 'sequential' && raw.depends_on !== undefined && raw.depends_on !== null) {
+      return fail(`${where}.depends_on is for mode "graph": sequential sub-tasks run in their order`);
+    }
+    // Sequential: each depends on every sub-task before it — runs after them, reads their
+    // results, and is skipped once one of them did not complete.
+    const dependsOn = mode === 'sequential' ? [...Array(index).keys()] : indices(raw.depends_on);
     if (dependsOn === undefined)
       return fail(`${where}.depends_on must be a sub-task index or a list of them`);
     const bad = dependsOn.find((j) => j >= subtasks.length || j === index);

@@ -1,3 +1,4 @@
+import { DELEGATED_DEFAULTS } from '../agent/delegated-limits.js';
 import { AgentFileError } from '../agent/load.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
@@ -73,6 +74,11 @@ export interface ChildRequest {
   resume?: readonly Message[];
   /** A worker: the tools it may use at most (its caller's own), whatever its task's `tools` say. */
   onlyTools?: readonly string[];
+  /**
+   * Delegated work (a `spawn_agents` worker, a `delegate_task` sub-task): a limit that nothing
+   * else sets takes its default (`DELEGATED_DEFAULTS`).
+   */
+  delegated?: boolean;
 }
 
 /**
@@ -87,18 +93,29 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   const { prepared, overrides } = request;
   const own = 'spec' in prepared ? prepared.spec.budget : {};
   const defaults = parent.spec.subAgentsConfig;
+  const fallback = request.delegated ? DELEGATED_DEFAULTS : undefined;
+  const timeout = shorterTimeout(defaults.timeout, own.timeout);
+  const toolCalls = smallest(
+    'maxToolCalls',
+    own.maxToolCalls,
+    defaults.childMaxToolCalls,
+    overrides.maxToolCalls,
+  );
+  const tokens = smallest('maxTokens', defaults.childMaxTokens);
   const child = childContext(parent.ctx, {
     agent: request.agent,
     step: request.step,
-    timeoutSeconds: shorterTimeout(defaults.timeout, own.timeout),
+    timeoutSeconds: timeout > 0 ? timeout : (fallback?.timeoutSeconds ?? 0),
     parentModel: parent.model,
     parentAllowedHosts: effectiveAllowedHosts(parent.spec, parent.ctx),
     inputs: request.inputs,
     // A child's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
     limits: parent.ctx.limits.child({
-      ...smallest('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls, overrides.maxToolCalls),
+      ...(toolCalls.maxToolCalls === undefined && fallback
+        ? { maxToolCalls: fallback.maxToolCalls }
+        : toolCalls),
       ...smallest('maxTurns', own.maxTurns, defaults.childMaxTurns),
-      ...smallest('maxTokens', defaults.childMaxTokens),
+      ...(tokens.maxTokens === undefined && fallback ? { maxTokens: fallback.maxTokens } : tokens),
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
     ...narrowest(request.onlyTools, overrides.tools),

@@ -108,6 +108,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
         overrides: {},
         history,
         callId: call.id,
+        delegated: true,
         ...(subtask.agent ? {} : workerOnly),
       });
       return { result };

@@ -99,6 +99,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             overrides: task.overrides,
             history,
             callId: call.id,
+            delegated: true,
             ...onlyTools,
           });
         if (!task.background || !background) return run(parent);

@@ -204,6 +204,56 @@ describe.concurrent('per-child limits', () => {
     ]);
   });
 
+  it('delegated work without limits gets the defaults (15 tool calls); the call and [sub_agents_config] override them; --dry-run shows them', async () => {
+    const { home, fake } = await setup();
+    const lead = (config: string[]) =>
+      home.agent(
+        'lead',
+        agentToml('lead', {
+          extra: [`workdir = "${home.root}"`, 'tools = ["list_directory"]'],
+          subAgentsConfig: ['spawn = true', ...config],
+        }),
+      );
+    lead([]);
+    const isWorker = (r: RecordedRequest) => r.lastUserText.startsWith('job ');
+    fake.respond((request) =>
+      isWorker(request)
+        ? busy(request)
+        : request.toolResults.length === 0
+          ? {
+              toolCalls: [
+                {
+                  name: 'spawn_agents',
+                  arguments: { tasks: [{ task: 'job plain' }, { task: 'job wide', max_tool_calls: 20 }] },
+                },
+              ],
+            }
+          : { text: 'lead done' },
+    );
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const tree = (JSON.parse(result.stdout) as { agents: Node[] }).agents;
+    expect(tree.map((n) => [n.status, n.tool_calls])).toEqual([
+      ['budget_exceeded', 15],
+      ['budget_exceeded', 20],
+    ]);
+    const dry = async () =>
+      (
+        await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '--dry-run'], {
+          env: home.env(fake.url),
+        })
+      ).stdout;
+    expect(await dry()).toContain(
+      '--- Delegated Work ---\nspawn_agents\nEach child without limits of its own or from the call: 15 tool calls, 200000 tokens, 300s\n',
+    );
+    lead(['max_tool_calls = 4', 'timeout = 30']);
+    expect(await dry()).toContain(
+      'Each child without limits of its own or from the call: 4 tool calls, 200000 tokens, 30s\n',
+    );
+  });
+
   it('at the top level an own limit is a non-zero exit: 4 for tool calls; nonsense limits are refused at load', async () => {
     const { home, fake } = await setup();
     home.agent(

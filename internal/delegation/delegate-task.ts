@@ -5,7 +5,15 @@ import { toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
-import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
+import {
+  type CallOverrides,
+  loadSpec,
+  type ParentRun,
+  startChild,
+  withOverrides,
+  workerSpec,
+  workerTools,
+} from './child.js';
 import { callsBefore } from './child-context.js';
 import { failedOutcome, outcomeText } from './outcome.js';
 
@@ -50,6 +58,11 @@ export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: 
               task: { type: 'string', description: 'Task description' },
               scope: { type: 'string', description: 'Focus directory or file' },
               ...named,
+              max_tool_calls: {
+                type: 'integer',
+                minimum: 1,
+                description: 'Most tool calls for this sub-task (default: its own limit, else 15)',
+              },
               depends_on: {
                 type: 'array',
                 items: { type: 'integer', minimum: 0 },
@@ -70,6 +83,7 @@ interface Subtask {
   scope?: string;
   agent?: string;
   dependsOn: number[];
+  overrides: CallOverrides;
 }
 
 /** A sub-task's outcome: its run, or the sub-task whose failure skipped it. */
@@ -105,7 +119,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
         task: subtask.task,
         message: subAgentUserMessage(subtask.task, context(subtask, before, plan.subtasks)),
         inputs: subtask.agent ? {} : { ...parent.ctx.inputs },
-        overrides: {},
+        overrides: subtask.overrides,
         history,
         callId: call.id,
         delegated: true,
@@ -189,6 +203,10 @@ function checkPlan(
     if (typeof task !== 'string' || task.trim() === '') return fail(`${where}.task is required`);
     if (scope !== undefined && scope !== null && typeof scope !== 'string')
       return fail(`${where}.scope must be a string`);
+    const most = raw.max_tool_calls ?? undefined;
+    if (most !== undefined && (typeof most !== 'number' || !Number.isInteger(most) || most < 1))
+      return fail(`${where}.max_tool_calls must be a whole number of at least 1`);
+    const limit: CallOverrides = most === undefined ? {} : { maxToolCalls: most };
     const named = agent === undefined || agent === null || agent === '' ? undefined : agent;
     if (named !== undefined && (typeof named !== 'string' || !parent.spec.subAgents.includes(named))) {
       return fail(`${where}.agent ${JSON.stringify(named)} is not in this agent's sub_agents list`);
@@ -211,6 +229,7 @@ function checkPlan(
       ...(typeof scope === 'string' && scope !== '' ? { scope } : {}),
       ...(named !== undefined ? { agent: named } : {}),
       dependsOn,
+      overrides: limit,
     });
   }
   const cycle = findCycle(checked);

@@ -204,32 +204,33 @@ describe.concurrent('per-child limits', () => {
     ]);
   });
 
-  it('delegated work without limits gets the defaults (15 tool calls); the call and [sub_agents_config] override them; --dry-run shows them', async () => {
+  it("delegated work without limits gets the defaults (15 tool calls); a task's max_tool_calls and [sub_agents_config] override them; --dry-run shows them", async () => {
     const { home, fake } = await setup();
     const lead = (config: string[]) =>
       home.agent(
         'lead',
         agentToml('lead', {
           extra: [`workdir = "${home.root}"`, 'tools = ["list_directory"]'],
-          subAgentsConfig: ['spawn = true', ...config],
+          subAgentsConfig: ['spawn = true', 'delegate = true', ...config],
         }),
       );
     lead([]);
-    const isWorker = (r: RecordedRequest) => r.lastUserText.startsWith('job ');
-    fake.respond((request) =>
-      isWorker(request)
-        ? busy(request)
-        : request.toolResults.length === 0
-          ? {
-              toolCalls: [
-                {
-                  name: 'spawn_agents',
-                  arguments: { tasks: [{ task: 'job plain' }, { task: 'job wide', max_tool_calls: 20 }] },
-                },
-              ],
-            }
-          : { text: 'lead done' },
-    );
+    const isWorker = (r: RecordedRequest) => r.lastUserText.includes('job ');
+    const calls = [
+      {
+        name: 'spawn_agents',
+        arguments: { tasks: [{ task: 'job plain' }, { task: 'job wide', max_tool_calls: 20 }] },
+      },
+      {
+        name: 'delegate_task',
+        arguments: { plan: 'p', subtasks: [{ task: 'job step' }, { task: 'job short', max_tool_calls: 2 }] },
+      },
+    ];
+    fake.respond((request) => {
+      if (isWorker(request)) return busy(request);
+      const call = calls[request.toolResults.length];
+      return call ? { toolCalls: [call] } : { text: 'lead done' };
+    });
     const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
       env: home.env(fake.url),
     });
@@ -238,6 +239,8 @@ describe.concurrent('per-child limits', () => {
     expect(tree.map((n) => [n.status, n.tool_calls])).toEqual([
       ['budget_exceeded', 15],
       ['budget_exceeded', 20],
+      ['budget_exceeded', 15],
+      ['budget_exceeded', 2],
     ]);
     const dry = async () =>
       (
@@ -246,7 +249,7 @@ describe.concurrent('per-child limits', () => {
         })
       ).stdout;
     expect(await dry()).toContain(
-      '--- Delegated Work ---\nspawn_agents\nEach child without limits of its own or from the call: 15 tool calls, 200000 tokens, 300s\n',
+      '--- Delegated Work ---\nspawn_agents, delegate_task\nEach child without limits of its own or from the call: 15 tool calls, 200000 tokens, 300s\n',
     );
     lead(['max_tool_calls = 4', 'timeout = 30']);
     expect(await dry()).toContain(

@@ -155,9 +155,13 @@ describe.concurrent('delegate_task', () => {
     expect(report?.isError).toBe(false);
   });
 
-  it('mode is checked: an unknown mode, or depends_on in a sequential plan, is refused before any request', async () => {
+  it('mode and max_tool_calls are checked: an unknown mode, a bad limit, or depends_on in a sequential plan, is refused before any request', async () => {
     for (const [args, message] of [
       [{ plan: 'p', mode: 'random', subtasks: [{ task: 'a' }] }, '"mode" must be "graph" or "sequential"'],
+      [
+        { plan: 'p', subtasks: [{ task: 'a', max_tool_calls: 0 }] },
+        'subtasks[0].max_tool_calls must be a whole number of at least 1',
+      ],
       [
         { plan: 'p', mode: 'sequential', subtasks: [{ task: 'a' }, { task: 'b', depends_on: [0] }] },
         'subtasks[1].depends_on is for mode "graph": sequential sub-tasks run in their order',

@@ -52,6 +52,11 @@ export interface AgentSpec {
   inputs: InputSpec[];
   /** `[output]`: the agent ends through `submit_result` / `submit_error`; absent for most agents. */
   output?: OutputSpec;
+  /**
+   * `submit_result` / `submit_error` offered without `[output]` (a `spawn_agents` worker, a Codex
+   * definition): the value is free text, and a plain answer still ends the agent.
+   */
+  offersSubmit?: boolean;
   /** Claude-style `maxTurns`; undefined = the hard limit (50). */
   maxTurns?: number;
   /** Non-fatal findings from loading (unsupported known fields, …), one line each. */

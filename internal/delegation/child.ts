@@ -295,7 +295,7 @@ export async function loadSpec(
 /**
  * The calling agent as a worker runs it (`spawn_agents`, an unnamed `delegate_task` sub-task):
  * its model, prompt, tools and sub-agents, in `workdir` (default its own); no spawning, no memory
- * of its own, no `[output]`.
+ * of its own, not its `[output]`: `submit_result` / `submit_error` with free text instead.
  */
 export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
   const { output: _output, ...spec } = parent.spec;
@@ -307,6 +307,7 @@ export function workerSpec(parent: ParentRun, workdir?: string): AgentSpec {
     workdir: workdir ?? parent.workdir,
     memory: { ...spec.memory, enabled: false },
     subAgentsConfig: { ...spec.subAgentsConfig, spawn: false, delegate: false },
+    offersSubmit: true,
   };
 }
 

@@ -22,6 +22,9 @@ export const SUBMIT_TOOLS: TerminalTools = {
   reminder: SUBMIT_REMINDER,
 };
 
+/** The output of an agent offered the terminal tools without `[output]`: a string named `result`. */
+export const FREE_TEXT_OUTPUT: OutputSpec = { name: 'result', description: '' };
+
 export function submitToolSpecs(output: OutputSpec): ToolSpec[] {
   const value: JsonObject = output.schema
     ? { ...output.schema, ...(output.description !== '' ? { description: output.description } : {}) }

@@ -8,7 +8,7 @@ import type { ParentRun, RunSettled } from '../delegation/child.js';
 import { childConnections } from '../delegation/child-connections.js';
 import { delegateTaskHandler, delegateTaskToolSpec } from '../delegation/delegate-task.js';
 import { spawnAgentsHandler, spawnAgentsToolSpec } from '../delegation/spawn-agents.js';
-import { SUBMIT_TOOLS, submitHandlers, submitToolSpecs } from '../delegation/submit.js';
+import { FREE_TEXT_OUTPUT, SUBMIT_TOOLS, submitHandlers, submitToolSpecs } from '../delegation/submit.js';
 import { ConfigError } from '../errors.js';
 import type { ChildConnections, ToolSpec } from '../provider/types.js';
 import type { ToolArtifacts, ToolContext, Toolset } from '../tools/types.js';
@@ -87,7 +87,7 @@ const NO_TOOLS: AgentTools = Object.freeze({
  * The agent's tools: none at the max depth; else its built-in and MCP tools (each execution under
  * the run-wide limiter) and `call_agent` when it has sub-agents — narrowed to the call's `tools`
  * and, read-only, to the tools that change nothing. `submit_result` / `submit_error` whenever the
- * agent has `[output]`, at any depth.
+ * agent has `[output]` or is offered them (a worker, a Codex definition), at any depth.
  */
 export async function composeTools(
   spec: AgentSpec,
@@ -128,9 +128,10 @@ export async function composeTools(
       }));
     }
   }
-  if (spec.output) {
-    specs.push(...submitToolSpecs(spec.output));
-    for (const [name, handler] of await submitHandlers(spec.output)) handlers.set(name, handler);
+  const output = spec.output ?? (spec.offersSubmit ? FREE_TEXT_OUTPUT : undefined);
+  if (output) {
+    specs.push(...submitToolSpecs(output));
+    for (const [name, handler] of await submitHandlers(output)) handlers.set(name, handler);
   }
   if (ctx.askParent && !resolved.atMaxDepth && offers(ASK_PARENT_TOOL_NAME, true)) {
     specs.push(ASK_PARENT_TOOL_SPEC);

@@ -67,6 +67,8 @@ export type RunEventBody =
       output: string;
       isError: boolean;
       durationMs: number;
+      /** Not run: an earlier call of its turn ended the agent (`submit_result` / `submit_error`). */
+      skipped?: true;
     }
   | { type: 'text.delta'; text: string }
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }

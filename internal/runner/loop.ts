@@ -320,7 +320,25 @@ async function runCalls(
 ): Promise<{ results: ToolResult[]; submission?: Submission }> {
   const history = state.messages;
   const { mutating } = setup;
-  const settled = await fanOut(calls, (call) => runCall(setup, call, turn, history), {
+  // A submission ends the agent at once: the calls after the first terminal one wait for it, and
+  // are not run when it handed something over (a refused submission lets them run).
+  const terminalAt = calls.findIndex((call) => setup.terminal.names.has(call.name));
+  let submitted: Promise<boolean> = Promise.resolve(false);
+  const task = (call: ToolCall, index: number): Promise<TimedCall> => {
+    if (terminalAt < 0 || index < terminalAt) return runCall(setup, call, turn, history);
+    if (index === terminalAt) {
+      const run = runCall(setup, call, turn, history);
+      submitted = run.then(
+        (executed) => executed.submission !== undefined,
+        () => false,
+      );
+      return run;
+    }
+    return submitted.then((ended) =>
+      ended ? skipCall(setup, call, turn) : runCall(setup, call, turn, history),
+    );
+  };
+  const settled = await fanOut(calls, task, {
     parallel: setup.parallel,
     ...(mutating.size > 0 ? { barrier: (call: ToolCall) => mutating.has(call.name) } : {}),
   });
@@ -395,6 +413,33 @@ async function runCall(
   });
   return { ...executed, durationMs };
 }
+
+/** A call after a submission in the same turn: never run, and said so in its result and events. */
+function skipCall(setup: LoopSetup, call: ToolCall, turn: number): TimedCall {
+  const output = toolFailure(SKIPPED_AFTER_SUBMISSION);
+  const { ctx } = setup;
+  emitEvent(ctx, setup.agent, {
+    type: 'tool.start',
+    turn,
+    callId: call.id,
+    name: call.name,
+    input: call.arguments,
+  });
+  emitEvent(ctx, setup.agent, {
+    type: 'tool.end',
+    turn,
+    callId: call.id,
+    name: call.name,
+    output: output.content,
+    isError: true,
+    durationMs: 0,
+    skipped: true,
+  });
+  return { output, durationMs: 0 };
+}
+
+/** The result of a call skipped because an earlier call of its turn ended the agent. */
+export const SKIPPED_AFTER_SUBMISSION = 'skipped: not run, an earlier call of this turn ended the agent';
 
 /** A tool that threw instead of returning a result: an error result, and the run carries on. */
 function toolThrew(call: ToolCall, error: unknown): ToolOutput {

@@ -65,7 +65,14 @@ describe.concurrent('spawn_agents', () => {
     expect(lastStart).toBeLessThanOrEqual(firstEnd);
     for (const worker of workers) {
       expect(worker.system).toBe('ROLE:lead');
-      expect(worker.toolNames).toEqual(['read_file', 'write_file', 'list_directory']);
+      // Its caller's tools, then the terminal tools every worker is offered.
+      expect(worker.toolNames).toEqual([
+        'read_file',
+        'write_file',
+        'list_directory',
+        'submit_result',
+        'submit_error',
+      ]);
     }
     expect(JSON.parse(aggregate?.content ?? '{}')).toEqual({
       sub_agent_results: tasks.map((t, i) => ({
@@ -99,9 +106,14 @@ describe.concurrent('spawn_agents', () => {
     );
     const first = (task: string) => workers.find((w) => w.lastUserText === task);
     expect(first('job model')?.wire).toBe('openai');
-    expect(first('job tools')?.toolNames).toEqual(['read_file']);
+    expect(first('job tools')?.toolNames).toEqual(['read_file', 'submit_result', 'submit_error']);
     expect(first('job tools')?.system).toBe('ROLE:reader');
-    expect(first('job ro')?.toolNames).toEqual(['read_file', 'list_directory']);
+    expect(first('job ro')?.toolNames).toEqual([
+      'read_file',
+      'list_directory',
+      'submit_result',
+      'submit_error',
+    ]);
     expect(workers.filter((w) => w.lastUserText === 'job loop')).toHaveLength(2);
     const results = (JSON.parse(aggregate?.content ?? '{}') as { sub_agent_results: { outcome: object }[] })
       .sub_agent_results;

@@ -58,7 +58,8 @@ describe('workers keep what their caller runs with', () => {
     expect(helper?.toolNames).toEqual(['list_directory', 'spawn_agents', 'delegate_task']);
     const workers = fake.requests.filter(isWorker);
     expect(workers.map((w) => w.lastUserText.split('\n')[0]).sort()).toEqual(['Task: sub 1', 'job 1']);
-    for (const worker of workers) expect(worker.toolNames).toEqual(['list_directory']);
+    for (const worker of workers)
+      expect(worker.toolNames).toEqual(['list_directory', 'submit_result', 'submit_error']);
   });
 
   it('a worker of the top-level agent gets the --skill it was run with', async () => {

@@ -72,10 +72,13 @@ export async function describeAgent(
     ...(spec.declaredName ? { declared_name: spec.declaredName } : {}),
     file: spec.source,
     format: spec.format,
+    ...(spec.dialect ? { dialect: spec.dialect } : {}),
     description: spec.description,
+    ...(spec.displayName !== undefined ? { display_name: spec.displayName } : {}),
     model: spec.model ? qualifiedModelName(spec.model) : 'inherit',
     provider: await describeProvider(spec, configDir, env),
     system_prompt: spec.systemPrompt,
+    ...(spec.query !== undefined ? { query: spec.query } : {}),
     skill: spec.skill ?? null,
     files: spec.files,
     workdir: spec.workdir ?? null,
@@ -110,6 +113,8 @@ export async function describeAgent(
       spec.inputs.map(({ name, type, required, description }) => [name, { type, required, description }]),
     ),
     output: spec.output ?? null,
+    // A worker's or a Codex definition's free-text submit_result, when it has no [output].
+    ...(spec.offersSubmit && !spec.output ? { offers_submit: true } : {}),
     memory: {
       enabled: memory.enabled,
       path: memory.path ?? null,
@@ -118,6 +123,8 @@ export async function describeAgent(
     },
     params: {
       temperature: params.temperature ?? null,
+      ...(params.topP !== undefined ? { top_p: params.topP } : {}),
+      ...(params.thinkingBudget !== undefined ? { thinking_budget: params.thinkingBudget } : {}),
       max_tokens: params.maxTokens ?? null,
       response_format: params.responseFormat?.type ?? null,
     },

@@ -8,8 +8,10 @@ import type { InputType } from './spec.js';
 export interface AgentFileData {
   name: string;
   description?: string;
+  display_name?: string;
   model: string;
   system_prompt?: string;
+  query?: string;
   skill?: string;
   files?: string[];
   workdir?: string;
@@ -45,6 +47,7 @@ export interface AgentFileData {
   memory?: { enabled?: boolean; path?: string; last_n?: number; max_entries?: number };
   params?: {
     temperature?: number;
+    top_p?: number;
     max_tokens?: number;
     thinking_budget?: number;
     reasoning_effort?: string;

@@ -116,9 +116,10 @@ export function inputsFromFlags(
 }
 
 /**
- * The system prompt of an agent with inputs: `${name}` of each declared input takes its value
- * (an unset optional one: empty), `${cwd}` the workdir, `${agent}` the agent's name; any other
- * `${…}` is left as written. An agent without inputs is returned unchanged.
+ * The system prompt (or `query`) of an agent with inputs: `${name}` of each declared input takes
+ * its value (an unset optional one: empty), `${cwd}` the workdir, `${agent}` the agent's name; any
+ * other `${…}` is left as written. An agent without inputs is returned unchanged, but for a Codex
+ * definition, which substitutes `${cwd}` whatever it declares.
  */
 export function substituteInputs(
   prompt: string,
@@ -126,7 +127,7 @@ export function substituteInputs(
   values: InputValues,
   where: { cwd: string },
 ): string {
-  if (spec.inputs.length === 0) return prompt;
+  if (spec.inputs.length === 0 && spec.dialect !== 'codex') return prompt;
   const known = new Map<string, string>([
     ['cwd', where.cwd],
     ['agent', spec.name],

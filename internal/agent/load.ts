@@ -200,6 +200,7 @@ async function inspectParsed(
       env,
       warnings: report.findings.map(formatFinding),
       notes: notes.map(formatFinding),
+      ...(file.dialect ? { dialect: file.dialect } : {}),
     });
     report.findings.push(...notes);
     const refused = [...goRuleFindings(spec), ...(await outputSchemaFindings(spec))].map(locate);
@@ -260,8 +261,10 @@ async function parseAgentFile(path: string, name: string): Promise<ParsedAgentFi
   switch (formatOf(path)) {
     case 'toml':
       return { ...(await parseTomlAgent(text, path, name)), warnings: [], writtenAs: {} };
-    case 'yaml':
-      return (await import('./parse-yaml.js')).parseYamlAgent(text, path);
+    case 'yaml': {
+      const parsed = (await import('./parse-yaml.js')).parseYamlAgent(text, path);
+      return (await import('./parse-markdown.js')).codexFile(parsed, '', name, path) ?? parsed;
+    }
     case 'markdown':
       return (await import('./parse-markdown.js')).parseMarkdownAgent(text, path, name);
   }

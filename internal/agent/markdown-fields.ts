@@ -165,7 +165,7 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
   return result;
 }
 
-function mapModel(model: string): string {
+export function mapModel(model: string): string {
   const trimmed = model.trim();
   if (trimmed === 'inherit' || trimmed.includes('/')) return trimmed;
   const alias = own(MODEL_ALIASES, trimmed);

@@ -20,4 +20,6 @@ export interface ParsedAgentFile {
   knownFields?: readonly string[];
   /** Canonical top-level key → the key as written in the file, when they differ (`max_turns` ← `maxTurns`). */
   writtenAs: Record<string, string>;
+  /** A Codex definition (`agentType`), mapped onto axe's fields. */
+  dialect?: 'codex';
 }

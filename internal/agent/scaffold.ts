@@ -6,12 +6,16 @@
 export function scaffoldAgent(name: string): string {
   return `name = ${JSON.stringify(name)}
 description = ""
+# (axe) a longer name for people, shown by agents show
+# display_name = ""
 
 # Full provider/model per models.dev
 model = "provider/model-name"
 
 # Agent persona (optional)
 # system_prompt = ""
+# (axe) the start of the first user message, before the task (\${input} and \${cwd} substituted)
+# query = ""
 
 # Default skill (optional, can be overridden with --skill flag)
 # skill = ""
@@ -113,6 +117,8 @@ model = "provider/model-name"
 
 # [params]
 # temperature = 0.3
+# (axe) nucleus sampling
+# top_p = 0.9
 # max_tokens = 4096
 # (axe) structured answers
 # response_format = "json_object"

@@ -10,6 +10,8 @@ export interface AgentSpec {
   /** The `name` field inside the file, when it differs from the file name. */
   declaredName?: string;
   description: string;
+  /** `display_name`: a longer name for people (a Codex definition's `displayName`). */
+  displayName?: string;
   /** Absolute path of the file this spec came from (for error messages). */
   source: string;
   format: 'toml' | 'markdown' | 'yaml';
@@ -19,6 +21,10 @@ export interface AgentSpec {
    */
   model?: ModelRef;
   systemPrompt: string;
+  /** `query`: the start of the first user message, inputs substituted (Codex `promptConfig.query`). */
+  query?: string;
+  /** Where the definition's shape comes from when not axe's own: a Codex definition (`agentType`). */
+  dialect?: 'codex';
   /** As written in the file; resolved against the config dir at run time. */
   skill?: string;
   /** Globs relative to the workdir. */
@@ -143,6 +149,8 @@ export interface MemoryConfig {
 export interface ModelParams {
   /** Explicit 0 is kept (Go axe cannot send temperature 0). */
   temperature?: number;
+  /** Nucleus sampling (`[params] top_p`). */
+  topP?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
   thinkingBudget?: number;

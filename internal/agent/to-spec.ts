@@ -20,6 +20,8 @@ export interface SpecSource {
   env: NodeJS.ProcessEnv;
   warnings: string[];
   notes?: string[];
+  /** A Codex definition: it is offered `submit_result` / `submit_error` and substitutes `${cwd}`. */
+  dialect?: 'codex';
 }
 
 /** Validated file fields → AgentSpec, with every default applied (Go axe's defaults). */
@@ -54,10 +56,13 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     name: source.name,
     ...(data.name !== source.name ? { declaredName: data.name } : {}),
     description: data.description ?? '',
+    ...(given(data.display_name) ? { displayName: data.display_name } : {}),
     source: source.file,
     format: source.format,
     ...(model ? { model } : {}),
     systemPrompt: data.system_prompt ?? '',
+    ...(given(data.query) ? { query: data.query } : {}),
+    ...(source.dialect ? { dialect: source.dialect, offersSubmit: true } : {}),
     ...(given(data.skill) ? { skill: data.skill } : {}),
     files: data.files ?? [],
     ...(given(data.workdir) ? { workdir: expand(data.workdir, 'workdir') } : {}),
@@ -97,6 +102,7 @@ export function toSpec(data: AgentFileData, source: SpecSource): AgentSpec {
     },
     params: {
       ...(data.params?.temperature !== undefined ? { temperature: data.params.temperature } : {}),
+      ...(data.params?.top_p !== undefined ? { topP: data.params.top_p } : {}),
       // Go axe's 0 is its "unset": nothing is sent.
       ...(data.params?.max_tokens ? { maxTokens: data.params.max_tokens } : {}),
       ...(data.params?.thinking_budget !== undefined ? { thinkingBudget: data.params.thinking_budget } : {}),

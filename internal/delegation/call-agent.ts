@@ -213,7 +213,12 @@ async function runSubAgent(
   const prepare = async (parent: ParentRun): Promise<ChildRequest['prepared']> => {
     const loaded = await loadSpec(args.agent, parent.ctx, CALL_AGENT_TOOL_NAME);
     return 'spec' in loaded
-      ? withOverrides(loaded.spec, args.overrides, parent.ctx.env, CALL_AGENT_TOOL_NAME)
+      ? withOverrides(
+          inCallerWorkdir(loaded.spec, parent),
+          args.overrides,
+          parent.ctx.env,
+          CALL_AGENT_TOOL_NAME,
+        )
       : loaded;
   };
   const request = (prepared: ChildRequest['prepared']): ChildRequest => ({
@@ -251,6 +256,17 @@ async function runSubAgent(
           ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
           : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
+}
+
+/**
+ * A child with no workdir of its own runs in its caller's when it comes from another system's
+ * format (their sub-agents share the session's directory) or `--workdir` was given; a Go TOML
+ * child otherwise keeps Go's directory, the process's.
+ */
+function inCallerWorkdir(spec: AgentSpec, parent: ParentRun): AgentSpec {
+  if (spec.workdir !== undefined) return spec;
+  if (spec.format === 'toml' && !parent.ctx.workdirGiven) return spec;
+  return { ...spec, workdir: parent.workdir };
 }
 
 /**

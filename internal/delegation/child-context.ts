@@ -79,6 +79,7 @@ export function childContext(
     askPerson: parent.askPerson,
     askParent: options.askParent,
     caller: { signal: parent.signal, deadline: parent.deadline, deadlineSeconds: parent.deadlineSeconds },
+    workdirGiven: parent.workdirGiven,
     overrides: {},
     artifacts: parent.artifacts,
     keepArtifacts: parent.keepArtifacts,

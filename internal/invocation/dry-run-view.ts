@@ -55,6 +55,39 @@ export async function dryRunView(
       ? { inputs: spec.inputs.map((input) => ({ spec: input, value: resolved.inputs[input.name] })) }
       : {}),
     ...(spec.output ? { output: spec.output } : {}),
+    more: moreLines(spec, resolved.query),
   };
   return { view, warnings: resolved.memory?.warnings ?? [] };
+}
+
+/**
+ * The fields beyond Go's that the Go layout has no line for (a Codex definition maps onto most of
+ * them); none for a Go-only file, whose dry run stays Go's.
+ */
+function moreLines(spec: AgentSpec, query: string | undefined): string[] {
+  const { params, budget } = spec;
+  const pairs = (entries: [string, number | undefined, string?][]): string =>
+    entries
+      .filter(([, value]) => value !== undefined)
+      .map(([name, value, unit]) => `${name}=${value}${unit ?? ''}`)
+      .join(', ');
+  const paramsLine = pairs([
+    ['top_p', params.topP],
+    ['thinking_budget', params.thinkingBudget],
+  ]);
+  const budgetLine = pairs([
+    ['max_turns', budget.maxTurns],
+    ['max_tool_calls', budget.maxToolCalls],
+    ['timeout', budget.timeout, 's'],
+    ['grace_period', budget.gracePeriod, 's'],
+  ]);
+  return [
+    ...(spec.dialect ? [`Format:       ${spec.dialect} definition`] : []),
+    ...(spec.displayName !== undefined ? [`Display name: ${spec.displayName}`] : []),
+    ...(query !== undefined ? [`Query:        ${query}`] : []),
+    ...(paramsLine !== '' ? [`Params:       ${paramsLine}`] : []),
+    ...(budgetLine !== '' ? [`Budget:       ${budgetLine}`] : []),
+    ...(spec.forkContext ? ['Fork context: yes'] : []),
+    ...(spec.offersSubmit && !spec.output ? ['Submit:       submit_result (free text) / submit_error'] : []),
+  ];
 }

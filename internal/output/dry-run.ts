@@ -37,6 +37,8 @@ export interface DryRunView {
   inputs?: { spec: InputSpec; value?: JsonValue }[];
   /** `[output]` (axe; shown only when declared). */
   output?: OutputSpec;
+  /** axe's fields beyond Go's that the sections above do not show, one line each (shown when any). */
+  more?: string[];
 }
 
 /**
@@ -81,6 +83,7 @@ export function renderDryRun(view: DryRunView): string {
     );
   }
   if (view.output !== undefined) section(lines, '--- Output ---', outputLines(view.output));
+  if (view.more !== undefined && view.more.length > 0) section(lines, '--- More ---', view.more);
   return `${lines.join('\n')}\n`;
 }
 

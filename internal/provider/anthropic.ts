@@ -55,6 +55,7 @@ export function toWire(request: ChatRequest): JsonObject {
     }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.thinkingBudget !== undefined) {
     body.thinking = { type: 'enabled', budget_tokens: request.thinkingBudget };
   }

@@ -47,6 +47,7 @@ export function toWire(request: ChatRequest): JsonObject {
   const inference: JsonObject = {};
   if (request.maxTokens !== undefined) inference.maxTokens = request.maxTokens;
   if (request.temperature !== undefined) inference.temperature = request.temperature;
+  if (request.topP !== undefined) inference.topP = request.topP;
   if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
   if (request.tools !== undefined && request.tools.length > 0) {
     body.toolConfig = {

@@ -47,6 +47,7 @@ export function toWire(request: ChatRequest): JsonObject {
   }
   const config: JsonObject = {};
   if (request.temperature !== undefined) config.temperature = request.temperature;
+  if (request.topP !== undefined) config.topP = request.topP;
   if (request.maxTokens !== undefined) config.maxOutputTokens = request.maxTokens;
   if (request.thinkingBudget !== undefined)
     config.thinkingConfig = { thinkingBudget: request.thinkingBudget };

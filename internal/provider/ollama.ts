@@ -33,6 +33,7 @@ export function toWire(request: ChatRequest): JsonObject {
   }
   const options: JsonObject = {};
   if (request.temperature !== undefined) options.temperature = request.temperature;
+  if (request.topP !== undefined) options.top_p = request.topP;
   if (request.maxTokens !== undefined) options.num_predict = request.maxTokens;
   if (Object.keys(options).length > 0) body.options = options;
   const format = request.responseFormat;

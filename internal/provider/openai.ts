@@ -35,6 +35,7 @@ export function toWire(request: ChatRequest): JsonObject {
     body.tools = functionToolsToWire(request.tools);
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.maxTokens !== undefined) body.max_completion_tokens = request.maxTokens;
   if (request.reasoningEffort !== undefined) body.reasoning_effort = request.reasoningEffort;
   if (request.responseFormat !== undefined)

@@ -42,6 +42,7 @@ export function toWire(request: ChatRequest): JsonObject {
     }));
   }
   if (request.temperature !== undefined) body.temperature = request.temperature;
+  if (request.topP !== undefined) body.top_p = request.topP;
   if (request.maxTokens !== undefined) body.max_output_tokens = request.maxTokens;
   if (request.reasoningEffort !== undefined) body.reasoning = { effort: request.reasoningEffort };
   if (request.responseFormat !== undefined) body.text = { format: formatToWire(request.responseFormat) };

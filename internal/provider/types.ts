@@ -68,6 +68,8 @@ export interface ChatRequest {
   /** Omitted or empty: no tools key on the wire at all. */
   tools?: readonly ToolSpec[];
   temperature?: number;
+  /** Nucleus sampling (`[params] top_p`), sent only when set. */
+  topP?: number;
   maxTokens?: number;
   responseFormat?: ResponseFormat;
   /** Anthropic / Gemini thinking budget in tokens (`[params] thinking_budget`). */

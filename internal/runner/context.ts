@@ -88,6 +88,11 @@ export interface RunContext {
     deadline: number | undefined;
     deadlineSeconds: number | undefined;
   };
+  /**
+   * `--workdir` was given: every `call_agent` child with no workdir of its own runs in its
+   * caller's (as a child of a Codex, Claude, Gemini or opencode file always does).
+   */
+  readonly workdirGiven: boolean;
   /** `--model`, `--skill`, `--workdir`: they apply to the top-level agent (depth 0) only. */
   readonly overrides: { model?: string; skill?: string; workdir?: string; artifactDir?: string };
   /** The files written into the run's artifact directory (run-wide). */

@@ -59,6 +59,8 @@ export interface ResolvedAgentRun {
   atMaxDepth: boolean;
   /** Its typed inputs' values, checked and of their declared types. */
   inputs: InputValues;
+  /** `query` with the inputs substituted: the start of its first user message. */
+  query?: string;
 }
 
 export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun> {
@@ -117,6 +119,9 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     delegates,
     atMaxDepth,
     inputs,
+    ...(spec.query !== undefined
+      ? { query: substituteInputs(spec.query, spec, inputs, { cwd: workdir }) }
+      : {}),
   };
 }
 

@@ -76,7 +76,7 @@ export async function runAgentSettled(
     if (api !== undefined) checkRequest(api, spec, ctx, resolved.model.model, tools.specs.length > 0);
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
-      messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
+      messages: firstMessages(ctx.prior, withQuery(resolved.query, input), provider, tools.specs.length > 0),
       background: delegation.background,
       promptCachingDefault: ctx.promptCachingDefault,
     });
@@ -189,6 +189,7 @@ function loopSetup(
       messages,
       ...(hasTools ? { tools: tools.specs } : {}),
       ...(params.temperature !== undefined ? { temperature: params.temperature } : {}),
+      ...(params.topP !== undefined ? { topP: params.topP } : {}),
       ...(params.maxTokens !== undefined ? { maxTokens: params.maxTokens } : {}),
       ...(params.responseFormat ? { responseFormat: params.responseFormat } : {}),
       ...(params.thinkingBudget !== undefined ? { thinkingBudget: params.thinkingBudget } : {}),
@@ -222,6 +223,12 @@ function firstMessages(
     return messages;
   }
   return forkedStart(prior.messages, input, { sameProvider: prior.provider === provider, hasTools });
+}
+
+/** The first user message of an agent with a `query`: the query, then the task or `-p` text. */
+function withQuery(query: string | undefined, input: string): string {
+  if (query === undefined || query === '') return input;
+  return input === '' ? query : `${query}\n\n${input}`;
 }
 
 async function remember(spec: AgentSpec, ctx: RunContext, file: string, input: string, answer: string) {

@@ -64,6 +64,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       inheritedAllowedHosts: [],
       inputs: request.inputs ?? {},
       readOnly: false,
+      workdirGiven: request.workdirOverride !== undefined,
       overrides: {
         ...(request.modelOverride !== undefined ? { model: request.modelOverride } : {}),
         ...(request.skillOverride !== undefined ? { skill: request.skillOverride } : {}),

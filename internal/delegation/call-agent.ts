@@ -20,7 +20,7 @@ import {
   withOverrides,
 } from './child.js';
 import { callsBefore } from './child-context.js';
-import { failedOutcome } from './outcome.js';
+import { failedOutcome, outcomeText } from './outcome.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 
@@ -201,7 +201,10 @@ function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | {
   return value;
 }
 
-/** Runs the named agent with the call's overrides; Go's text result, or the outcome as JSON. */
+/**
+ * Runs the named agent with the call's overrides; Go's text result (a TOML caller), the outcome as
+ * text (a caller in another system's format), or as JSON.
+ */
 async function runSubAgent(
   options: ParentRun,
   args: ValidArgs,
@@ -252,9 +255,12 @@ async function runSubAgent(
       ? toolFailure(prepared.error)
       : result.status === 'completed'
         ? { content: result.content, isError: false }
-        : result.stopped !== undefined
-          ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
-          : toolFailure(failure(args.agent, result));
+        : options.spec.format !== 'toml'
+          ? // A caller from another system's format reads the outcome: status, counts, files, partial work.
+            { content: outcomeText(result), isError: failedOutcome(result) }
+          : result.stopped !== undefined
+            ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
+            : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
 }
 

@@ -221,4 +221,24 @@ describe.concurrent('agent outcomes', () => {
     });
     expect(collected?.isError).toBe(false);
   });
+
+  it("call_agent from a Markdown caller leads with the outcome; a TOML caller keeps Go's text", async () => {
+    const { home, fake, run } = await seed();
+    home.file(
+      'agents/lead.md',
+      '---\nname: lead\ndescription: Leads\nmodel: anthropic/claude-test\nsub_agents: [worker, looper, sleeper, ghost]\n---\nROLE:lead\n',
+    );
+    const result = await run([]);
+    expect(result).toMatchObject({ code: 0, stdout: 'lead done' });
+    const results = fake.requests.filter((r) => roleOf(r) === 'lead').at(-1)?.toolResults ?? [];
+    expect(results.map((r) => [r.content.split('\n')[0], r.isError === true])).toEqual([
+      ['worker done', false],
+      ['Status: max_turns (agent exceeded maximum conversation turns (2))', false],
+      ['Status: timeout (timeout after 1s)', true],
+      [expect.stringMatching(/^call_agent error: failed to load agent "ghost"/), true],
+    ]);
+    expect(results[1]?.content).toBe(
+      'Status: max_turns (agent exceeded maximum conversation turns (2))\nTurns: 2, tool calls: 1',
+    );
+  });
 });

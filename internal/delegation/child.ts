@@ -62,6 +62,8 @@ export interface ChildRequest {
   prepared: { spec: AgentSpec } | { error: string };
   /** The task, as events show it. */
   task: string;
+  /** What the call is for in a few words (`call_agent`'s `description`), shown in events and the tree. */
+  description?: string;
   /** Its user message. */
   message: string;
   inputs: JsonObject;
@@ -133,6 +135,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       type: 'agent.start',
       model: model ? qualifiedModelName(model) : '',
       task: request.task,
+      ...(request.description !== undefined ? { description: request.description } : {}),
       callId: request.callId,
     });
     const where = { agent: request.agent, path: ctx.path, depth: ctx.depth };

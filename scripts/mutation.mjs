@@ -86,8 +86,8 @@ const MUTANTS = [
   // Outcomes callers read.
   {
     name: 'spawn_agents is an error when any task failed (not only when all did)',
-    find: "children.every((r) => r.status !== 'completed');",
-    replace: "children.some((r) => r.status !== 'completed');",
+    find: 'children.length === outcomes.length && children.every(failedOutcome);',
+    replace: 'children.length === outcomes.length && children.some(failedOutcome);',
     tests: ['test/run/spawn-agents.e2e.test.ts'],
   },
   {

@@ -1,5 +1,5 @@
 import { describeInput } from '../agent/inputs.js';
-import type { AgentSpec, SubAgentsConfig } from '../agent/spec.js';
+import type { AgentSpec, InputType, SubAgentsConfig } from '../agent/spec.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import type { RunContext } from '../runner/context.js';
@@ -20,6 +20,7 @@ import {
   withOverrides,
 } from './child.js';
 import { callsBefore } from './child-context.js';
+import { failedOutcome, outcomeText } from './outcome.js';
 
 const JSON_STATUSES = 'completed, budget_exceeded, timeout, max_turns, cancelled or error';
 
@@ -31,6 +32,7 @@ export function callAgentToolSpec(
   allowedAgents: readonly string[],
   config: Pick<SubAgentsConfig, 'resultFormat' | 'overrides' | 'background' | 'resume'>,
   subAgents: readonly AgentSpec[] = [],
+  beyondGo = false,
 ): ToolSpec {
   const list = allowedAgents.join(', ');
   const typed = subAgents.filter((agent) => agent.inputs.length > 0);
@@ -47,6 +49,7 @@ export function callAgentToolSpec(
         agent: { type: 'string', description: `Name of the sub-agent to invoke (must be one of: ${list})` },
         task: { type: 'string', description: 'What you need the sub-agent to do' },
         context: { type: 'string', description: 'Additional context from your conversation to pass along' },
+        ...(beyondGo ? DESCRIPTION_PARAMETER : {}),
         ...(typed.length > 0 ? { inputs: inputsParameter(typed) } : {}),
         ...(config.overrides ? overrideParameters("the agent's", 'this call') : {}),
         ...(config.background ? BACKGROUND_PARAMETER : {}),
@@ -55,6 +58,35 @@ export function callAgentToolSpec(
       required: ['agent', 'task'],
     },
   };
+}
+
+/** Offered to every caller but a Go-only file: shown in the live tree and the events. */
+const DESCRIPTION_PARAMETER: JsonObject = {
+  description: {
+    type: 'string',
+    description: 'A few words on what this call is for (3-5 words), shown to the person watching the run',
+  },
+};
+
+/**
+ * Whether a caller reaches beyond Go axe: any format but TOML, or a TOML file that uses axe's own
+ * sub-agent fields. Only such a caller gets what Go's `call_agent` does not have (a `description`
+ * argument, the available agents in an error), so a Go-only file keeps Go's requests.
+ */
+export function beyondGo(spec: AgentSpec): boolean {
+  const config = spec.subAgentsConfig;
+  return (
+    spec.format !== 'toml' ||
+    config.overrides ||
+    config.background ||
+    config.resume ||
+    config.askParent ||
+    config.spawn ||
+    config.delegate ||
+    config.resultFormat === 'json' ||
+    spec.output !== undefined ||
+    spec.inputs.length > 0
+  );
 }
 
 /** `[sub_agents_config] resume = true`. */
@@ -75,14 +107,37 @@ const BACKGROUND_PARAMETER: JsonObject = {
   },
 };
 
-/** `inputs`, offered only when a sub-agent declares typed inputs: what each one takes. */
+/**
+ * `inputs`, offered only when a sub-agent declares typed inputs: what each one takes, and each
+ * input's JSON type (a name two agents declare with different types is left untyped).
+ */
 function inputsParameter(agents: readonly AgentSpec[]): JsonObject {
   const each = agents.map((agent) => `${agent.name}: ${agent.inputs.map(describeInput).join('; ')}`);
+  const properties: JsonObject = {};
+  const clashing = new Set<string>();
+  for (const input of agents.flatMap((agent) => agent.inputs)) {
+    const type = INPUT_JSON_TYPES[input.type];
+    const earlier = properties[input.name];
+    if (earlier !== undefined && JSON.stringify(earlier) !== JSON.stringify(type)) clashing.add(input.name);
+    else properties[input.name] = type;
+  }
+  for (const name of clashing) delete properties[name];
   return {
     type: 'object',
     description: `Typed inputs of the agent called, by name. ${each.join('. ')}.`,
+    properties,
   };
 }
+
+/** Each input type as a JSON Schema. */
+const INPUT_JSON_TYPES: Readonly<Record<InputType, JsonObject>> = {
+  string: { type: 'string' },
+  number: { type: 'number' },
+  integer: { type: 'integer' },
+  boolean: { type: 'boolean' },
+  'string[]': { type: 'array', items: { type: 'string' } },
+  'number[]': { type: 'array', items: { type: 'number' } },
+};
 
 /** The sub-agent's user message: `Task: <task>`, plus `\n\nContext:\n<context>` when given. */
 export function subAgentUserMessage(task: string, context?: string): string {
@@ -117,6 +172,7 @@ type ValidArgs = {
   agent: string;
   task: string;
   context?: string;
+  description?: string;
   inputs?: JsonObject;
   overrides: CallOverrides;
   background: boolean;
@@ -142,8 +198,14 @@ function validateArgs(args: JsonObject, options: ParentRun): ValidArgs | { error
   if (inputs !== undefined && inputs !== null && !isObject(inputs)) {
     return { error: 'call_agent error: "inputs" argument must be an object' };
   }
+  const extras = beyondGo(options.spec);
   if (!options.spec.subAgents.includes(agent)) {
-    return { error: `call_agent error: agent "${agent}" is not in this agent's sub_agents list` };
+    const available = extras ? ` (available: ${options.spec.subAgents.join(', ')})` : '';
+    return { error: `call_agent error: agent "${agent}" is not in this agent's sub_agents list${available}` };
+  }
+  const description = extras ? args.description : undefined;
+  if (description !== undefined && description !== null && typeof description !== 'string') {
+    return { error: 'call_agent error: "description" argument must be a string' };
   }
   const { ctx } = options;
   // No depth check here: at the max depth call_agent is not among the agent's tools, so a call to
@@ -162,6 +224,9 @@ function validateArgs(args: JsonObject, options: ParentRun): ValidArgs | { error
     agent,
     task,
     ...(typeof context === 'string' ? { context } : {}),
+    ...(typeof description === 'string' && description.trim() !== ''
+      ? { description: description.trim() }
+      : {}),
     ...(isObject(inputs) ? { inputs } : {}),
     overrides,
     background: background === true,
@@ -200,7 +265,10 @@ function requiredStringArg(args: JsonObject, name: 'agent' | 'task'): string | {
   return value;
 }
 
-/** Runs the named agent with the call's overrides; Go's text result, or the outcome as JSON. */
+/**
+ * Runs the named agent with the call's overrides; Go's text result (a TOML caller), the outcome as
+ * text (a caller in another system's format), or as JSON.
+ */
 async function runSubAgent(
   options: ParentRun,
   args: ValidArgs,
@@ -225,6 +293,7 @@ async function runSubAgent(
     step,
     prepared,
     task: args.task,
+    ...(args.description !== undefined ? { description: args.description } : {}),
     message: subAgentUserMessage(args.task, args.context),
     inputs: args.inputs ?? {},
     overrides: args.overrides,
@@ -251,9 +320,12 @@ async function runSubAgent(
       ? toolFailure(prepared.error)
       : result.status === 'completed'
         ? { content: result.content, isError: false }
-        : result.stopped !== undefined
-          ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
-          : toolFailure(failure(args.agent, result));
+        : options.spec.format !== 'toml'
+          ? // A caller from another system's format reads the outcome: status, counts, files, partial work.
+            { content: outcomeText(result), isError: failedOutcome(result) }
+          : result.stopped !== undefined
+            ? { content: `${result.content}\n\n[stopped: ${result.stopped}]`.trimStart(), isError: false }
+            : toolFailure(failure(args.agent, result));
   return { output, children: [result] };
 }
 
@@ -268,7 +340,10 @@ function inCallerWorkdir(spec: AgentSpec, parent: ParentRun): AgentSpec {
   return { ...spec, workdir: parent.workdir };
 }
 
-/** `result_format = "json"`: the child's outcome as one object; an error unless it completed. */
+/**
+ * `result_format = "json"` (and background results): the child's outcome as one object, status
+ * first; an error unless it completed or its own limit stopped it with partial work.
+ */
 export function jsonResult(result: AgentRunResult): ToolOutput {
   const tree = treeUsage(result);
   const outcome = {
@@ -284,7 +359,7 @@ export function jsonResult(result: AgentRunResult): ToolOutput {
     // The parent model reads this: an error that echoed a key must not hand it over.
     ...(result.error !== undefined ? { error: maskSecrets(result.error) } : {}),
   };
-  return { content: JSON.stringify(outcome), isError: result.status !== 'completed' };
+  return { content: JSON.stringify(outcome), isError: failedOutcome(result) };
 }
 
 /** A failed sub-agent's tool result, as Go axe words it: `Error: sub-agent "<name>" failed - <description>. You may retry or proceed without this result.` */

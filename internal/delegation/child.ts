@@ -1,3 +1,4 @@
+import { DELEGATED_DEFAULTS } from '../agent/delegated-limits.js';
 import { AgentFileError } from '../agent/load.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
@@ -64,6 +65,8 @@ export interface ChildRequest {
   prepared: { spec: AgentSpec } | { error: string };
   /** The task, as events show it. */
   task: string;
+  /** What the call is for in a few words (`call_agent`'s `description`), shown in events and the tree. */
+  description?: string;
   /** Its user message. */
   message: string;
   inputs: JsonObject;
@@ -78,11 +81,17 @@ export interface ChildRequest {
   background?: boolean;
   /** A worker: the tools it may use at most (its caller's own), whatever its task's `tools` say. */
   onlyTools?: readonly string[];
+  /**
+   * Delegated work (a `spawn_agents` worker, a `delegate_task` sub-task): a limit that nothing
+   * else sets takes its default (`DELEGATED_DEFAULTS`).
+   */
+  delegated?: boolean;
 }
 
 /**
  * Runs one child to its outcome; never throws. Its limits: the smallest of its own, the parent's
- * `[sub_agents_config]` defaults and the call's, nested in the parent's; its timeout likewise.
+ * `[sub_agents_config]` defaults and the call's (tool calls and turns its own, tokens nested in the
+ * parent's); its timeout likewise.
  */
 export async function startChild(parent: ParentRun, request: ChildRequest): Promise<AgentRunResult> {
   const turn = childStarts.turn();
@@ -92,18 +101,29 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
   const prepared = backgroundTier(request);
   const own = 'spec' in prepared ? prepared.spec.budget : {};
   const defaults = parent.spec.subAgentsConfig;
+  const fallback = request.delegated ? DELEGATED_DEFAULTS : undefined;
+  const timeout = shorterTimeout(defaults.timeout, own.timeout);
+  const toolCalls = smallest(
+    'maxToolCalls',
+    own.maxToolCalls,
+    defaults.childMaxToolCalls,
+    overrides.maxToolCalls,
+  );
+  const tokens = smallest('maxTokens', defaults.childMaxTokens);
   const child = childContext(parent.ctx, {
     agent: request.agent,
     step: request.step,
-    timeoutSeconds: shorterTimeout(defaults.timeout, own.timeout),
+    timeoutSeconds: timeout > 0 ? timeout : (fallback?.timeoutSeconds ?? 0),
     parentModel: parent.model,
     parentAllowedHosts: effectiveAllowedHosts(parent.spec, parent.ctx),
     inputs: request.inputs,
     // A child's own `[budget] max_tokens` stays unread, as in Go axe: the caller caps tokens.
     limits: parent.ctx.limits.child({
-      ...smallest('maxToolCalls', own.maxToolCalls, defaults.childMaxToolCalls, overrides.maxToolCalls),
+      ...(toolCalls.maxToolCalls === undefined && fallback
+        ? { maxToolCalls: fallback.maxToolCalls }
+        : toolCalls),
       ...smallest('maxTurns', own.maxTurns, defaults.childMaxTurns),
-      ...smallest('maxTokens', defaults.childMaxTokens),
+      ...(tokens.maxTokens === undefined && fallback ? { maxTokens: fallback.maxTokens } : tokens),
     }),
     readOnly: parent.ctx.readOnly || parent.spec.readOnly || overrides.readOnly === true,
     stream: parent.ctx.stream && childStreams(request),
@@ -127,6 +147,7 @@ export async function startChild(parent: ParentRun, request: ChildRequest): Prom
       type: 'agent.start',
       model: model ? qualifiedModelName(model) : '',
       task: request.task,
+      ...(request.description !== undefined ? { description: request.description } : {}),
       callId: request.callId,
     });
     const where = { agent: request.agent, path: ctx.path, depth: ctx.depth };

@@ -1,19 +1,29 @@
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue, Message, ToolCall, ToolSpec } from '../provider/types.js';
 import type { ExecutedCall, ToolHandler } from '../runner/loop.js';
-import { failureReason, toolFailure } from '../runner/result.js';
+import { toolFailure } from '../runner/result.js';
 import type { AgentRunResult } from '../runner/types.js';
 import { DELEGATE_TASK_TOOL_NAME } from '../tools/types.js';
 import { subAgentUserMessage } from './call-agent.js';
-import { loadSpec, type ParentRun, startChild, withOverrides, workerSpec, workerTools } from './child.js';
+import {
+  type CallOverrides,
+  loadSpec,
+  type ParentRun,
+  startChild,
+  withOverrides,
+  workerSpec,
+  workerTools,
+} from './child.js';
 import { callsBefore } from './child-context.js';
+import { failedOutcome, outcomeText } from './outcome.js';
 
 /**
  * `delegate_task` (`[sub_agents_config] delegate = true`: an orchestrator's plan run as a graph): a
  * plan of sub-tasks, each by a named sub-agent or a worker (a copy of the caller), with
  * dependencies. Checked whole before anything runs; then every sub-task starts as soon as its
  * prerequisites have completed, with their results in its message; one whose prerequisite failed
- * is skipped, independent branches go on. The result is one report, in sub-task order.
+ * is skipped, independent branches go on. `mode: "sequential"` is the chain where each sub-task
+ * depends on all before it. The result is one report, in sub-task order.
  */
 export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: number): ToolSpec {
   const named: JsonObject =
@@ -32,6 +42,12 @@ export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: 
       type: 'object',
       properties: {
         plan: { type: 'string', description: 'High-level description of the overall goal' },
+        mode: {
+          type: 'string',
+          enum: ['graph', 'sequential'],
+          description:
+            'graph (default): by depends_on, independent sub-tasks in parallel. sequential: one after another in order, each receiving the results of all before it, stopping at the first that does not complete (the rest are skipped); no depends_on',
+        },
         subtasks: {
           type: 'array',
           minItems: 1,
@@ -42,6 +58,11 @@ export function delegateTaskToolSpec(subAgents: readonly string[], maxSubtasks: 
               task: { type: 'string', description: 'Task description' },
               scope: { type: 'string', description: 'Focus directory or file' },
               ...named,
+              max_tool_calls: {
+                type: 'integer',
+                minimum: 1,
+                description: 'Most tool calls for this sub-task (default: its own limit, else 15)',
+              },
               depends_on: {
                 type: 'array',
                 items: { type: 'integer', minimum: 0 },
@@ -62,9 +83,15 @@ interface Subtask {
   scope?: string;
   agent?: string;
   dependsOn: number[];
+  overrides: CallOverrides;
 }
 
+/** A sub-task's outcome: its run, or the sub-task whose failure skipped it. */
 type Outcome = { result: AgentRunResult } | { skipped: number };
+
+function skipReason(failed: number): string {
+  return `sub-task ${failed} did not complete`;
+}
 
 /** The handler of `delegate_task` for one agent run; never throws. */
 export function delegateTaskHandler(parent: ParentRun): ToolHandler {
@@ -92,9 +119,10 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
         task: subtask.task,
         message: subAgentUserMessage(subtask.task, context(subtask, before, plan.subtasks)),
         inputs: subtask.agent ? {} : { ...parent.ctx.inputs },
-        overrides: {},
+        overrides: subtask.overrides,
         history,
         callId: call.id,
+        delegated: true,
         ...(subtask.agent ? {} : workerOnly),
       });
       return { result };
@@ -108,7 +136,7 @@ export function delegateTaskHandler(parent: ParentRun): ToolHandler {
     return {
       output: {
         content: report(plan.plan, plan.subtasks, settled),
-        isError: children.every((child) => child.status !== 'completed'),
+        isError: children.every(failedOutcome),
       },
       children,
     };
@@ -126,19 +154,31 @@ function context(subtask: Subtask, before: Outcome[], all: Subtask[]): string | 
   return parts.length > 0 ? parts.join('\n\n') : undefined;
 }
 
-/** `Plan: …`, then each sub-task with its status and result (or why it did not run), in order. */
+/**
+ * `Status: …` of the whole plan, `Plan: …`, then each sub-task with its outcome (status first;
+ * counts, files and partial work when it did not complete) or why it did not run, in order.
+ */
 function report(plan: string, subtasks: Subtask[], outcomes: Outcome[]): string {
   const sections = outcomes.map((outcome, i) => {
     const head = `## Sub-task ${i}: ${subtasks[i]?.task}`;
-    if (!('result' in outcome))
-      return `${head}\nStatus: skipped (sub-task ${outcome.skipped} did not complete)`;
-    const { result } = outcome;
-    if (result.status === 'completed') return `${head}\nStatus: completed\n\n${result.content}`;
-    const why = failureReason(result);
-    const partial = result.content === '' ? '' : `\n\n${result.content}`;
-    return `${head}\nStatus: ${result.status} (${why})${partial}`;
+    if (!('result' in outcome)) return `${head}\nStatus: skipped (${skipReason(outcome.skipped)})`;
+    return `${head}\n${outcomeText(outcome.result)}`;
   });
-  return [`Plan: ${plan}`, ...sections].join('\n\n');
+  return [planStatus(outcomes), `Plan: ${plan}`, ...sections].join('\n\n');
+}
+
+/** `Status: 2 of 3 sub-tasks completed (1 budget_exceeded)`: the plan's outcome in one line. */
+function planStatus(outcomes: Outcome[]): string {
+  const counts = new Map<string, number>();
+  for (const outcome of outcomes) {
+    const status = 'result' in outcome ? outcome.result.status : 'skipped';
+    counts.set(status, (counts.get(status) ?? 0) + 1);
+  }
+  const completed = counts.get('completed') ?? 0;
+  counts.delete('completed');
+  const others = [...counts].map(([status, n]) => `${n} ${status}`).join(', ');
+  const line = `Status: ${completed} of ${outcomes.length} sub-tasks completed`;
+  return others === '' ? line : `${line} (${others})`;
 }
 
 /** The whole plan checked before any sub-task runs: one error fails the call, with nothing run. */
@@ -149,6 +189,8 @@ function checkPlan(
   const fail = (message: string) => ({ error: `${DELEGATE_TASK_TOOL_NAME} error: ${message}` });
   const { plan, subtasks } = args;
   if (typeof plan !== 'string' || plan.trim() === '') return fail('"plan" is required');
+  const mode = args.mode === undefined || args.mode === null || args.mode === '' ? 'graph' : args.mode;
+  if (mode !== 'graph' && mode !== 'sequential') return fail('"mode" must be "graph" or "sequential"');
   if (!Array.isArray(subtasks) || subtasks.length === 0) return fail('"subtasks" must be a non-empty list');
   const { maxSubtasks } = parent.spec.subAgentsConfig;
   if (subtasks.length > maxSubtasks)
@@ -161,11 +203,20 @@ function checkPlan(
     if (typeof task !== 'string' || task.trim() === '') return fail(`${where}.task is required`);
     if (scope !== undefined && scope !== null && typeof scope !== 'string')
       return fail(`${where}.scope must be a string`);
+    const most = raw.max_tool_calls ?? undefined;
+    if (most !== undefined && (typeof most !== 'number' || !Number.isInteger(most) || most < 1))
+      return fail(`${where}.max_tool_calls must be a whole number of at least 1`);
+    const limit: CallOverrides = most === undefined ? {} : { maxToolCalls: most };
     const named = agent === undefined || agent === null || agent === '' ? undefined : agent;
     if (named !== undefined && (typeof named !== 'string' || !parent.spec.subAgents.includes(named))) {
       return fail(`${where}.agent ${JSON.stringify(named)} is not in this agent's sub_agents list`);
     }
-    const dependsOn = indices(raw.depends_on);
+    if (mode === 'sequential' && raw.depends_on !== undefined && raw.depends_on !== null) {
+      return fail(`${where}.depends_on is for mode "graph": sequential sub-tasks run in their order`);
+    }
+    // Sequential: each depends on every sub-task before it — runs after them, reads their
+    // results, and is skipped once one of them did not complete.
+    const dependsOn = mode === 'sequential' ? [...Array(index).keys()] : indices(raw.depends_on);
     if (dependsOn === undefined)
       return fail(`${where}.depends_on must be a sub-task index or a list of them`);
     const bad = dependsOn.find((j) => j >= subtasks.length || j === index);
@@ -178,6 +229,7 @@ function checkPlan(
       ...(typeof scope === 'string' && scope !== '' ? { scope } : {}),
       ...(named !== undefined ? { agent: named } : {}),
       dependsOn,
+      overrides: limit,
     });
   }
   const cycle = findCycle(checked);

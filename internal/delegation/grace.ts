@@ -31,6 +31,11 @@ export async function graceTurn(
   const history = resolvedHistory(state.messages);
   const messages: Message[] = submit ? history : withoutToolBlocks(history);
   const ask = graceMessage(stoppedBy, submit !== undefined);
+  emitEvent(ctx, setup.agent, { type: 'grace.start', reason: stoppedBy, seconds });
+  const answered = (yes: boolean): boolean => {
+    emitEvent(ctx, setup.agent, { type: 'grace.end', answered: yes });
+    return yes;
+  };
   appendText(messages, 'user', ask);
   emitEvent(ctx, setup.agent, { type: 'message', message: { role: 'user', content: ask } });
   const { content, output } = state;
@@ -46,7 +51,7 @@ export async function graceTurn(
       },
       state,
     );
-    if (state.output !== undefined || state.content.trim() !== '') return true;
+    if (state.output !== undefined || state.content.trim() !== '') return answered(true);
   } catch {
     // The last chance was not taken: the run keeps how it stopped.
   } finally {
@@ -54,7 +59,7 @@ export async function graceTurn(
   }
   state.content = content;
   if (output === undefined) delete state.output;
-  return false;
+  return answered(false);
 }
 
 /**

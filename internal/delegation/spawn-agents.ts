@@ -17,6 +17,7 @@ import {
   workerTools,
 } from './child.js';
 import { callsBefore } from './child-context.js';
+import { failedOutcome, outcomeFields } from './outcome.js';
 
 /**
  * `spawn_agents` (`[sub_agents_config] spawn = true`): a list of tasks, each run by a worker — a
@@ -98,6 +99,7 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
             overrides: task.overrides,
             history,
             callId: call.id,
+            delegated: true,
             ...onlyTools,
             ...(task.background && background ? { background: true } : {}),
           });
@@ -108,21 +110,24 @@ export function spawnAgentsHandler(parent: ParentRun): ToolHandler {
     );
     const aggregate = {
       sub_agent_results: outcomes.map((result, index) => ({
+        status: 'launched' in result ? 'async_launched' : result.status,
         agent_id: 'launched' in result ? result.launched : result.path,
         task: tasks[index]?.task ?? '',
         outcome: 'launched' in result ? { async_launched: {} } : outcome(result),
+        ...('launched' in result ? {} : outcomeFields(result)),
       })),
     };
     const children = outcomes.filter((r): r is AgentRunResult => !('launched' in r));
     const failed =
-      children.length > 0 &&
-      children.length === outcomes.length &&
-      children.every((r) => r.status !== 'completed');
+      children.length > 0 && children.length === outcomes.length && children.every(failedOutcome);
     return { output: { content: JSON.stringify(aggregate), isError: failed }, children };
   };
 }
 
-/** A task's outcome as the tool reports it: the result, or the error with its kind (the run's status). */
+/**
+ * A task's outcome as the tool reports it: the result, or the error with its kind (the run's
+ * status); what a task that did not complete got done is beside it (`outcomeFields`).
+ */
 function outcome(result: AgentRunResult): JsonObject {
   if (result.status === 'completed') return { success: { result: result.output ?? result.content } };
   return { failure: { error: failureReason(result), error_kind: result.status } };

@@ -1,3 +1,4 @@
+import { delegatedLimits } from '../agent/delegated-limits.js';
 import { describeInput } from '../agent/inputs.js';
 import type { InputSpec, McpServerSpec, OutputSpec, SubAgentsConfig } from '../agent/spec.js';
 import type { JsonValue } from '../provider/types.js';
@@ -69,6 +70,8 @@ export function renderDryRun(view: DryRunView): string {
     view.mcpServers.length > 0 ? view.mcpServers.map(describeMcpServer) : ['(none)'],
   );
   section(lines, '--- Sub-Agents ---', subAgentLines(view));
+  const delegated = delegatedLines(view.subAgentsConfig);
+  if (delegated.length > 0) section(lines, '--- Delegated Work ---', delegated);
   if (view.inputs !== undefined && view.inputs.length > 0) {
     section(
       lines,
@@ -101,6 +104,20 @@ function describeMcpServer(server: McpServerSpec): string {
     return `${server.name}: ${[server.command, ...redactArgs(server.args)].join(' ')} (stdio)`;
   }
   return `${server.name}: ${redactUrl(server.url)} (${server.transport})`;
+}
+
+/**
+ * (axe) The tools that hand work to copies of the agent or a plan's sub-agents, and the limits each
+ * of their children gets when neither its own file nor the call sets them.
+ */
+function delegatedLines(config: SubAgentsConfig): string[] {
+  const tools = [config.spawn ? 'spawn_agents' : '', config.delegate ? 'delegate_task' : ''].filter(Boolean);
+  if (tools.length === 0) return [];
+  const limits = delegatedLimits(config);
+  return [
+    tools.join(', '),
+    `Each child without limits of its own or from the call: ${limits.maxToolCalls} tool calls, ${limits.maxTokens} tokens, ${limits.timeoutSeconds}s`,
+  ];
 }
 
 function subAgentLines(view: DryRunView): string[] {

@@ -104,11 +104,15 @@ function latestLine(text: string | undefined): string {
   return '';
 }
 
-/** The agent's name, with its call number when it has one: `worker #3`, `spawner #1.2`. */
+/**
+ * The agent's name, with its call number when it has one (`worker #3`, `spawner #1.2`) and what
+ * the call is for when its caller said (`reviewer #2: check the tests`).
+ */
 function label(node: RecordedAgent): string {
   const { step } = splitPath(node.path);
   const number = step?.slice(step.indexOf('#') + 1);
-  return number === undefined ? node.agent : `${node.agent} #${number}`;
+  const name = number === undefined ? node.agent : `${node.agent} #${number}`;
+  return node.description !== undefined ? `${name}: ${node.description}` : name;
 }
 
 function groupRow(nodes: readonly RecordedAgent[], depth: number): Row {

@@ -121,6 +121,8 @@ export interface RecordedAgent {
   /** The caller's tool call that started it. */
   callId?: string;
   task: string;
+  /** What the call is for in a few words, when its caller said (`call_agent`'s `description`). */
+  description?: string;
   model: string;
   status: RecordStatus;
   /** Epoch ms. */

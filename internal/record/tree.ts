@@ -23,6 +23,7 @@ export class TreeBuilder {
       case 'agent.start':
         node.model = event.model;
         node.task = event.task;
+        if (event.description !== undefined) node.description = event.description;
         node.startedAt = event.time;
         if (event.callId !== undefined) node.callId = event.callId;
         break;

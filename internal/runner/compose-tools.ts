@@ -4,7 +4,13 @@ import type { OpenArtifactDir } from '../artifacts/artifacts.js';
 import { gatedHandler, type ParentApprover, parentApprover } from '../delegation/approval.js';
 import { ASK_PARENT_TOOL_SPEC, askParentHandler, parentAnswerer } from '../delegation/ask-parent.js';
 import { BackgroundChildren, TASK_OUTPUT_TOOL_SPEC, taskOutputHandler } from '../delegation/background.js';
-import { callAgentHandler, callAgentToolSpec, jsonResult, loadSubAgents } from '../delegation/call-agent.js';
+import {
+  beyondGo,
+  callAgentHandler,
+  callAgentToolSpec,
+  jsonResult,
+  loadSubAgents,
+} from '../delegation/call-agent.js';
 import type { ParentRun, RunSettled } from '../delegation/child.js';
 import { childConnections } from '../delegation/child-connections.js';
 import { delegateTaskHandler, delegateTaskToolSpec } from '../delegation/delegate-task.js';
@@ -169,7 +175,7 @@ export async function composeTools(
   };
   const callable = (await subAgents) ?? [];
   if (resolved.callsAgents && offers(CALL_AGENT_TOOL_NAME, true)) {
-    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, callable));
+    specs.push(callAgentToolSpec(spec.subAgents, spec.subAgentsConfig, callable, beyondGo(spec)));
     handlers.set(CALL_AGENT_TOOL_NAME, callAgentHandler(parent));
   }
   if (resolved.spawns && offers(SPAWN_AGENTS_TOOL_NAME, true)) {

@@ -19,7 +19,14 @@ export type AgentStatus = 'completed' | 'budget_exceeded' | 'timeout' | 'max_tur
 
 export type RunEventBody =
   /** `callId`: the caller's tool call that started it (absent for the top-level agent). */
-  | { type: 'agent.start'; model: string; task: string; callId?: string }
+  | {
+      type: 'agent.start';
+      model: string;
+      task: string;
+      /** What the call is for in a few words (`call_agent`'s `description`). */
+      description?: string;
+      callId?: string;
+    }
   /** An agent resolved and its tools built, just before its first model call (Go's verbose block). */
   | {
       type: 'agent.ready';
@@ -77,6 +84,10 @@ export type RunEventBody =
   | { type: 'retry'; attempt: number; delayMs: number; reason: string }
   | { type: 'mcp'; server: string; message: string }
   | { type: 'warning'; message: string }
+  /** A sub-agent stopped by its timeout or turn limit gets one last turn of `seconds`… */
+  | { type: 'grace.start'; reason: 'timeout' | 'max_turns'; seconds: number }
+  /** …and answered in it (the run completes) or not (it keeps how it stopped). */
+  | { type: 'grace.end'; answered: boolean }
   /** A plain line for the user on stderr (Go axe's `artifacts preserved: <dir>`). */
   | { type: 'notice'; message: string };
 

@@ -2,8 +2,10 @@ import { AxeError, ExitCode } from '../errors.js';
 
 /**
  * An agent run's own limits (`[budget] max_tool_calls` / `max_turns`, a parent's
- * `[sub_agents_config]` defaults), nested: a child's tool calls and tokens also count in every
- * enclosing scope, so a child can never spend more than what its ancestors have left.
+ * `[sub_agents_config]` defaults). Tool calls and turns are the agent's own: a child's calls do
+ * not count against its parent's `max_tool_calls`, and a parent's limit does not cut its children
+ * (each has its own). Tokens nest: a child's tokens also count in every enclosing scope that caps
+ * them, so a delegated task's `max_tokens` covers the agents it starts in turn.
  */
 export class LimitScope {
   private toolCalls = 0;
@@ -14,15 +16,15 @@ export class LimitScope {
     private readonly parent?: LimitScope,
   ) {}
 
-  /** A child scope: its own limits, within this one's remainder. */
+  /** A child scope: its own limits; its tokens also count in this one. */
   child(limits: LimitScope['limits']): LimitScope {
     return new LimitScope(limits, this);
   }
 
-  /** Takes one tool call from this scope and every enclosing one; false when any has none left. */
+  /** Takes one of this agent's own tool calls; false when it has none left. */
   takeToolCall(): boolean {
     if (this.stop('toolCalls')) return false;
-    for (let scope: LimitScope | undefined = this; scope; scope = scope.parent) scope.toolCalls++;
+    this.toolCalls++;
     return true;
   }
 
@@ -32,15 +34,22 @@ export class LimitScope {
 
   /** Why no further tool call (`toolCalls`) or model call (`tokens`) may start, when one cannot. */
   stop(what: 'toolCalls' | 'tokens'): LimitReachedError | undefined {
+    if (what === 'toolCalls') return this.spent('toolCalls', this.limits.maxToolCalls, this.toolCalls);
     for (let scope: LimitScope | undefined = this; scope; scope = scope.parent) {
-      const limit = what === 'toolCalls' ? scope.limits.maxToolCalls : scope.limits.maxTokens;
-      const used = what === 'toolCalls' ? scope.toolCalls : scope.tokens;
-      if (limit !== undefined && used >= limit) {
-        const unit = what === 'toolCalls' ? 'tool calls' : 'tokens';
-        return new LimitReachedError('budget_exceeded', `budget exceeded — ${used} of ${limit} ${unit}`);
-      }
+      const spent = this.spent('tokens', scope.limits.maxTokens, scope.tokens);
+      if (spent) return spent;
     }
     return undefined;
+  }
+
+  private spent(
+    what: 'toolCalls' | 'tokens',
+    limit: number | undefined,
+    used: number,
+  ): LimitReachedError | undefined {
+    if (limit === undefined || used < limit) return undefined;
+    const unit = what === 'toolCalls' ? 'tool calls' : 'tokens';
+    return new LimitReachedError('budget_exceeded', `budget exceeded — ${used} of ${limit} ${unit}`);
   }
 }
 

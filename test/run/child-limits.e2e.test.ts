@@ -162,6 +162,101 @@ describe.concurrent('per-child limits', () => {
     expect(dry.stdout).toContain('\nTimeout:  1s\n');
   });
 
+  it("a parent's max_tool_calls counts its own calls: a child's calls neither count nor are cut by it", async () => {
+    const { home, fake } = await setup();
+    const workdir = home.root;
+    home.agent(
+      'worker',
+      agentToml('worker', { extra: [`workdir = "${workdir}"`, 'tools = ["list_directory"]'] }),
+    );
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        extra: [
+          `workdir = "${workdir}"`,
+          'tools = ["list_directory"]',
+          'sub_agents = ["worker"]',
+          '[budget]',
+          'max_tool_calls = 2',
+        ],
+      }),
+    );
+    const list = { name: 'list_directory', arguments: { path: '.' } };
+    fake.respond((request) => {
+      const done = request.toolResults.length;
+      if (roleOf(request) === 'worker') return done < 3 ? { toolCalls: [list] } : { text: 'worker done' };
+      // The lead: one call_agent, then one list_directory (its two calls), then its answer.
+      return done === 0
+        ? { toolCalls: [callAgent('worker', 'list thrice')] }
+        : done === 1
+          ? { toolCalls: [list] }
+          : { text: 'lead done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const envelope = JSON.parse(result.stdout) as { content: string; tool_calls: number; agents: Node[] };
+    expect(envelope.content).toBe('lead done');
+    expect(envelope.tool_calls).toBe(2);
+    expect(envelope.agents.map((n) => [n.agent, n.status, n.tool_calls])).toEqual([
+      ['worker', 'completed', 3],
+    ]);
+  });
+
+  it("delegated work without limits gets the defaults (15 tool calls); a task's max_tool_calls and [sub_agents_config] override them; --dry-run shows them", async () => {
+    const { home, fake } = await setup();
+    const lead = (config: string[]) =>
+      home.agent(
+        'lead',
+        agentToml('lead', {
+          extra: [`workdir = "${home.root}"`, 'tools = ["list_directory"]'],
+          subAgentsConfig: ['spawn = true', 'delegate = true', ...config],
+        }),
+      );
+    lead([]);
+    const isWorker = (r: RecordedRequest) => r.lastUserText.includes('job ');
+    const calls = [
+      {
+        name: 'spawn_agents',
+        arguments: { tasks: [{ task: 'job plain' }, { task: 'job wide', max_tool_calls: 20 }] },
+      },
+      {
+        name: 'delegate_task',
+        arguments: { plan: 'p', subtasks: [{ task: 'job step' }, { task: 'job short', max_tool_calls: 2 }] },
+      },
+    ];
+    fake.respond((request) => {
+      if (isWorker(request)) return busy(request);
+      const call = calls[request.toolResults.length];
+      return call ? { toolCalls: [call] } : { text: 'lead done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const tree = (JSON.parse(result.stdout) as { agents: Node[] }).agents;
+    expect(tree.map((n) => [n.status, n.tool_calls])).toEqual([
+      ['budget_exceeded', 15],
+      ['budget_exceeded', 20],
+      ['budget_exceeded', 15],
+      ['budget_exceeded', 2],
+    ]);
+    const dry = async () =>
+      (
+        await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '--dry-run'], {
+          env: home.env(fake.url),
+        })
+      ).stdout;
+    expect(await dry()).toContain(
+      '--- Delegated Work ---\nspawn_agents, delegate_task\nEach child without limits of its own or from the call: 15 tool calls, 200000 tokens, 300s\n',
+    );
+    lead(['max_tool_calls = 4', 'timeout = 30']);
+    expect(await dry()).toContain(
+      'Each child without limits of its own or from the call: 4 tool calls, 200000 tokens, 30s\n',
+    );
+  });
+
   it('at the top level an own limit is a non-zero exit: 4 for tool calls; nonsense limits are refused at load', async () => {
     const { home, fake } = await setup();
     home.agent(

@@ -108,10 +108,20 @@ describe.concurrent('Codex definitions', () => {
         ? { toolCalls: [{ name: 'call_agent', arguments: { agent: 'looper', task: 'list forever' } }] }
         : { text: `lead got ${request.toolResults[0]?.content}` };
     });
-    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
-      env: home.env(fake.url),
-    });
+    const result = await runAxe(
+      ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json', '--events', '-'],
+      { env: home.env(fake.url) },
+    );
     expect(result.code).toBe(0);
+    // The grace turn is told in the events, with what stopped the agent and whether it answered.
+    const grace = result.stderr
+      .split('\n')
+      .filter((line) => line.includes('"type":"grace.'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(grace).toMatchObject([
+      { type: 'grace.start', agent: 'looper', reason: 'max_turns', seconds: 5 },
+      { type: 'grace.end', agent: 'looper', answered: true },
+    ]);
     const looper = fake.requests.filter((r) => roleOf(r) === 'looper');
     // Three turns of its own, then the grace turn.
     expect(looper).toHaveLength(4);

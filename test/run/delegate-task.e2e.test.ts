@@ -72,6 +72,7 @@ describe.concurrent('delegate_task', () => {
     );
     expect(report?.content).toBe(
       [
+        'Status: 4 of 4 sub-tasks completed',
         'Plan: Diamond',
         '## Sub-task 0: base\nStatus: completed\n\nresult of base',
         '## Sub-task 1: left\nStatus: completed\n\nresult of left',
@@ -116,6 +117,60 @@ describe.concurrent('delegate_task', () => {
     );
     expect(report?.content).toContain('## Sub-task 1: after\nStatus: skipped (sub-task 0 did not complete)');
     expect(report?.content).toContain('## Sub-task 2: alone\nStatus: completed\n\nresult of alone');
+  });
+
+  it('mode "sequential": in order, each with the results before it, stopping at the first failure', async () => {
+    const { result, subtasks, report } = await seed(
+      {
+        plan: 'Steps',
+        mode: 'sequential',
+        subtasks: [
+          { task: 'first' },
+          { task: 'second', agent: 'helper' },
+          { task: 'third' },
+          { task: 'fourth' },
+        ],
+      },
+      (r) =>
+        taskOf(r) === 'third'
+          ? { fault: { kind: 'status', status: 400, message: 'bad request' } }
+          : { text: `result of ${taskOf(r)}` },
+    );
+    expect(result.code).toBe(0);
+    // The fourth never ran; each ran after the one before it had its answer (the server's clock).
+    expect(subtasks.map(taskOf)).toEqual(['first', 'second', 'third']);
+    expect(subtasks[1]?.receivedAt).toBeGreaterThanOrEqual(
+      subtasks[0]?.finishedAt ?? Number.POSITIVE_INFINITY,
+    );
+    expect(subtasks[2]?.receivedAt).toBeGreaterThanOrEqual(
+      subtasks[1]?.finishedAt ?? Number.POSITIVE_INFINITY,
+    );
+    expect(subtasks[2]?.lastUserText).toBe(
+      'Task: third\n\nContext:\nResult of sub-task 0 (first):\nresult of first\n\nResult of sub-task 1 (second):\nresult of second',
+    );
+    expect(report?.content).toMatch(
+      /^Status: 2 of 4 sub-tasks completed \(1 error, 1 skipped\)\n\nPlan: Steps\n/,
+    );
+    expect(report?.content).toContain('## Sub-task 3: fourth\nStatus: skipped (sub-task 2 did not complete)');
+    expect(report?.isError).toBe(false);
+  });
+
+  it('mode and max_tool_calls are checked: an unknown mode, a bad limit, or depends_on in a sequential plan, is refused before any request', async () => {
+    for (const [args, message] of [
+      [{ plan: 'p', mode: 'random', subtasks: [{ task: 'a' }] }, '"mode" must be "graph" or "sequential"'],
+      [
+        { plan: 'p', subtasks: [{ task: 'a', max_tool_calls: 0 }] },
+        'subtasks[0].max_tool_calls must be a whole number of at least 1',
+      ],
+      [
+        { plan: 'p', mode: 'sequential', subtasks: [{ task: 'a' }, { task: 'b', depends_on: [0] }] },
+        'subtasks[1].depends_on is for mode "graph": sequential sub-tasks run in their order',
+      ],
+    ] as const) {
+      const { subtasks, report } = await seed(args);
+      expect(subtasks).toHaveLength(0);
+      expect(report).toMatchObject({ content: `delegate_task error: ${message}`, isError: true });
+    }
   });
 
   it('refused before any request: a cycle, a bad index, too many sub-tasks, an unknown agent', async () => {

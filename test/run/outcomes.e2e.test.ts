@@ -118,7 +118,7 @@ describe.concurrent('agent outcomes', () => {
     );
   });
 
-  it('result_format = "json": one object per call, an error unless completed, described in the tool', async () => {
+  it('result_format = "json": one object per call, an error unless completed or stopped with partial work, described in the tool', async () => {
     const { fake, lead, run } = await seed();
     lead('json');
     const result = await run([]);
@@ -144,6 +144,101 @@ describe.concurrent('agent outcomes', () => {
       ['timeout', 'string'],
       ['error', 'string'],
     ]);
-    expect(results.map((r) => r.isError === true)).toEqual([false, true, true, true]);
+    // The looper's turn limit stopped it after two calls: partial work, not an error.
+    expect(results.map((r) => r.isError === true)).toEqual([false, false, true, true]);
+  });
+
+  it('spawn_agents, delegate_task and background results lead with the status; a stopped child shows its partial work, counts and files', async () => {
+    const { home, fake } = await setup();
+    const notes = home.file('work/notes.txt', 'remember the milk');
+    home.agent(
+      'lead',
+      agentToml('lead', {
+        extra: [`workdir = "${path.dirname(notes)}"`, 'tools = ["read_file", "list_directory"]'],
+        subAgentsConfig: ['spawn = true', 'delegate = true', 'background = true', 'max_tool_calls = 2'],
+      }),
+    );
+    // Every worker (task "dig"): reads notes.txt, then lists the directory forever, saying how far it got.
+    const isWorker = (r: RecordedRequest) => r.lastUserText.includes('dig');
+    fake.respond((request) => {
+      const done = request.toolResults.length;
+      if (isWorker(request))
+        return {
+          text: `progress ${done}`,
+          toolCalls: [
+            done === 0
+              ? { name: 'read_file', arguments: { path: 'notes.txt' } }
+              : { name: 'list_directory', arguments: { path: '.' } },
+          ],
+        };
+      const calls = [
+        { name: 'delegate_task', arguments: { plan: 'p', subtasks: [{ task: 'dig' }] } },
+        {
+          name: 'spawn_agents',
+          arguments: { tasks: [{ task: 'dig' }, { task: 'dig', run_in_background: true }] },
+        },
+        { name: 'task_output', arguments: { agent_id: 'lead/spawn_agents#1.2:lead' } },
+      ];
+      const call = calls[done];
+      return call ? { toolCalls: [call] } : { text: 'lead done' };
+    });
+    const result = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'go', '--json'], {
+      env: home.env(fake.url),
+    });
+    expect(result.code).toBe(0);
+    const [delegated, spawned, collected] =
+      fake.requests.filter((r) => !isWorker(r)).at(-1)?.toolResults ?? [];
+    const stopped = 'budget_exceeded (budget exceeded — 2 of 2 tool calls)';
+    expect(delegated?.content).toBe(
+      [
+        'Status: 0 of 1 sub-tasks completed (1 budget_exceeded)',
+        'Plan: p',
+        `## Sub-task 0: dig\nStatus: ${stopped}\nTurns: 3, tool calls: 2\nFiles read: notes.txt`,
+        'Partial work:\nprogress 2',
+      ].join('\n\n'),
+    );
+    expect(delegated?.isError).toBe(false);
+    const entries = (JSON.parse(spawned?.content ?? '{}') as { sub_agent_results: object[] })
+      .sub_agent_results;
+    expect(entries[0]).toEqual({
+      status: 'budget_exceeded',
+      agent_id: 'lead/spawn_agents#1.1:lead',
+      task: 'dig',
+      outcome: { failure: { error: 'budget exceeded — 2 of 2 tool calls', error_kind: 'budget_exceeded' } },
+      partial_result: 'progress 2',
+      turns: 3,
+      tool_calls: 2,
+      files_read: ['notes.txt'],
+      files_modified: [],
+    });
+    expect(spawned?.isError).toBe(false);
+    expect(Object.keys(JSON.parse(collected?.content ?? '{}') as object)[0]).toBe('status');
+    expect(JSON.parse(collected?.content ?? '{}')).toMatchObject({
+      status: 'budget_exceeded',
+      result: 'progress 2',
+      tool_calls: 2,
+      files_read: ['notes.txt'],
+    });
+    expect(collected?.isError).toBe(false);
+  });
+
+  it("call_agent from a Markdown caller leads with the outcome; a TOML caller keeps Go's text", async () => {
+    const { home, fake, run } = await seed();
+    home.file(
+      'agents/lead.md',
+      '---\nname: lead\ndescription: Leads\nmodel: anthropic/claude-test\nsub_agents: [worker, looper, sleeper, ghost]\n---\nROLE:lead\n',
+    );
+    const result = await run([]);
+    expect(result).toMatchObject({ code: 0, stdout: 'lead done' });
+    const results = fake.requests.filter((r) => roleOf(r) === 'lead').at(-1)?.toolResults ?? [];
+    expect(results.map((r) => [r.content.split('\n')[0], r.isError === true])).toEqual([
+      ['worker done', false],
+      ['Status: max_turns (agent exceeded maximum conversation turns (2))', false],
+      ['Status: timeout (timeout after 1s)', true],
+      [expect.stringMatching(/^call_agent error: failed to load agent "ghost"/), true],
+    ]);
+    expect(results[1]?.content).toBe(
+      'Status: max_turns (agent exceeded maximum conversation turns (2))\nTurns: 2, tool calls: 1',
+    );
   });
 });

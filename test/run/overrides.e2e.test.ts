@@ -75,6 +75,8 @@ describe.concurrent('per-call overrides', () => {
       'agent',
       'task',
       'context',
+      // Overrides make the caller more than a Go-only file: call_agent takes a description too.
+      'description',
       'model',
       'tools',
       'system_prompt',

@@ -76,6 +76,7 @@ describe.concurrent('spawn_agents', () => {
     }
     expect(JSON.parse(aggregate?.content ?? '{}')).toEqual({
       sub_agent_results: tasks.map((t, i) => ({
+        status: 'completed',
         agent_id: `lead/spawn_agents#1.${i + 1}:lead`,
         task: t.task,
         outcome: { success: { result: `did ${t.task}` } },
@@ -220,11 +221,17 @@ describe.concurrent('spawn_agents', () => {
     expect(JSON.parse(aggregate?.content ?? '{}')).toEqual({
       sub_agent_results: [
         {
+          status: 'completed',
           agent_id: 'lead/spawn_agents#1.1:lead',
           task: 'job now',
           outcome: { success: { result: 'did job now' } },
         },
-        { agent_id: 'lead/spawn_agents#1.2:lead', task: 'job later', outcome: { async_launched: {} } },
+        {
+          status: 'async_launched',
+          agent_id: 'lead/spawn_agents#1.2:lead',
+          task: 'job later',
+          outcome: { async_launched: {} },
+        },
       ],
     });
     expect(JSON.parse(collected?.content ?? '{}')).toMatchObject({

@@ -61,6 +61,7 @@ describe.concurrent('terminal tools', () => {
     expect(JSON.parse(lead.at(-1)?.toolResults[0]?.content ?? '{}')).toEqual({
       sub_agent_results: [
         {
+          status: 'completed',
           agent_id: 'lead/spawn_agents#1.1:lead',
           task: 'job one',
           outcome: { success: { result: 'found it' } },

@@ -1,0 +1,2 @@
+export { addCost, type Cost, costOf, type Price, type PriceOverrides } from './price.js';
+export { type PriceContext, priceFor } from './table.js';

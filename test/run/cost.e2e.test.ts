@@ -81,4 +81,20 @@ describe.concurrent('cost in dollars', () => {
     expect(envelope.agents[0]?.cost_usd).toBeCloseTo(helperUsd, 12);
     expect(envelope.cost_usd).toBeCloseTo(leadUsd + helperUsd, 12);
   });
+
+  it('axe runs show and runs list give a recorded run’s dollars, from its tokens and models', async () => {
+    const { home, fake } = await setup();
+    home.agent('solo', agentToml('solo', { model: 'anthropic/claude-sonnet-4-5' }));
+    fake.enqueue({ text: 'ok', usage: { input: 1000, output: 100, cacheRead: 4000, cacheWrite: 2000 } });
+    const env = home.env(fake.url);
+    expect((await runAxe(['run', 'solo', '--agents-dir', home.agentsDir, '-p', 'hi'], { env })).code).toBe(0);
+    const shown = await runAxe(['runs', 'show', 'last'], { env });
+    expect(shown.code).toBe(0);
+    expect(shown.stdout.split('\n')[0]).toContain(', $0.0132 ($0.0225 without caching)');
+    const json = JSON.parse((await runAxe(['runs', 'show', 'last', '--json'], { env })).stdout) as Envelope;
+    expect(json.cost_usd).toBeCloseTo(0.0132, 12);
+    expect(json.cost_usd_without_cache).toBeCloseTo(0.0225, 12);
+    const rows = JSON.parse((await runAxe(['runs', 'list', '--json'], { env })).stdout) as Envelope[];
+    expect(rows[0]?.cost_usd).toBeCloseTo(0.0132, 12);
+  });
 });

@@ -1,9 +1,8 @@
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, errorMessage } from '../internal/errors.js';
-import { treeDollars } from '../internal/output/dollars.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
-import { type Pricer, pricing } from '../internal/prices/index.js';
+import { type Pricer, pricing, treeDollars } from '../internal/prices/index.js';
 import {
   findRun,
   loadRun,

@@ -1,10 +1,9 @@
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import { BudgetError } from '../errors.js';
-import type { Pricer } from '../prices/index.js';
+import { agentDollars, type Pricer, treeDollars } from '../prices/index.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
-import { agentDollars, treeDollars } from './dollars.js';
 import { detectRefusal } from './refusal.js';
 
 /**

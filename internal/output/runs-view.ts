@@ -1,4 +1,4 @@
-import type { Pricer } from '../prices/index.js';
+import { agentDollars, type Pricer, treeDollars } from '../prices/index.js';
 import type { Message, Usage } from '../provider/types.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
 import { type LoadedRun, shownStatus } from '../record/store.js';
@@ -7,7 +7,7 @@ import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
 import { statusGlyph, toolsInFlight } from './agent-marks.js';
 import { cacheUsageText } from './cache-usage.js';
-import { agentDollars, formatUsd, treeDollars } from './dollars.js';
+import { formatUsd } from './dollars.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {

@@ -1,11 +1,11 @@
 import { BudgetError } from '../errors.js';
-import type { Pricer } from '../prices/index.js';
+import { type Pricer, treeDollars } from '../prices/index.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { cacheUsageText } from './cache-usage.js';
-import { formatUsd, treeDollars } from './dollars.js';
+import { formatUsd } from './dollars.js';
 
 /** Their calls show as the sub-agents' own lines. */
 const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);

@@ -12,6 +12,9 @@
  *     `cache_warmup` and without; the children's prompts (the shared prefix and each task) against
  *     their uncached cost, target ≤ 25% with warming, and the run's wall time (the envelope's
  *     duration_ms), medians of 5 runs each, interleaved.
+ * Beside them, the dollars `--json` reports (`cost_usd`, `cost_usd_without_cache`) at each model's
+ * price from the price table (the Bedrock model, whose id the table does not know, at Bedrock's
+ * regional Sonnet 4.5 price through config.toml's `[prices]`).
  * Billed-token equivalent: uncached input + 1.25 × cache writes + 0.1 × cache reads + output on
  * Anthropic and Bedrock; uncached + 0.5 × reads + output on OpenAI; uncached + 0.25 × reads + output
  * on Gemini (its implicit-cache discount). The uncached cost is the same run's whole prompt at full
@@ -35,7 +38,10 @@ const workdir = path.join(home, 'work');
 mkdirSync(agentsDir);
 mkdirSync(workdir);
 mkdirSync(path.join(home, 'config', 'axe'), { recursive: true });
-writeFileSync(path.join(home, 'config', 'axe', 'config.toml'), `[providers.myresp]\napi = "responses"\n`);
+writeFileSync(
+  path.join(home, 'config', 'axe', 'config.toml'),
+  `[providers.myresp]\napi = "responses"\n\n[prices."bedrock/anthropic.claude-sonnet-4-5-v1:0"]\ninput = 3.3\noutput = 16.5\ncache_read = 0.33\ncache_write = 4.125\n`,
+);
 /** ~2,000 tokens at 4 bytes a token (read_file adds its line numbers). */
 writeFileSync(
   path.join(workdir, 'result.txt'),
@@ -136,9 +142,14 @@ interface Tokens {
   cache_write_tokens: number;
 }
 
-interface Envelope extends Tokens {
+interface Dollars {
+  cost_usd?: number;
+  cost_usd_without_cache?: number;
+}
+
+interface Envelope extends Tokens, Dollars {
   duration_ms: number;
-  agents: Tokens[];
+  agents: (Tokens & Dollars)[];
 }
 
 function run(agent: string): Promise<Envelope> {
@@ -164,7 +175,16 @@ const rows: string[][] = [];
 const number = (n: number) => Math.round(n).toLocaleString('en-US');
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0;
 
-function row(wire: string, label: string, tokens: Tokens, write: number, read: number, goal?: number): void {
+const usd = (value: number | undefined) => (value === undefined ? '-' : `$${value.toFixed(4)}`);
+
+function row(
+  wire: string,
+  label: string,
+  tokens: Tokens & Dollars,
+  write: number,
+  read: number,
+  goal?: number,
+): void {
   const prompt = tokens.input_tokens + tokens.cache_read_tokens + tokens.cache_write_tokens;
   const uncached = prompt + tokens.output_tokens;
   const billed =
@@ -183,16 +203,21 @@ function row(wire: string, label: string, tokens: Tokens, write: number, read: n
     number(billed),
     `${(ratio * 100).toFixed(1)}%`,
     goal === undefined ? '-' : `≤ ${goal * 100}% ${ratio <= goal ? 'ok' : 'MISSED'}`,
+    usd(tokens.cost_usd),
+    usd(tokens.cost_usd_without_cache),
   ]);
 }
 
-function sumTokens(nodes: Tokens[]): Tokens {
-  const sum = (key: keyof Tokens) => nodes.reduce((total, node) => total + node[key], 0);
+function sumTokens(nodes: (Tokens & Dollars)[]): Tokens & Dollars {
+  const sum = (key: keyof (Tokens & Dollars)) => nodes.reduce((total, node) => total + (node[key] ?? 0), 0);
   return {
     input_tokens: sum('input_tokens'),
     output_tokens: sum('output_tokens'),
     cache_read_tokens: sum('cache_read_tokens'),
     cache_write_tokens: sum('cache_write_tokens'),
+    ...(nodes.every((node) => node.cost_usd !== undefined)
+      ? { cost_usd: sum('cost_usd'), cost_usd_without_cache: sum('cost_usd_without_cache') }
+      : {}),
   };
 }
 
@@ -208,7 +233,10 @@ try {
       row(wire, label, tokens, write, read, scenario === 'once' ? 1 : target);
     }
   }
-  const children: Record<'warm' | 'cold', Tokens | undefined> = { warm: undefined, cold: undefined };
+  const children: Record<'warm' | 'cold', (Tokens & Dollars) | undefined> = {
+    warm: undefined,
+    cold: undefined,
+  };
   for (let i = 0; i < FAN_RUNS; i++) {
     for (const kind of ['warm', 'cold'] as const) {
       fake.clearCache();
@@ -237,6 +265,8 @@ const header = [
   'with caching',
   'ratio',
   'target',
+  'USD',
+  'USD without caching',
 ];
 const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
 const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i] ?? 0)).join(' | ')} |`;

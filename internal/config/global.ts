@@ -41,7 +41,14 @@ export interface GlobalConfig {
   promptCaching?: boolean;
   /** `[telemetry] propagate`: a traced run's model requests carry `traceparent`. */
   telemetryPropagate?: boolean;
+  /** `[prices."provider/model"]`: USD per million tokens, winning over the price table (internal/prices/). */
+  prices?: PriceOverrides;
 }
+
+/** config.toml's `[prices."provider/model"]` tables, by `provider/model`. */
+export type PriceOverrides = Readonly<
+  Record<string, { input: number; output: number; cache_read?: number; cache_write?: number }>
+>;
 
 /** A warning about config.toml, with the field and place it is about. */
 export interface ConfigNote extends ProblemLocation {
@@ -81,6 +88,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     runs?: { keep?: number };
     defaults?: { model?: string; prompt_caching?: boolean };
     telemetry?: { propagate?: boolean };
+    prices?: PriceOverrides;
   };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
@@ -95,6 +103,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     ...(data.defaults?.model !== undefined ? { defaultModel: data.defaults.model } : {}),
     ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
     ...(data.telemetry?.propagate !== undefined ? { telemetryPropagate: data.telemetry.propagate } : {}),
+    ...(data.prices !== undefined ? { prices: data.prices } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),
       ...(readableKey ? [`${file} ${readableKey}`] : []),

@@ -76,6 +76,11 @@ export function builtinProviderNames(): { names: string[]; aliases: Record<strin
   return { names: Object.keys(BUILTIN_PROVIDERS), aliases: { ...ALIASES } };
 }
 
+/** Whether `name` is one of axe's built-in providers (or another name of one). */
+export function isBuiltinProvider(name: string): boolean {
+  return own(BUILTIN_PROVIDERS, own(ALIASES, name) ?? name) !== undefined;
+}
+
 /** Go axe's OpenRouter attribution headers: `AXE_OPENROUTER_<X>` > `[providers.openrouter] <x>`. */
 function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers: Record<string, string> = {};

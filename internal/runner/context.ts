@@ -5,6 +5,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { CacheWarmup } from '../fanout/cache-warmup.js';
+import type { Price } from '../prices/price.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody, TraceLinks } from './events.js';
@@ -25,6 +26,11 @@ export interface ProviderSource {
     spec: AgentSpec,
     agentPath: string,
   ): { provider: Provider; api?: ProviderApi; server?: string };
+  /**
+   * What the model's tokens cost (config.toml's `[prices]`, else the price table); undefined when
+   * unknown. Asked only while a budget caps dollars: it loads the price table.
+   */
+  priceOf(model: ModelRef): Price | undefined;
 }
 
 /** The abort reason when a deadline fires (the run's, or a sub-agent's own): a timeout, not a cancel. */

@@ -2,8 +2,10 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
+import { pricing } from '../prices/pricing.js';
 import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { Provider, ProviderSettings, RetryPolicy } from '../provider/types.js';
+import type { RateGates } from '../ratelimit/gates.js';
 import type { ProviderSource } from './context.js';
 import { resolveModel } from './resolve.js';
 
@@ -13,11 +15,15 @@ export function liveProviders(options: {
   env: NodeJS.ProcessEnv;
   pool: HttpPool;
   recorder?: CassetteRecorder;
+  /** The providers' rate gates: the run's own, or shared with other runs (a batch's). */
+  rateGates?: RateGates;
 }): ProviderSource {
   // Settings, and a provider per retry policy, made once per provider name: a fan-out's children
   // share their parent's. A name that cannot be resolved is not kept: each agent says why.
   const made = new Map<string, { settings: ProviderSettings; byRetry: Map<RetryPolicy, Provider> }>();
+  const price = pricing(options.globalConfig, options.env);
   return {
+    priceOf: (model) => price(model.provider, model.model),
     forAgent(model, spec, agentPath) {
       let entry = made.get(model.provider);
       if (!entry) {
@@ -31,7 +37,12 @@ export function liveProviders(options: {
       const { settings, byRetry } = entry;
       let provider = byRetry.get(spec.retry);
       if (!provider) {
-        provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
+        const gate = options.rateGates?.gate(settings.name);
+        provider = createProvider(settings, {
+          retry: spec.retry,
+          pool: options.pool,
+          ...(gate ? { gate } : {}),
+        });
         byRetry.set(spec.retry, provider);
       }
       return {
@@ -56,7 +67,10 @@ function serverOf(baseUrl: string): { server?: string } {
 
 /** Providers that answer from a cassette only: no provider settings, no key, no network. */
 export function replayProviders(player: CassettePlayer): ProviderSource {
+  // A replay reads no config.toml: the price table's prices.
+  const price = pricing(undefined, {});
   return {
+    priceOf: (model) => price(model.provider, model.model),
     forAgent: (model, _spec, agentPath) => ({ provider: player.provider(model.provider, agentPath) }),
   };
 }

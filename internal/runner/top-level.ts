@@ -4,6 +4,7 @@ import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
+import { RateGates } from '../ratelimit/gates.js';
 import { Budget } from './budget.js';
 import {
   agentLoader,
@@ -29,7 +30,7 @@ import type { EarlierCalls, RunOutcome, RunRequest } from './types.js';
  */
 export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { spec } = request;
-  const budget = new Budget(request.maxTokens);
+  const budget = new Budget(request.maxTokens, request.sharedBudget);
   const timeoutSeconds = shorterTimeout(request.timeoutSeconds, spec.budget.timeout);
   const scope = deadlineScope(request.signal, timeoutSeconds, request.startedAt);
   const { controller } = scope;
@@ -156,6 +157,7 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     globalConfig,
     env: request.env,
     pool,
+    rateGates: request.rateGates ?? new RateGates(),
     ...(recorder ? { recorder } : {}),
   });
   return {

@@ -9,6 +9,7 @@ import {
 } from './cache.js';
 import { Exchange } from './exchange.js';
 import { parseJson } from './json.js';
+import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { sendFault, sendJson, sendRefusal, sendStream } from './respond.js';
 import { routeOf } from './routes.js';
 import type { FakeLlm, RecordedRequest, Responder, ScriptedReply } from './types.js';
@@ -27,6 +28,7 @@ interface State {
   responder: Responder | undefined;
   cache: PromptCache | undefined;
   keyless: boolean;
+  rateLimit: RateLimiter | undefined;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -86,6 +88,17 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   state.requests.push(record);
   const exchange = new Exchange(req, res, record);
   const format = route.format;
+  const limited = route.found ? state.rateLimit?.take(receivedAt) : undefined;
+  if (limited && !limited.allowed) {
+    record.throttled = true;
+    sendRefusal(
+      exchange,
+      format,
+      { status: 429, message: 'Rate limit reached for requests' },
+      limited.headers,
+    );
+    return;
+  }
   const refusal = route.found
     ? (format.validate(state.keyless ? withKeyIfNone(incoming) : incoming) ?? breakpointRefusal(record))
     : { status: 404, message: `Invalid URL (${method} ${incoming.path})` };
@@ -105,7 +118,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     });
     return;
   }
-  exchange.replyHeaders = reply.headers ?? {};
+  exchange.replyHeaders = { ...limited?.headers, ...reply.headers };
   await exchange.wait(reply.delayMs);
   if (exchange.closed) return;
   // The response starts: what this request wrote to the cache can be read by the next ones.
@@ -145,6 +158,8 @@ export interface FakeLlmOptions {
    * taken; everything else about it is checked as the wire checks it.
    */
   keyless?: boolean;
+  /** A rate limit in front of every route (rate-limit.ts): 429 with `retry-after` beyond it. */
+  rateLimit?: RateLimitOptions;
 }
 
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
@@ -159,6 +174,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
         ? undefined
         : new PromptCache(options.cache === true ? {} : options.cache),
     keyless: options.keyless === true,
+    rateLimit: options.rateLimit ? new RateLimiter(options.rateLimit) : undefined,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {

@@ -125,7 +125,10 @@ describe('schemas/ is the single source of truth', () => {
   });
 
   it("docs/config.md's config reference lists every setting with the schema's description", () => {
-    const { providers, runs, defaults, telemetry, prices } = configSchema.properties as Record<string, JsonObject>;
+    const { providers, runs, defaults, telemetry, prices } = configSchema.properties as Record<
+      string,
+      JsonObject
+    >;
     const fields = [
       ...schemaFields(providers?.additionalProperties as JsonObject, 'providers.<name>.'),
       ...schemaFields(runs as JsonObject, 'runs.'),

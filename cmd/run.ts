@@ -34,10 +34,35 @@ const SIGNAL_EXIT_GRACE_MS = 500;
 
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
+/**
+ * `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. With
+ * `--json`, a run that fails before it runs (a bad flag, agent file or config.toml) still prints
+ * its one object, the error in it.
+ */
 export async function runCommand(
   agentName: string | undefined,
   options: Record<string, unknown>,
+): Promise<number> {
+  const answer = { printed: false };
+  const printFailure = async (error: unknown): Promise<void> => {
+    if (options.json !== true || options.dryRun === true || answer.printed) return;
+    answer.printed = true;
+    const { renderJsonFailure } = await import('../internal/output/json-envelope.js');
+    stdout.write(renderJsonFailure(error));
+  };
+  try {
+    return await runAgent(agentName, options, answer, printFailure);
+  } catch (error) {
+    await printFailure(error);
+    throw error;
+  }
+}
+
+async function runAgent(
+  agentName: string | undefined,
+  options: Record<string, unknown>,
+  answer: { printed: boolean },
+  printFailure: (error: unknown) => Promise<void>,
 ): Promise<number> {
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
@@ -214,10 +239,16 @@ export async function runCommand(
       signal: controller.signal,
       emit,
     });
-    renderer.finish(outcome);
+    const runId = record ? await record.recorder.created() : '';
+    answer.printed = true;
+    renderer.finish(outcome, runId !== '' ? { runId } : {});
     if (record) await closeRunRecord(record, outcome, warn);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
+  } catch (error) {
+    // Before the exit below, when a signal stopped the run (reading stdin, say).
+    await printFailure(error);
+    throw error;
   } finally {
     stopProgress();
     // Stopped by the user: everything is aborted and reported (also a wait for stdin), so exit

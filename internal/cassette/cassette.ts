@@ -37,7 +37,7 @@ interface CassetteEntry {
 }
 
 /** A request the cassette has no (more) answers for: exit 3, naming the agent and the request. */
-class CassetteMissError extends AxeError {
+export class CassetteMissError extends AxeError {
   constructor(message: string) {
     super(message, ExitCode.provider);
   }

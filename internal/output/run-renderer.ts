@@ -4,7 +4,7 @@ import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
 import { openEventLog } from './event-log.js';
 import { InFlightAgents } from './in-flight.js';
-import { renderJsonEnvelope } from './json-envelope.js';
+import { type JsonEnvelopeExtras, renderJsonEnvelope } from './json-envelope.js';
 import { LiveTree, type LiveTreeTarget } from './live-tree-driver.js';
 import type { TextSink } from './text-sink.js';
 import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './verbose.js';
@@ -29,8 +29,11 @@ export interface RunRendererOptions {
 export interface RunRenderer {
   /** Feed every event of the run here. */
   emit: EmitEvent;
-  /** Print the outcome: the answer (or the JSON envelope) on stdout, the verbose summary on stderr. */
-  finish(outcome: RunOutcome): void;
+  /**
+   * Print the outcome: the answer (or the JSON envelope, also for a failed run) on stdout, the
+   * verbose summary on stderr.
+   */
+  finish(outcome: RunOutcome, extras?: JsonEnvelopeExtras): void;
   /** Agent paths running right now. */
   inFlight(): string[];
   /** Takes the live tree off the terminal for good (before an interrupt line, on exit). */
@@ -91,14 +94,16 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     }
   };
 
-  const finish = (outcome: RunOutcome): void => {
+  const finish = (outcome: RunOutcome, extras: JsonEnvelopeExtras = {}): void => {
     tree?.stop();
     eventLog?.close();
     stdout.flush();
-    if (!showsAnswer(outcome)) {
-      // Go axe prints nothing on stdout for a failed run, no envelope either.
-    } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
-    else if (outcome.result.output !== undefined) stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
+    // `--json` is one object whatever happened (Go axe prints nothing for a failed run).
+    if (options.json) stdout.write(renderJsonEnvelope(outcome, extras));
+    else if (!showsAnswer(outcome)) {
+      // Go axe prints nothing on stdout for a failed run.
+    } else if (outcome.result.output !== undefined)
+      stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
     else {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
@@ -149,7 +154,7 @@ function maskedStream(sink: TextSink): MaskedStream {
 }
 
 /**
- * A run that failed prints no answer (nor `--json` envelope), except when the budget stopped it
+ * A run that failed prints no answer, except when the budget stopped it
  * (the answer so far) or the run finished and only writing its cassette failed.
  */
 function showsAnswer(outcome: RunOutcome): boolean {

@@ -174,7 +174,7 @@ function detail(name: string, input: Record<string, string>): object {
 }
 
 /** axe's documented additions to Go's envelope (docs/go-differences.md). */
-const AXE_EXTRA_KEYS = ['provider', 'cache_read_tokens', 'cache_write_tokens', 'agents'];
+const AXE_EXTRA_KEYS = ['provider', 'cache_read_tokens', 'cache_write_tokens', 'agents', 'totals', 'run_id'];
 
 /** Go's maskJSONOutput: placeholders for durations and tool outputs, keys sorted, two spaces. */
 function maskJson(stdout: string): string {

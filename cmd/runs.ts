@@ -1,4 +1,5 @@
 import { ConfigError, errorMessage } from '../internal/errors.js';
+import { snakeCaseKeys } from '../internal/json-keys.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
 import {
   findRun,
@@ -45,7 +46,8 @@ export async function runsCommand(
     stdout.write(maskSecrets(renderHtmlTrace(run)));
   } else if (options.json === true) {
     const { record } = run;
-    const json = { ...record, status: shownStatus(record), tree: run.tree };
+    // run.json stays as written (camelCase, older records included); what is printed is snake_case.
+    const json = snakeCaseKeys({ ...record, status: shownStatus(record), tree: run.tree });
     stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
   } else {
     stdout.write(renderRunTree(run));

@@ -1,13 +1,28 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
+import eventSchema from '../../schemas/run-event.schema.json' with { type: 'json' };
 import outputSchema from '../../schemas/run-output.schema.json' with { type: 'json' };
+import showSchema from '../../schemas/runs-show-output.schema.json' with { type: 'json' };
 import type { ScriptedReply } from '../fake-llm/types.js';
 import { agentToml, callAgent, delegatingParent, roleOf } from './agents.js';
 import { e2eHomes, runAxe } from './cli.js';
 
 /** `axe run --json`: one object on every outcome, as schemas/run-output.schema.json describes. */
 const setup = e2eHomes();
-const validate = new Ajv2020({ strict: false, allErrors: true }).compile(outputSchema);
+const ajv = new Ajv2020({ strict: false, allErrors: true });
+const validate = ajv.compile(outputSchema);
+const validateShow = ajv.compile(showSchema);
+const validateEvent = ajv.compile(eventSchema);
+const SNAKE_CASE = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
+
+/** Every key of a JSON value, nested ones included, except inside a tool call's input. */
+function keysOf(value: unknown): string[] {
+  if (Array.isArray(value)) return value.flatMap(keysOf);
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [key, ...(key === 'input' ? [] : keysOf(inner))]);
+}
 
 /** stdout is exactly one line, one object, that matches the schema. */
 function envelopeOf(stdout: string): Record<string, unknown> & { error?: Record<string, unknown> } {
@@ -44,7 +59,43 @@ describe('axe run --json', () => {
     expect(envelope).not.toHaveProperty('error');
     expect(home.runIds()).toEqual([envelope.run_id]);
     const shown = await runAxe(['runs', 'show', String(envelope.run_id), '--json'], { env });
-    expect(JSON.parse(shown.stdout)).toMatchObject({ id: envelope.run_id, status: 'completed' });
+    const record = JSON.parse(shown.stdout);
+    expect(validateShow(record), JSON.stringify(validateShow.errors)).toBe(true);
+    expect(record).toMatchObject({ id: envelope.run_id, status: 'completed', exit_code: 0 });
+    expect(record.request).toMatchObject({ agent: 'lead', agents_dirs: [home.agentsDir] });
+    expect(record.tree.children[0]).toMatchObject({ agent: 'helper', usage: { input_tokens: 7 } });
+    const list = await runAxe(['runs', 'list', '--json'], { env });
+    expect(keysOf(JSON.parse(list.stdout)).filter((key) => !SNAKE_CASE.test(key))).toEqual([]);
+  });
+
+  it('--events: snake_case lines that match schemas/run-event.schema.json, tool inputs as the model sent them', async () => {
+    const { home, fake } = await setup();
+    home.agent('lead', agentToml('lead', { subAgents: ['helper'] }));
+    home.agent('helper', agentToml('helper'));
+    fake.respond((request): ScriptedReply => {
+      if (roleOf(request) === 'helper') return { text: 'helped' };
+      return delegatingParent([callAgent('helper', 'go')], 'all done')(request);
+    });
+    const events = path.join(home.root, 'events.jsonl');
+    const args = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--events', events];
+    const result = await runAxe(args, { env: home.env(fake.url) });
+    expect(result.code).toBe(0);
+    const lines = readFileSync(events, 'utf8')
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    for (const line of lines) expect(validateEvent(line), JSON.stringify(validateEvent.errors)).toBe(true);
+    expect(lines.flatMap(keysOf).filter((key) => !SNAKE_CASE.test(key))).toEqual([]);
+    const end = lines.find((line) => line.type === 'turn.end' && line.depth === 0);
+    expect(end).toMatchObject({
+      stop_reason: expect.any(String),
+      tool_calls: 1,
+      usage: { input_tokens: 100 },
+    });
+    expect(lines.find((line) => line.type === 'tool.start')).toMatchObject({
+      call_id: expect.any(String),
+      input: { agent: 'helper', task: 'go' },
+    });
   });
 
   it('a provider error: the error object, the partial usage, exit 3', async () => {

@@ -188,7 +188,9 @@ function addChunk(builder: ResponseBuilder, chunk: JsonObject, carried: Carried)
     // A blocked prompt has no candidate at all: whatever the reason (`SAFETY`, `MODEL_ARMOR`,
     // `OTHER`, …), it is a block, said with Gemini's message when it gives one.
     carried.blocked = true;
-    builder.addRefusal(blocked.message === undefined ? blocked.reason : `${blocked.reason}: ${blocked.message}`);
+    builder.addRefusal(
+      blocked.message === undefined ? blocked.reason : `${blocked.reason}: ${blocked.message}`,
+    );
   }
   const finish = reason ?? blocked?.reason;
   if (finish !== undefined) builder.setStopReason(finish);

@@ -104,6 +104,7 @@ async function parseAndRun(): Promise<void> {
       .option('--dry-run', 'Show the resolved run without calling any model')
       .option('--json', 'Print one JSON object with the answer, usage and the agent tree')
       .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
+      .option('-q, --quiet', 'No warnings on stderr (errors are still said)')
       .option(
         '--progress <when>',
         'Live agent tree on stderr: never | auto (a terminal, not --verbose) | always',

@@ -93,8 +93,14 @@ async function runAgent(
   };
   const agentFile = asked?.agentFile ?? (await locateAgent(agentName ?? '', searchDirs, process.cwd()));
   const spec = await loadAgentFile(agentFile, env);
-  for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
-  if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
+  // `--quiet`: warnings are not said (an error still is, and ends the run as ever).
+  const sayWarning = (message: string): void => {
+    if (options.quiet !== true) stderr.write(`Warning: ${message}\n`);
+  };
+  for (const warning of spec.warnings) sayWarning(warning);
+  // Notes describe the file (a mapped tool, a default), so a look at it shows them; a run does not.
+  if (options.verbose === true || options.dryRun === true)
+    for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
   const timeoutSeconds = shorterTimeout(
     timeoutFlag ?? asked?.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
@@ -137,16 +143,16 @@ async function runAgent(
       : await userMessage(
           { prompt: promptFlag(argv, options.prompt), append: options.stdinAppend === true },
           { signal: controller.signal, deadlineAt: startedAt + timeoutSeconds * 1000, timeoutSeconds },
-          (message) => stderr.write(`Warning: ${message}\n`),
+          sayWarning,
         );
 
     // An agent with [output] prints its checked value, never the text it streams on the way.
     const stream = spec.output === undefined && (streamFlag(argv) ?? asked?.stream ?? spec.stream ?? false);
     if (options.dryRun === true) {
       // As Go axe: a config.toml that cannot be read fails a dry run too (exit 2).
-      for (const warning of (await globalConfig()).warnings ?? []) stderr.write(`Warning: ${warning}\n`);
+      for (const warning of (await globalConfig()).warnings ?? []) sayWarning(warning);
       const { view, warnings } = await dryRunView(spec, { configDir, env }, overrides, inputs);
-      for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
+      for (const warning of warnings) sayWarning(warning);
       const text = renderDryRun({
         ...view,
         timeoutSeconds,
@@ -171,6 +177,7 @@ async function runAgent(
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
+      quiet: options.quiet === true,
       run: { promptSource: source, timeoutSeconds, stream },
       stream,
       stdout,

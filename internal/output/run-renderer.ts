@@ -12,6 +12,8 @@ import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './v
 export interface RunRendererOptions {
   json: boolean;
   verbose: boolean;
+  /** `--quiet`: warning events are not printed (they still reach `--events` and the record). */
+  quiet?: boolean;
   /** For `--verbose`'s opening block: where the user message came from, the run's timeout. */
   run?: VerboseRunInfo;
   /** Print the top-level agent's text as it arrives (ignored with `json`). */
@@ -76,7 +78,9 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     tree?.observe(event);
     // A sub-agent's warnings are Go axe's `[sub-agent] Warning:` lines: shown with --verbose only.
     if (event.type === 'notice') stderr.write(`${event.message}\n`);
-    else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
+    else if (event.type === 'warning' && options.quiet) {
+      // Not said.
+    } else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
     else if (event.type === 'warning' && formatVerbose)
       stderr.write(`[sub-agent] Warning: ${event.message}\n`);
     if (formatVerbose) for (const line of formatVerbose(event)) stderr.write(`${line}\n`);

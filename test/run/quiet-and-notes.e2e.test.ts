@@ -1,0 +1,63 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { e2eHomes, lines, runAxe } from './cli.js';
+
+/**
+ * `--quiet` silences warnings, never errors; a Claude Code `Bash` that becomes run_command is said
+ * once where the file is looked at (`validate`, `--dry-run`), not on every run.
+ */
+const setup = e2eHomes();
+
+const CLAUDE_AGENT = [
+  '---',
+  'name: shell',
+  'description: Runs things',
+  'tools: Read, Bash',
+  'color: red',
+  'model: claude-test',
+  '---',
+  'ROLE:shell',
+  '',
+].join('\n');
+
+describe('--quiet and the Bash note', () => {
+  it('a run says its warnings, --quiet none; an error is said either way', async () => {
+    const { home, fake } = await setup();
+    const dir = path.join(home.root, 'claude');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'shell.md'), CLAUDE_AGENT.replace('claude-test', 'anthropic/claude-test'));
+    fake.respond(() => ({ text: 'ran' }));
+    const args = ['run', 'shell', '--agents-dir', dir, '-p', 'x'];
+    const env = home.env(fake.url);
+    const plain = await runAxe(args, { env });
+    expect(plain).toMatchObject({ code: 0, stdout: 'ran' });
+    expect(lines(plain.stderr)).toEqual([expect.stringMatching(/shell\.md:5:8: color: .* ignored$/)]);
+    const quiet = await runAxe([...args, '--quiet'], { env });
+    expect(quiet).toMatchObject({ code: 0, stdout: 'ran', stderr: '' });
+    const failing = await runAxe([...args, '-q'], { env: home.env(undefined, { ANTHROPIC_API_KEY: '' }) });
+    expect(failing.code).toBe(2);
+    expect(lines(failing.stderr)).toEqual([expect.stringMatching(/^axe: API key for provider "anthropic"/)]);
+  });
+
+  it('Bash → run_command: one note in validate and --dry-run, none in a run', async () => {
+    const { home, fake } = await setup();
+    const dir = path.join(home.root, 'claude');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, 'shell.md'), CLAUDE_AGENT.replace('claude-test', 'anthropic/claude-test'));
+    fake.respond(() => ({ text: 'ran' }));
+    const env = home.env(fake.url);
+    const note = /tools: "Bash" is run_command: its commands run without asking anyone first/;
+    const validate = await runAxe(['validate', '--agents-dir', dir], { env });
+    expect(validate.code).toBe(0);
+    expect(lines(validate.stdout + validate.stderr).filter((line) => note.test(line))).toHaveLength(1);
+    const dry = await runAxe(['run', 'shell', '--agents-dir', dir, '-p', 'x', '--dry-run'], { env });
+    expect(dry.code).toBe(0);
+    expect(lines(dry.stderr).filter((line) => note.test(line))).toEqual([
+      expect.stringMatching(/^Note: .*shell\.md:4:8: /),
+    ]);
+    const run = await runAxe(['run', 'shell', '--agents-dir', dir, '-p', 'x'], { env });
+    expect(run.code).toBe(0);
+    expect(run.stderr).not.toMatch(note);
+  });
+});

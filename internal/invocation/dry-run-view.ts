@@ -56,5 +56,5 @@ export async function dryRunView(
       : {}),
     ...(spec.output ? { output: spec.output } : {}),
   };
-  return { view, warnings: resolved.memory?.warnings ?? [] };
+  return { view, warnings: [...resolved.warnings, ...(resolved.memory?.warnings ?? [])] };
 }

@@ -60,4 +60,25 @@ describe('--quiet and the Bash note', () => {
     expect(run.code).toBe(0);
     expect(run.stderr).not.toMatch(note);
   });
+
+  it('a Claude Code file that loads in Claude Code: model fable, a skills entry that is not there (a warning)', async () => {
+    const { home, fake } = await setup();
+    const dir = path.join(home.root, 'claude');
+    mkdirSync(dir, { recursive: true });
+    const file = ['---', 'name: fab', 'skills: [nothere]', 'model: fable', '---', 'ROLE:fab', ''].join('\n');
+    writeFileSync(path.join(dir, 'fab.md'), file);
+    fake.respond(() => ({ text: 'fine' }));
+    const env = home.env(fake.url);
+    const validate = await runAxe(['validate', '--agents-dir', dir], { env });
+    expect(validate.code).toBe(0);
+    expect(validate.stdout + validate.stderr).toMatch(
+      /warning: .*fab\.md:3:\d+: skills: "nothere" not found/,
+    );
+    const run = await runAxe(['run', 'fab', '--agents-dir', dir, '-p', 'x'], { env });
+    expect(run).toMatchObject({ code: 0, stdout: 'fine' });
+    expect(lines(run.stderr)).toEqual([
+      expect.stringMatching(/^Warning: .*fab\.md: skill "nothere" not found .*: run without it$/),
+    ]);
+    expect(fake.requests[0]?.model).toBe('claude-fable-5-2');
+  });
 });

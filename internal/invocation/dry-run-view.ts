@@ -2,7 +2,9 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { DryRunView } from '../output/dry-run.js';
 import type { JsonValue } from '../provider/types.js';
 import { resolveAgentRun } from '../runner/resolve.js';
-import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
+import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
+
+const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);
 
 /** The run's overrides of the agent's own fields (`--model`, `--skill`, `--workdir`). */
 export interface AgentOverrides {
@@ -47,7 +49,10 @@ export async function dryRunView(
     ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
     skill: resolved.skill?.content,
     files: resolved.files.map((file) => file.path),
-    tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME),
+    // Go axe's dry run lists the file's tools, without call_agent; other formats what is offered.
+    ...(spec.format === 'toml'
+      ? { tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME) }
+      : { tools: resolved.tools, offered: true }),
     mcpServers: spec.mcpServers,
     subAgents: spec.subAgents,
     subAgentsConfig: spec.subAgentsConfig,

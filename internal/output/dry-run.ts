@@ -27,8 +27,13 @@ export interface DryRunView {
   defaultUserMessage: string;
   /** Memory entries loaded into the prompt; undefined when memory is off. */
   memory?: string;
-  /** The file's `tools` (never the injected `call_agent`). */
+  /**
+   * Go axe's layout: the file's `tools` (never the injected `call_agent`). With `offered` (a file
+   * that is not Go axe's TOML): every tool the model is offered, delegation tools included.
+   */
   tools: string[];
+  /** Not a Go axe (TOML) file: `Params:` names only what is sent; `tools` is what is offered. */
+  offered?: boolean;
   mcpServers: McpServerSpec[];
   subAgents: string[];
   subAgentsConfig: SubAgentsConfig;
@@ -36,6 +41,16 @@ export interface DryRunView {
   inputs?: { spec: InputSpec; value?: JsonValue }[];
   /** `[output]` (axe; shown only when declared). */
   output?: OutputSpec;
+}
+
+/** The parameters a request carries; none: the provider's own defaults. */
+function sentParams(view: DryRunView): string {
+  const sent = [
+    ...(view.temperature !== undefined ? [`temperature=${view.temperature}`] : []),
+    ...(view.maxTokens !== undefined ? [`max_tokens=${view.maxTokens}`] : []),
+    ...(view.responseFormat !== undefined ? [`response_format=${view.responseFormat}`] : []),
+  ];
+  return sent.length > 0 ? sent.join(', ') : "(none sent: the provider's defaults)";
 }
 
 /**
@@ -49,7 +64,11 @@ export function renderDryRun(view: DryRunView): string {
   lines.push(`Workdir:  ${view.workdir}`);
   lines.push(`Timeout:  ${view.timeoutSeconds}s`);
   const format = view.responseFormat !== undefined ? `, response_format=${view.responseFormat}` : '';
-  lines.push(`Params:   temperature=${view.temperature ?? 0}, max_tokens=${view.maxTokens ?? 0}${format}`);
+  lines.push(
+    view.offered
+      ? `Params:   ${sentParams(view)}`
+      : `Params:   temperature=${view.temperature ?? 0}, max_tokens=${view.maxTokens ?? 0}${format}`,
+  );
   lines.push(`Budget:   ${view.budgetMaxTokens ?? 0} tokens (0 = unlimited)`);
   lines.push(`Stream:   ${view.stream ? 'yes' : 'no'}`);
 

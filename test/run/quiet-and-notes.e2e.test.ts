@@ -81,4 +81,27 @@ describe('--quiet and the Bash note', () => {
     ]);
     expect(fake.requests[0]?.model).toBe('claude-fable-5-2');
   });
+
+  it('--dry-run of a Markdown agent: Params names what is sent, Tools what is offered; a Go file keeps Go lines', async () => {
+    const { home } = await setup();
+    const dir = path.join(home.root, 'claude');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(
+      path.join(dir, 'lead.md'),
+      '---\nname: lead\ntools: Read, Agent(helper)\nmodel: sonnet\n---\nROLE:lead\n',
+    );
+    writeFileSync(path.join(dir, 'helper.md'), '---\nname: helper\nmodel: sonnet\n---\nROLE:helper\n');
+    home.agent('golead', 'name = "golead"\nmodel = "anthropic/claude-test"\nsub_agents = ["helper"]\n');
+    const env = home.env();
+    const markdown = await runAxe(['run', 'lead', '--agents-dir', dir, '-p', 'x', '--dry-run'], { env });
+    expect(markdown.code).toBe(0);
+    expect(markdown.stdout).toContain("\nParams:   (none sent: the provider's defaults)\n");
+    expect(markdown.stdout).toContain('\n--- Tools ---\nread_file, call_agent\n');
+    const go = await runAxe(['run', 'golead', '--agents-dir', home.agentsDir, '-p', 'x', '--dry-run'], {
+      env,
+    });
+    expect(go.code).toBe(0);
+    expect(go.stdout).toContain('\nParams:   temperature=0, max_tokens=0\n');
+    expect(go.stdout).toContain('\n--- Tools ---\n(none)\n');
+  });
 });

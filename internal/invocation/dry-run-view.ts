@@ -2,9 +2,7 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { DryRunView } from '../output/dry-run.js';
 import type { JsonValue } from '../provider/types.js';
 import { resolveAgentRun } from '../runner/resolve.js';
-import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
-
-const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);
+import { CALL_AGENT_TOOL_NAME } from '../tools/types.js';
 
 /** The run's overrides of the agent's own fields (`--model`, `--skill`, `--workdir`). */
 export interface AgentOverrides {

@@ -121,6 +121,7 @@ async function parseAndRun(): Promise<void> {
         'text (the answer) | json (as --json) | stream-json (every event as a JSON line on stdout)',
       )
       .option('-v, --verbose', 'Turn, tool and sub-agent lines on stderr')
+      .option('-q, --quiet', 'No warnings on stderr (errors are still said)')
       .option(
         '--progress <when>',
         'Live agent tree on stderr: never | auto (a terminal, not --verbose) | always',

@@ -39,16 +39,42 @@ const SIGNAL_EXIT_GRACE_MS = 500;
 
 const STOP_SIGNALS: readonly StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 
-/** `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. */
+/**
+ * `axe run <agent>`: flags → RunRequest, then render the run. Returns the exit code. With
+ * `--json`, a run that fails before it runs (a bad flag, agent file or config.toml) still prints
+ * its one object, the error in it.
+ */
 export async function runCommand(
   agentName: string | undefined,
   parsed: Record<string, unknown>,
   words: string[] = [],
 ): Promise<number> {
+  const options = withOutputFormat(parsed);
+  const answer = { printed: false };
+  const printFailure = async (error: unknown): Promise<void> => {
+    if (options.json !== true || options.dryRun === true || answer.printed) return;
+    answer.printed = true;
+    const { renderJsonFailure } = await import('../internal/output/json-envelope.js');
+    stdout.write(renderJsonFailure(error));
+  };
+  try {
+    return await runAgent(agentName, options, words, answer, printFailure);
+  } catch (error) {
+    await printFailure(error);
+    throw error;
+  }
+}
+
+async function runAgent(
+  agentName: string | undefined,
+  options: Record<string, unknown>,
+  words: string[],
+  answer: { printed: boolean },
+  printFailure: (error: unknown) => Promise<void>,
+): Promise<number> {
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
-  const options = withOutputFormat(parsed);
   const timeoutFlag = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
   const maxTokensFlag = positiveIntegerFlag(
     lastValue(argv, options.maxTokens, ['--max-tokens']),
@@ -91,8 +117,14 @@ export async function runCommand(
   const spec = adHoc
     ? loaded
     : await withTopLevelDefaults(loaded, modelFlag, asked ? asked.system : systemFlag, globalConfig);
-  for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
-  if (options.verbose === true) for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
+  // `--quiet`: warnings are not said (an error still is, and ends the run as ever).
+  const sayWarning = (message: string): void => {
+    if (options.quiet !== true) stderr.write(`Warning: ${message}\n`);
+  };
+  for (const warning of spec.warnings) sayWarning(warning);
+  // Notes describe the file (a mapped tool, a default), so a look at it shows them; a run does not.
+  if (options.verbose === true || options.dryRun === true)
+    for (const note of spec.notes) stderr.write(`Note: ${note}\n`);
   // `[budget] timeout` (axe) bounds the run too, stdin included, and shows in --dry-run.
   const timeoutSeconds = shorterTimeout(
     timeoutFlag ?? asked?.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
@@ -135,16 +167,16 @@ export async function runCommand(
       : await userMessage(
           { prompt: promptOf(argv, options.prompt, words), append: options.stdinAppend === true },
           { signal: controller.signal, deadlineAt: startedAt + timeoutSeconds * 1000, timeoutSeconds },
-          (message) => stderr.write(`Warning: ${message}\n`),
+          sayWarning,
         );
 
     // An agent with [output] prints its checked value, never the text it streams on the way.
     const stream = spec.output === undefined && (streamFlag(argv) ?? asked?.stream ?? spec.stream ?? false);
     if (options.dryRun === true) {
       // As Go axe: a config.toml that cannot be read fails a dry run too (exit 2).
-      for (const warning of (await globalConfig()).warnings ?? []) stderr.write(`Warning: ${warning}\n`);
+      for (const warning of (await globalConfig()).warnings ?? []) sayWarning(warning);
       const { view, warnings } = await dryRunView(spec, { configDir, env }, overrides, inputs);
-      for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
+      for (const warning of warnings) sayWarning(warning);
       const text = renderDryRun({
         ...view,
         timeoutSeconds,
@@ -169,6 +201,7 @@ export async function runCommand(
     const renderer = createRunRenderer({
       json: options.json === true,
       verbose: options.verbose === true,
+      quiet: options.quiet === true,
       run: { promptSource: source, timeoutSeconds, stream },
       stream,
       stdout,
@@ -244,16 +277,21 @@ export async function runCommand(
       emit,
       ...(telemetry ? { trace: telemetry.spans } : {}),
     });
-    renderer.finish(
-      outcome,
-      options.json === true || options.verbose === true ? await runPricer(globalConfig, env) : undefined,
-    );
+    const runId = record ? await record.recorder.created() : '';
+    answer.printed = true;
+    const price =
+      options.json === true || options.verbose === true ? await runPricer(globalConfig, env) : undefined;
+    renderer.finish(outcome, { ...(runId !== '' ? { runId } : {}), ...(price ? { price } : {}) });
     if (record) await closeRunRecord(record, outcome, warn);
     // After the answer is out: the spans leave within a bound, or are dropped with one warning.
     const dropped = await telemetry?.close();
     if (dropped) stderr.write(`Warning: ${maskSecrets(dropped)}\n`);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
+  } catch (error) {
+    // Before the exit below, when a signal stopped the run (reading stdin, say).
+    await printFailure(error);
+    throw error;
   } finally {
     stopProgress();
     // Stopped by the user: everything is aborted and reported (also a wait for stdin), so exit

@@ -1,6 +1,7 @@
 import { loadGlobalConfig } from '../internal/config/global.js';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, errorMessage } from '../internal/errors.js';
+import { snakeCaseKeys } from '../internal/json-keys.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
 import { type Pricer, pricing, treeDollars } from '../internal/prices/index.js';
 import {
@@ -50,12 +51,13 @@ export async function runsCommand(
   } else if (options.json === true) {
     const { record } = run;
     const dollars = run.tree ? treeDollars(run.tree, price) : undefined;
-    const json = {
+    // run.json stays as written (camelCase, older records included); what is printed is snake_case.
+    const json = snakeCaseKeys({
       ...record,
       status: shownStatus(record),
       ...(dollars ? { cost_usd: dollars.usd, cost_usd_without_cache: dollars.usdWithoutCache } : {}),
       tree: run.tree,
-    };
+    });
     stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
   } else {
     stdout.write(renderRunTree(run, price));

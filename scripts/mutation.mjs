@@ -55,8 +55,8 @@ const MUTANTS = [
   },
   {
     name: '--events unmasked',
-    find: 'return `${maskSecrets(JSON.stringify(event))}\\n`;',
-    replace: 'return `${JSON.stringify(event)}\\n`;',
+    find: 'return `${maskSecrets(JSON.stringify(snakeCaseKeys(event)))}\\n`;',
+    replace: 'return `${JSON.stringify(snakeCaseKeys(event))}\\n`;',
     tests: ['test/run/secret-sinks.e2e.test.ts'],
   },
   {

@@ -67,6 +67,7 @@ export async function describeAgent(
   env: NodeJS.ProcessEnv,
 ): Promise<Record<string, unknown>> {
   const { subAgentsConfig, memory, params, retry } = spec;
+  const provider = await describeProvider(spec, configDir, env);
   return {
     name: spec.name,
     ...(spec.declaredName ? { declared_name: spec.declaredName } : {}),
@@ -76,7 +77,8 @@ export async function describeAgent(
     description: spec.description,
     ...(spec.displayName !== undefined ? { display_name: spec.displayName } : {}),
     model: spec.model ? qualifiedModelName(spec.model) : 'inherit',
-    provider: await describeProvider(spec, configDir, env),
+    // null when it cannot be resolved; why is in `errors`, never in the field itself.
+    provider: 'error' in provider ? null : provider.text,
     system_prompt: spec.systemPrompt,
     ...(spec.query !== undefined ? { query: spec.query } : {}),
     skill: spec.skill ?? null,
@@ -150,11 +152,16 @@ export async function describeAgent(
     },
     mcp_servers: spec.mcpServers.map(describeMcp),
     warnings: spec.warnings,
+    errors: 'error' in provider ? [provider.error] : [],
   };
 }
 
-async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.ProcessEnv): Promise<string> {
-  if (!spec.model) return "(the caller's)";
+async function describeProvider(
+  spec: AgentSpec,
+  configDir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ text: string } | { error: string }> {
+  if (!spec.model) return { text: "(the caller's)" };
   try {
     const config = await loadGlobalConfig(configDir);
     const settings = resolveProviderSettings(config, spec.model.provider, env);
@@ -165,9 +172,9 @@ async function describeProvider(spec: AgentSpec, configDir: string, env: NodeJS.
       : settings.apiKeySource === 'env'
         ? `key from ${settings.apiKeyEnv}`
         : `key from ${config.source ?? 'config.toml'} (providers.${spec.model.provider}.api_key; ${settings.apiKeyEnv} would win)`;
-    return `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key})`;
+    return { text: `${settings.name} (${settings.api} API at ${redactUrl(settings.baseUrl)}; ${key})` };
   } catch (error) {
-    if (error instanceof AxeError) return `error: ${error.message}`;
+    if (error instanceof AxeError) return { error: error.message };
     throw error;
   }
 }

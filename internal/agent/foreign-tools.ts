@@ -101,6 +101,26 @@ export function mapTools(
 }
 
 /**
+ * The shell tool of another format (`Bash`, Gemini CLI's `run_shell_command`) that `value` turns
+ * on, as written: it becomes run_command, whose commands run without anyone approving them.
+ */
+export function foreignShellTool(value: JsonValue): string | undefined {
+  const names =
+    typeof value === 'string'
+      ? value.split(',').map((name) => name.trim())
+      : Array.isArray(value)
+        ? value
+        : isObject(value)
+          ? Object.keys(value).filter((name) => value[name] === true)
+          : [];
+  return names.find(
+    (name): name is string =>
+      typeof name === 'string' &&
+      own(FOREIGN_TOOLS, name.replace(/\(.*$/, '').toLowerCase()) === 'run_command',
+  );
+}
+
+/**
  * opencode's `{ name: true | false }`: changes to the default tools — `true` adds a tool, `false`
  * takes one away (`{ write: false }` is the default set without write_file). `"*"` sets them all
  * first: `{ "*": false, read: true }` is read_file alone.

@@ -104,6 +104,17 @@ export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Fi
     return [];
   } catch {
     // `axe run` (and --dry-run) refuse the agent as written, as Go axe does: an error here too.
+    // A Claude Code file's `skills:` entry is only warned about, as Claude Code does (and axe run).
+    if (spec.format === 'markdown') {
+      return [
+        {
+          file: spec.source,
+          severity: 'warning',
+          field: 'skills',
+          message: `"${spec.skill}" not found (looked for ${file}); axe run goes on without it`,
+        },
+      ];
+    }
     return [
       {
         file: spec.source,

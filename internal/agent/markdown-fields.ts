@@ -2,7 +2,7 @@ import { own } from '../config/own.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import { mapForeignMcpServers } from './foreign-mcp.js';
-import { DEFAULT_MARKDOWN_TOOLS, mapTools } from './foreign-tools.js';
+import { DEFAULT_MARKDOWN_TOOLS, foreignShellTool, mapTools } from './foreign-tools.js';
 import { impliedProvider, MODEL_ALIASES } from './model.js';
 import type { FieldNote } from './parsed-file.js';
 
@@ -113,6 +113,14 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
       const agents = allows ? spawnable : undefined;
       const commands = allows ? allowed : denied;
       set(allows ? 'tools' : 'disallowed_tools', mapTools(value, key, warnings, agents, commands), key);
+      const shell = allows ? foreignShellTool(value) : undefined;
+      if (shell !== undefined) {
+        // Said once, where the file is looked at (validate, --dry-run, --verbose), not on every run.
+        result.notes.push({
+          field: key,
+          message: `"${shell}" is run_command: its commands run without asking anyone first (no approval prompt as in Claude Code)`,
+        });
+      }
     } else if (key === 'kind') {
       // Gemini CLI: `local` (the default) is what axe runs; `remote` is an A2A agent elsewhere.
       if (value !== 'local')

@@ -4,13 +4,16 @@ import type { ModelRef } from './spec.js';
 
 /**
  * Model aliases other programs' agent files use: Claude Code's (`.claude/agents/*.md`) name the
- * newest model of each family in `@anthropic-ai/sdk`'s `Model` type; gemini-cli's map to the
+ * newest model of each family in `@anthropic-ai/sdk`'s `Model` type (`fable`: as Claude Code says); gemini-cli's map to the
  * Gemini API's own `-latest` aliases. test/agent/model-aliases.test.ts keeps them current.
  */
 export const MODEL_ALIASES: Readonly<Record<string, string>> = {
   sonnet: 'anthropic/claude-sonnet-5-5',
   haiku: 'anthropic/claude-haiku-5-5',
   opus: 'anthropic/claude-opus-5-5',
+  // Claude Code's docs: `fable` is Fable 5.2 on the Anthropic API (Fable 5 only through Claude apps'
+  // gateway). The SDK's Model type may not list it yet, so it is not checked against the SDK.
+  fable: 'anthropic/claude-fable-5-2',
   pro: 'google/gemini-pro-latest',
   flash: 'google/gemini-flash-latest',
   'flash-lite': 'google/gemini-flash-lite-latest',

@@ -9,6 +9,7 @@ import { writeFileAtomic } from '../fs/write-atomic.js';
 import { isPlainObject } from '../plain-object.js';
 import type { ChatOptions, ChatRequest, ChatResponse, JsonValue, Provider } from '../provider/types.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
+import { describeMiss } from './miss.js';
 
 /**
  * Record / replay of provider exchanges. A cassette is JSONL, one exchange a line, keyed by the
@@ -37,7 +38,7 @@ interface CassetteEntry {
 }
 
 /** A request the cassette has no (more) answers for: exit 3, naming the agent and the request. */
-class CassetteMissError extends AxeError {
+export class CassetteMissError extends AxeError {
   constructor(message: string) {
     super(message, ExitCode.provider);
   }
@@ -147,6 +148,8 @@ export class CassetteRecorder {
 
 export class CassettePlayer {
   private readonly byKey = new Map<string, CassetteEntry[]>();
+  /** Every entry as read, answered or not: what a miss is compared with. */
+  private readonly recorded: CassetteEntry[] = [];
 
   private constructor(private readonly file: string) {}
 
@@ -164,6 +167,7 @@ export class CassettePlayer {
       if (line.trim() === '') continue;
       const entry = parseEntry(line);
       if (!entry) throw new ConfigError(`--replay: ${file}:${index + 1}: not a cassette entry`);
+      player.recorded.push(entry);
       const list = player.byKey.get(entry.key) ?? [];
       list.push(entry);
       player.byKey.set(entry.key, list);
@@ -177,8 +181,9 @@ export class CassettePlayer {
       name,
       chat: async (request: ChatRequest, options: ChatOptions): Promise<ChatResponse> => {
         options.signal.throwIfAborted();
-        const key = requestKey(canonicalRequest(name, request));
-        const entry = this.take(key, agentPath);
+        const canonical = canonicalRequest(name, request);
+        const key = requestKey(canonical);
+        const entry = this.take(key, agentPath, canonical);
         if (entry.error) throw new ProviderError(entry.error.message, entry.error.details);
         // parseEntry lets no entry through without a well-formed response or error.
         const response = entry.response as ChatResponse;
@@ -192,13 +197,13 @@ export class CassettePlayer {
     };
   }
 
-  private take(key: string, agentPath: string): CassetteEntry {
+  private take(key: string, agentPath: string, canonical: JsonValue): CassetteEntry {
     const list = this.byKey.get(key) ?? [];
     const sameAgent = list.findIndex((entry) => entry.agent === agentPath);
     const [entry] = list.splice(Math.max(sameAgent, 0), 1);
     if (!entry) {
       throw new CassetteMissError(
-        `replay: no recorded response for agent "${agentPath}" (request ${key}) in ${this.file}`,
+        `replay: no recorded response for agent "${agentPath}" (request ${key}) in ${this.file}${describeMiss(canonical, agentPath, this.recorded)}`,
       );
     }
     return entry;

@@ -47,7 +47,10 @@ export async function dryRunView(
     ...(resolved.memory ? { memory: resolved.memory.entries } : {}),
     skill: resolved.skill?.content,
     files: resolved.files.map((file) => file.path),
-    tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME),
+    // Go axe's dry run lists the file's tools, without call_agent; other formats what is offered.
+    ...(spec.format === 'toml'
+      ? { tools: resolved.tools.filter((name) => name !== CALL_AGENT_TOOL_NAME) }
+      : { tools: resolved.tools, offered: true }),
     mcpServers: spec.mcpServers,
     subAgents: spec.subAgents,
     subAgentsConfig: spec.subAgentsConfig,
@@ -57,7 +60,7 @@ export async function dryRunView(
     ...(spec.output ? { output: spec.output } : {}),
     more: moreLines(spec, resolved.query),
   };
-  return { view, warnings: resolved.memory?.warnings ?? [] };
+  return { view, warnings: [...resolved.warnings, ...(resolved.memory?.warnings ?? [])] };
 }
 
 /**

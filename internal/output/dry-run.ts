@@ -28,8 +28,13 @@ export interface DryRunView {
   defaultUserMessage: string;
   /** Memory entries loaded into the prompt; undefined when memory is off. */
   memory?: string;
-  /** The file's `tools` (never the injected `call_agent`). */
+  /**
+   * Go axe's layout: the file's `tools` (never the injected `call_agent`). With `offered` (a file
+   * that is not Go axe's TOML): every tool the model is offered, delegation tools included.
+   */
   tools: string[];
+  /** Not a Go axe (TOML) file: `Params:` names only what is sent; `tools` is what is offered. */
+  offered?: boolean;
   mcpServers: McpServerSpec[];
   subAgents: string[];
   subAgentsConfig: SubAgentsConfig;
@@ -39,6 +44,16 @@ export interface DryRunView {
   output?: OutputSpec;
   /** axe's fields beyond Go's that the sections above do not show, one line each (shown when any). */
   more?: string[];
+}
+
+/** The parameters a request carries; none: the provider's own defaults. */
+function sentParams(view: DryRunView): string {
+  const sent = [
+    ...(view.temperature !== undefined ? [`temperature=${view.temperature}`] : []),
+    ...(view.maxTokens !== undefined ? [`max_tokens=${view.maxTokens}`] : []),
+    ...(view.responseFormat !== undefined ? [`response_format=${view.responseFormat}`] : []),
+  ];
+  return sent.length > 0 ? sent.join(', ') : "(none sent: the provider's defaults)";
 }
 
 /**
@@ -52,7 +67,11 @@ export function renderDryRun(view: DryRunView): string {
   lines.push(`Workdir:  ${view.workdir}`);
   lines.push(`Timeout:  ${view.timeoutSeconds}s`);
   const format = view.responseFormat !== undefined ? `, response_format=${view.responseFormat}` : '';
-  lines.push(`Params:   temperature=${view.temperature ?? 0}, max_tokens=${view.maxTokens ?? 0}${format}`);
+  lines.push(
+    view.offered
+      ? `Params:   ${sentParams(view)}`
+      : `Params:   temperature=${view.temperature ?? 0}, max_tokens=${view.maxTokens ?? 0}${format}`,
+  );
   lines.push(`Budget:   ${view.budgetMaxTokens ?? 0} tokens (0 = unlimited)`);
   lines.push(`Stream:   ${view.stream ? 'yes' : 'no'}`);
 

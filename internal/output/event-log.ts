@@ -3,6 +3,7 @@ import { fsErrorReason } from '../fs/fs-error.js';
 import { NonBlockingWriter } from '../fs/non-blocking-writer.js';
 import { openWritableSync, type WritableFile } from '../fs/open-writable.js';
 import { UnreadableFileError } from '../fs/read-bounded.js';
+import { snakeCaseKeys } from '../json-keys.js';
 import type { RunEvent } from '../runner/events.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
 import type { TextSink } from './text-sink.js';
@@ -88,6 +89,7 @@ function heldText(log: EventLog): EventLog {
   };
 }
 
+/** One event as its line: snake_case keys, as every JSON axe prints. */
 function line(event: RunEvent): string {
-  return `${maskSecrets(JSON.stringify(event))}\n`;
+  return `${maskSecrets(JSON.stringify(snakeCaseKeys(event)))}\n`;
 }

@@ -3,7 +3,9 @@ import { BudgetError } from '../errors.js';
 import { agentDollars, type Pricer, treeDollars } from '../prices/index.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
+import { treeUsage } from '../runner/result.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
+import { type JsonError, jsonError } from './json-error.js';
 import { detectRefusal } from './refusal.js';
 
 /**
@@ -48,9 +50,23 @@ export interface JsonEnvelope {
   /** Files written into the run's artifact directory (Go axe: only when there are any). */
   artifacts?: ArtifactEntry[];
   agents: JsonAgentNode[];
-  /** Present when the run failed; `content` then holds the answer so far. */
-  error?: string;
+  /** The run's record (`axe runs show <run_id>`), when the run is recorded. */
+  run_id?: string;
+  /** The whole tree's tokens: the top-level agent's and every sub-agent's, summed. */
+  totals: JsonTotals;
+  /** Present when the run failed; `content` then holds the answer so far, the usage what was used. */
+  error?: JsonError;
   exit_code?: number;
+}
+
+export interface JsonTotals {
+  input_tokens: number;
+  output_tokens: number;
+  cache_read_tokens: number;
+  cache_write_tokens: number;
+  /** input + output, as the budget and `axe runs list` count them. */
+  tokens: number;
+  reasoning_tokens?: number;
 }
 
 export interface JsonToolCallDetail {
@@ -87,8 +103,16 @@ export interface JsonAgentNode {
   children: JsonAgentNode[];
 }
 
-export function buildJsonEnvelope(outcome: RunOutcome, price?: Pricer): JsonEnvelope {
+/** What the envelope says beside the outcome: the id of the run's record, and prices for dollars. */
+export interface JsonEnvelopeExtras {
+  runId?: string;
+  price?: Pricer;
+}
+
+export function buildJsonEnvelope(outcome: RunOutcome, extras: JsonEnvelopeExtras = {}): JsonEnvelope {
+  const { price } = extras;
   const { result, budget, error } = outcome;
+  const tree = treeUsage(result);
   const { provider, model } = splitModel(result.model);
   const envelope: JsonEnvelope = {
     content: result.content,
@@ -105,7 +129,16 @@ export function buildJsonEnvelope(outcome: RunOutcome, price?: Pricer): JsonEnve
     cache_read_tokens: result.usage.cacheReadTokens,
     cache_write_tokens: result.usage.cacheWriteTokens,
     agents: result.children.map((child) => toAgentNode(child, price)),
+    totals: {
+      input_tokens: tree.inputTokens,
+      output_tokens: tree.outputTokens,
+      cache_read_tokens: tree.cacheReadTokens,
+      cache_write_tokens: tree.cacheWriteTokens,
+      tokens: tree.inputTokens + tree.outputTokens,
+      ...(tree.reasoningTokens ? { reasoning_tokens: tree.reasoningTokens } : {}),
+    },
   };
+  if (extras.runId) envelope.run_id = extras.runId;
   if (result.output !== undefined) envelope.output = result.output;
   if (result.cost !== undefined) envelope.cost = result.cost;
   const dollars = price && treeDollars(result, price);
@@ -123,18 +156,46 @@ export function buildJsonEnvelope(outcome: RunOutcome, price?: Pricer): JsonEnve
   }
   if (outcome.artifacts !== undefined && outcome.artifacts.length > 0) envelope.artifacts = outcome.artifacts;
   if (error) {
-    envelope.error = error.message;
+    envelope.error = jsonError(error);
     envelope.exit_code = error.exitCode;
   }
   return envelope;
 }
 
 /**
+ * `--json` for a run that failed before it ran (a bad flag, agent file or config.toml, stdin that
+ * did not come): the same keys, nothing used, and the error.
+ */
+export function renderJsonFailure(thrown: unknown): string {
+  const error = jsonError(thrown);
+  const envelope: JsonEnvelope = {
+    content: '',
+    model: '',
+    provider: '',
+    input_tokens: 0,
+    output_tokens: 0,
+    stop_reason: '',
+    duration_ms: 0,
+    tool_calls: 0,
+    tool_call_details: [],
+    refused: false,
+    retry_attempts: 0,
+    cache_read_tokens: 0,
+    cache_write_tokens: 0,
+    agents: [],
+    totals: { input_tokens: 0, output_tokens: 0, cache_read_tokens: 0, cache_write_tokens: 0, tokens: 0 },
+    error,
+    exit_code: error.exit_code,
+  };
+  return `${JSON.stringify(sortedKeys(envelope))}\n`;
+}
+
+/**
  * The envelope's keys in alphabetical order, as Go axe prints them (it marshals a map, and Go's
  * encoding/json sorts a map's keys); axe's own keys take their places among them.
  */
-export function renderJsonEnvelope(outcome: RunOutcome, price?: Pricer): string {
-  return `${JSON.stringify(sortedKeys(buildJsonEnvelope(outcome, price)))}\n`;
+export function renderJsonEnvelope(outcome: RunOutcome, extras: JsonEnvelopeExtras = {}): string {
+  return `${JSON.stringify(sortedKeys(buildJsonEnvelope(outcome, extras)))}\n`;
 }
 
 function sortedKeys<T extends object>(value: T): T {

@@ -1,11 +1,10 @@
 import { ExitCode, RecordingError } from '../errors.js';
-import type { Pricer } from '../prices/index.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
 import { openEventLog } from './event-log.js';
 import { InFlightAgents } from './in-flight.js';
-import { renderJsonEnvelope } from './json-envelope.js';
+import { type JsonEnvelopeExtras, renderJsonEnvelope } from './json-envelope.js';
 import { LiveTree, type LiveTreeTarget } from './live-tree-driver.js';
 import type { TextSink } from './text-sink.js';
 import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './verbose.js';
@@ -13,6 +12,8 @@ import { createVerboseFormatter, type VerboseRunInfo, verboseSummary } from './v
 export interface RunRendererOptions {
   json: boolean;
   verbose: boolean;
+  /** `--quiet`: warning events are not printed (they still reach `--events` and the record). */
+  quiet?: boolean;
   /** For `--verbose`'s opening block: where the user message came from, the run's timeout. */
   run?: VerboseRunInfo;
   /** Print the top-level agent's text as it arrives (ignored with `json`). */
@@ -33,10 +34,11 @@ export interface RunRenderer {
   /** Feed every event of the run here. */
   emit: EmitEvent;
   /**
-   * Print the outcome: the answer (or the JSON envelope) on stdout, the verbose summary on stderr;
-   * `price` gives them dollars (asked only with `--json` or `--verbose`).
+   * Print the outcome: the answer (or the JSON envelope, also for a failed run) on stdout, the
+   * verbose summary on stderr; `extras.price` gives them dollars (asked only with `--json` or
+   * `--verbose`).
    */
-  finish(outcome: RunOutcome, price?: Pricer): void;
+  finish(outcome: RunOutcome, extras?: JsonEnvelopeExtras): void;
   /** Agent paths running right now. */
   inFlight(): string[];
   /** Takes the live tree off the terminal for good (before an interrupt line, on exit). */
@@ -84,7 +86,9 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     tree?.observe(event);
     // A sub-agent's warnings are Go axe's `[sub-agent] Warning:` lines: shown with --verbose only.
     if (event.type === 'notice') stderr.write(`${event.message}\n`);
-    else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
+    else if (event.type === 'warning' && options.quiet) {
+      // Not said.
+    } else if (event.type === 'warning' && event.depth === 0) stderr.write(`Warning: ${event.message}\n`);
     else if (event.type === 'warning' && formatVerbose)
       stderr.write(`[sub-agent] Warning: ${event.message}\n`);
     if (formatVerbose) for (const line of formatVerbose(event)) stderr.write(`${line}\n`);
@@ -102,22 +106,26 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     }
   };
 
-  const finish = (outcome: RunOutcome, price?: Pricer): void => {
+  const finish = (outcome: RunOutcome, extras: JsonEnvelopeExtras = {}): void => {
     tree?.stop();
     eventLog?.close();
     stdout.flush();
-    if (!showsAnswer(outcome) || options.eventsOnStdout) {
-      // Go axe prints nothing on stdout for a failed run, no envelope either. (A stream of events
-      // carries the answer in its last `agent.end`.)
-    } else if (options.json) stdout.write(renderJsonEnvelope(outcome, price));
-    else if (outcome.result.output !== undefined) stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
+    // `--json` is one object whatever happened (Go axe prints nothing for a failed run); a stream
+    // of events on stdout carries the answer in its last `agent.end`.
+    if (options.eventsOnStdout) {
+      // nothing more on stdout
+    } else if (options.json) stdout.write(renderJsonEnvelope(outcome, extras));
+    else if (!showsAnswer(outcome)) {
+      // Go axe prints nothing on stdout for a failed run.
+    } else if (outcome.result.output !== undefined)
+      stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
     else {
       const content = outcome.result.content;
       // Whatever did not arrive as deltas (a replayed or non-streamed turn) is printed now.
       stdout.write(streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content);
       if (options.tty && lastOut !== '' && !lastOut.endsWith('\n')) stdout.write('\n');
     }
-    if (formatVerbose) for (const line of verboseSummary(outcome, price)) stderr.write(`${line}\n`);
+    if (formatVerbose) for (const line of verboseSummary(outcome, extras.price)) stderr.write(`${line}\n`);
   };
 
   return {
@@ -161,7 +169,7 @@ function maskedStream(sink: TextSink): MaskedStream {
 }
 
 /**
- * A run that failed prints no answer (nor `--json` envelope), except when the budget stopped it
+ * A run that failed prints no answer, except when the budget stopped it
  * (the answer so far) or the run finished and only writing its cassette failed.
  */
 function showsAnswer(outcome: RunOutcome): boolean {

@@ -140,6 +140,8 @@ const MAX_FINISH_MESSAGE = 300;
 interface Carried {
   toolCalls: number;
   text: boolean;
+  /** The prompt's block was said (a stream can repeat its promptFeedback). */
+  blocked?: boolean;
 }
 
 function throwIfNoAnswer(candidate: JsonObject, reason: string, carried: Carried): void {
@@ -182,8 +184,26 @@ function addChunk(builder: ResponseBuilder, chunk: JsonObject, carried: Carried)
   }
   const reason = optString(candidate?.finishReason);
   if (candidate !== undefined && reason !== undefined) throwIfNoAnswer(candidate, reason, carried);
-  const finish = reason ?? optString(optObject(chunk.promptFeedback)?.blockReason);
+  const blocked = promptBlock(chunk);
+  if (blocked !== undefined && !carried.blocked) {
+    // A blocked prompt has no candidate at all: whatever the reason (`SAFETY`, `MODEL_ARMOR`,
+    // `OTHER`, …), it is a block, said with Gemini's message when it gives one.
+    carried.blocked = true;
+    builder.addRefusal(
+      blocked.message === undefined ? blocked.reason : `${blocked.reason}: ${blocked.message}`,
+    );
+  }
+  const finish = reason ?? blocked?.reason;
   if (finish !== undefined) builder.setStopReason(finish);
+}
+
+/** `promptFeedback.blockReason` (and its `blockReasonMessage`) when the prompt was blocked. */
+function promptBlock(chunk: JsonObject): { reason: string; message?: string } | undefined {
+  const feedback = optObject(chunk.promptFeedback);
+  const reason = optString(feedback?.blockReason);
+  if (reason === undefined || reason === '' || reason === 'BLOCKED_REASON_UNSPECIFIED') return undefined;
+  const message = oneLine(maskSecrets(optString(feedback?.blockReasonMessage) ?? ''));
+  return message === '' ? { reason } : { reason, message };
 }
 
 export function fromWire(json: JsonValue): WireResponse {

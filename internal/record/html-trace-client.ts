@@ -81,7 +81,8 @@ export const TRACE_JS = `(() => {
     return el('a', { href: '#' + params }, text);
   };
   const head = (entry, title) => el('div', { class: 'head' }, title + ' · ' + entry.at);
-  const pre = (text) => (text ? el('pre', {}, text) : undefined);
+  // No text (a turn that only called tools): nothing. (An element's append() would print undefined.)
+  const pre = (text) => (text ? el('pre', {}, text) : '');
 
   function entryNode(entry) {
     const li = el('li', { class: 'entry', 'data-entry': entry.kind });

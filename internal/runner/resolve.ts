@@ -5,6 +5,7 @@ import { parseModelRef, qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import { type LoadedMemory, loadMemory, withMemory } from '../memory/memory.js';
 import type { JsonValue } from '../provider/types.js';
 import { listedToolNames } from '../tools/listed.js';
@@ -61,6 +62,8 @@ export interface ResolvedAgentRun {
   inputs: InputValues;
   /** `query` with the inputs substituted: the start of its first user message. */
   query?: string;
+  /** What is left out and said, not refused (a Claude Code skill that is not there). */
+  warnings: string[];
 }
 
 export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions): Promise<ResolvedAgentRun> {
@@ -74,12 +77,26 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   );
   const skillName = skillFlag ?? spec.skill;
   const skillLabel = skillFlag !== undefined ? '--skill' : spec.source;
+  // Claude Code only warns about a skill its `skills:` names and it cannot find: so does axe, for
+  // a Markdown agent (Claude Code, Gemini CLI, opencode); a TOML or YAML file's and --skill's stay errors.
+  const optionalSkill = skillFlag === undefined && spec.format === 'markdown';
+  const skillFile =
+    skillName !== undefined && skillName !== '' ? skillPath(skillName, options.configDir) : '';
+  const missing =
+    optionalSkill && skillFile !== ''
+      ? !(await fsPromises()
+          .access(skillFile)
+          .then(
+            () => true,
+            () => false,
+          ))
+      : false;
+  const warnings = missing
+    ? [`${spec.source}: skill "${skillName}" not found (${skillFile}): run without it`]
+    : [];
   const skill =
-    skillName !== undefined && skillName !== ''
-      ? {
-          path: skillPath(skillName, options.configDir),
-          content: await readSkill(skillName, options.configDir, skillLabel),
-        }
+    skillName !== undefined && skillName !== '' && !missing
+      ? { path: skillFile, content: await readSkill(skillName, options.configDir, skillLabel) }
       : undefined;
   const files = await readContextFiles(spec.files, workdir, spec.source);
   const memory = spec.memory.enabled
@@ -122,6 +139,7 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
     ...(spec.query !== undefined
       ? { query: substituteInputs(spec.query, spec, inputs, { cwd: workdir }) }
       : {}),
+    warnings,
   };
 }
 

@@ -56,7 +56,8 @@ export async function runAgentSettled(
   try {
     const resolved = await ctx.resolveAgent(spec, ctx);
     const { memory } = resolved;
-    for (const message of memory?.warnings ?? []) emitEvent(ctx, spec.name, { type: 'warning', message });
+    for (const message of [...resolved.warnings, ...(memory?.warnings ?? [])])
+      emitEvent(ctx, spec.name, { type: 'warning', message });
     provider = resolved.model.provider;
     state.model = resolved.model.model;
     const { provider: chat, api, server } = ctx.providers.forAgent(resolved.model, spec, ctx.path);

@@ -37,6 +37,13 @@ describe('model aliases', () => {
     },
   );
 
+  it("fable: Claude Code's Fable alias, a Fable model (the SDK may list the newest one later)", () => {
+    expect(parseModelRef('fable')).toEqual({ provider: 'anthropic', model: 'claude-fable-5-2' });
+    const fables = anthropicModels.filter((id) => /^claude-fable-\d/.test(id));
+    expect(fables.length).toBeGreaterThan(0);
+    expect(Object.keys(DEPRECATED_MODELS)).not.toContain('claude-fable-5-2');
+  });
+
   it("maps gemini-cli's aliases to the Gemini API's -latest aliases", () => {
     expect(parseModelRef('flash')).toEqual({ provider: 'google', model: 'gemini-flash-latest' });
     expect(parseModelRef('flash-lite')).toEqual({ provider: 'google', model: 'gemini-flash-lite-latest' });

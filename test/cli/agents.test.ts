@@ -1,8 +1,12 @@
 import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Ajv2020 } from 'ajv/dist/2020.js';
 import { parse } from 'smol-toml';
 import { describe, expect, it } from 'vitest';
+import showSchema from '../../schemas/agents-show-output.schema.json' with { type: 'json' };
 import { axe, tempHome } from './run-axe.js';
+
+const validateShow = new Ajv2020({ strict: false, allErrors: true }).compile(showSchema);
 
 function withAgents(files: Record<string, string>) {
   const setup = tempHome();
@@ -92,6 +96,7 @@ describe('axe agents', () => {
     });
     expect(result.code).toBe(0);
     const shown = JSON.parse(result.stdout);
+    expect(validateShow(shown), JSON.stringify(validateShow.errors)).toBe(true);
     expect(shown).toMatchObject({
       name: 'r',
       model: 'anthropic/claude-haiku-4-5',
@@ -115,6 +120,17 @@ describe('axe agents', () => {
     expect(missing.stderr).toMatch(
       /^axe: agent config not found: nope \(looked in .*\/axe\/agents, .*\/\.claude\/agents, /,
     );
+  });
+
+  it('show --json: a provider that cannot be resolved is null, and why is in errors', () => {
+    const { cwd, env } = withAgents({ 'odd.toml': 'name = "odd"\nmodel = "nosuch/model-x"\n' });
+    const result = axe(['agents', 'show', 'odd', '--json'], { cwd, env });
+    expect(result.code).toBe(0);
+    const shown = JSON.parse(result.stdout);
+    expect(validateShow(shown), JSON.stringify(validateShow.errors)).toBe(true);
+    expect(shown.provider).toBeNull();
+    expect(shown.errors).toEqual([expect.stringMatching(/^unsupported provider "nosuch"/)]);
+    expect(result.stdout).not.toContain('error: ');
   });
 
   it("init: Go axe's scaffold lines, in Go's order, with axe's additions among them", () => {

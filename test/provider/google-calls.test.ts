@@ -110,6 +110,64 @@ describe('a Gemini finish that leaves no usable answer fails', () => {
   }
 });
 
+describe('a prompt Gemini blocks (Model Armor, or any blockReason) is a refusal with its reason', () => {
+  // As Vertex AI sends it: no candidates, the block in promptFeedback.
+  const blocked = {
+    promptFeedback: {
+      blockReason: 'MODEL_ARMOR',
+      blockReasonMessage: 'Blocked by Model Armor floor setting',
+    },
+    usageMetadata: { promptTokenCount: 12, totalTokenCount: 12 },
+    modelVersion: 'gemini-2.5-flash',
+  };
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      const streamed = request.url?.includes(':streamGenerateContent');
+      response.writeHead(200, { 'content-type': streamed ? 'text/event-stream' : 'application/json' });
+      response.end(streamed ? `data: ${JSON.stringify(blocked)}\r\n\r\n` : JSON.stringify(blocked));
+    });
+  });
+  let base = '';
+  beforeAll(async () => {
+    base = await listen(server);
+  });
+  afterAll(() => shut(server));
+
+  for (const stream of [false, true]) {
+    it(`promptFeedback.blockReason (${stream ? 'streamed' : 'not streamed'})`, async () => {
+      const provider = createProvider(settingsFor('google', base), { retry: NO_RETRY, pool });
+      const answer = await provider.chat(ask(stream), options);
+      expect(answer).toMatchObject({
+        content: '',
+        stopReason: 'MODEL_ARMOR',
+        refusal: 'MODEL_ARMOR: Blocked by Model Armor floor setting',
+      });
+    });
+  }
+
+  it('finishReason MODEL_ARMOR', async () => {
+    fake.reset();
+    fake.respond(() => ({ stopReason: 'MODEL_ARMOR' }));
+    const answer = await gemini(NO_RETRY).chat(ask(false), options);
+    expect(answer).toMatchObject({ content: '', stopReason: 'MODEL_ARMOR', refusal: 'MODEL_ARMOR' });
+  });
+
+  it('an agent whose prompt was blocked fails like any refusal (exit 1), naming the reason', async () => {
+    const home = makeHome(fake);
+    try {
+      fake.reset();
+      fake.respond(() => ({ stopReason: 'MODEL_ARMOR' }));
+      writeAgent(home.agentsDir, 'gem', '');
+      const { outcome } = await home.run('gem', { env: geminiEnv() });
+      expect(outcome.error?.exitCode).toBe(1);
+      expect(outcome.error?.message).toBe('the model gave no answer: refused or blocked (MODEL_ARMOR)');
+    } finally {
+      home.remove();
+    }
+  });
+});
+
 describe('the finishMessage of a real-shaped MALFORMED_FUNCTION_CALL response', () => {
   // As the API sends it: no parts at all (`content: {}`), the reason and the message.
   const body = {

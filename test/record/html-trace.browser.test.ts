@@ -97,6 +97,16 @@ describe('the HTML trace in headless Chromium', { timeout: 120_000 }, () => {
     expect(classesOf(dom, LEAD)).toContain('selected');
   });
 
+  it('an assistant turn that only called tools shows its calls, no text (never "undefined")', async (ctx) => {
+    const binary = needChromium(ctx);
+    const recorded = await recordReviewRun();
+    const page = pathToFileURL(await writePage(recorded, 'tools-only.html')).href;
+    const dom = await dumpDom(binary, `${page}#${new URLSearchParams({ agent: SECURITY })}`);
+    expect(attributesOf(dom, 'aside', 'panel').get('data-path')).toBe(SECURITY);
+    expect(dom).toContain('tool call grep');
+    expect(dom).not.toMatch(/>\s*undefined\s*</);
+  });
+
   it('opens the agent the URL names; its untrusted text stays text', async (ctx) => {
     const binary = needChromium(ctx);
     const file = await writePage(await recordReviewRun(), 'review.html');

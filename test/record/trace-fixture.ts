@@ -194,7 +194,8 @@ export async function recordReviewRun(): Promise<Recorded> {
   s.toolEnd(520, LEAD, 1, 'c1', 'read_file', 'export function findUser(name) { … }');
 
   s.start(430, SECURITY, 'Security review.', 'c2');
-  s.turn(440, SECURITY, 1, 'Let me search.', [['s1', 'grep', { pattern: 'exec(' }]]);
+  // A turn that only calls tools: its text is empty.
+  s.turn(440, SECURITY, 1, '', [['s1', 'grep', { pattern: 'exec(' }]]);
   s.toolStart(850, SECURITY, 1, 's1', 'grep', { pattern: 'exec(' });
   s.toolEnd(1400, SECURITY, 1, 's1', 'grep', 'src/users.ts:21: exec("pg_dump " + format)');
   s.turn(1410, SECURITY, 2, '- HIGH src/users.ts:21 — command injection.');

@@ -57,6 +57,10 @@ describe.concurrent('axe run --replay: a JSON sub-agent result', () => {
     const miss = await replay('went');
     expect(miss).toMatchObject({ code: 3, stdout: '' });
     expect(miss.stderr).toContain('no recorded response for agent "jlead"');
+    // It says what differs from the nearest request the agent made when recorded, and why that may be.
+    expect(miss.stderr).toContain(
+      'the nearest recorded request of "jlead" differs first in the user message (recorded 2 chars, "go", now 4 chars, "went"): the input differs: was the same stdin or -p given?',
+    );
 
     // The child answers otherwise: the lead's second request (its tool result) is not the one recorded.
     const entries = read(cassette);
@@ -72,6 +76,20 @@ describe.concurrent('axe run --replay: a JSON sub-agent result', () => {
     const changedMiss = await replay('go', changed);
     expect(changedMiss).toMatchObject({ code: 3, stdout: '' });
     expect(changedMiss.stderr).toContain('no recorded response for agent "jlead"');
+    expect(changedMiss.stderr).toContain(
+      'differs first in the conversation after the user message (message 3, the tool results; recorded 3 messages, now 3): an earlier answer or tool result differs',
+    );
+    // Another model: said as such (the replay needs no key for it).
+    const otherModel = await runAxe(
+      [...args, '-p', 'go', '--replay', cassette, '--model', 'anthropic/claude-other'],
+      {
+        env: offline,
+      },
+    );
+    expect(otherModel.code).toBe(3);
+    expect(otherModel.stderr).toContain(
+      'differs first in the model (recorded anthropic/claude-test, now anthropic/claude-other): was --model given',
+    );
 
     // A cassette recorded before durations were left out of the key: the real duration in its
     // request, keyed by it.

@@ -82,7 +82,7 @@ describe('conversation loop', () => {
 });
 
 describe('retries in --json', () => {
-  it('a top-level call that fails after retrying: its retries on stderr, no envelope, exit 3', async () => {
+  it('a top-level call that fails after retrying: its retries on stderr and in the envelope, exit 3', async () => {
     home.agent(
       'flaky',
       agentToml('flaky', {
@@ -94,7 +94,7 @@ describe('retries in --json', () => {
       env: home.env(fake.url),
     });
     expect(result.code).toBe(3);
-    expect(result.stdout).toBe('');
+    expect(JSON.parse(result.stdout).error).toMatchObject({ kind: 'provider', exit_code: 3 });
     expect(result.stderr).toMatch(/after 2 retries/);
   });
 });

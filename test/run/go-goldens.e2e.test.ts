@@ -181,6 +181,8 @@ const AXE_EXTRA_KEYS = [
   'cost_usd',
   'cost_usd_without_cache',
   'agents',
+  'totals',
+  'run_id',
 ];
 
 /** Go's maskJSONOutput: placeholders for durations and tool outputs, keys sorted, two spaces. */

@@ -210,7 +210,7 @@ describe('--json envelope', () => {
       budget_max_tokens: 40,
       budget_used_tokens: 49,
       budget_exceeded: true,
-      error: 'budget exceeded: used 49 of 40 tokens',
+      error: { kind: 'budget', message: 'budget exceeded: used 49 of 40 tokens', exit_code: 4 },
       exit_code: 4,
       agents: [
         {

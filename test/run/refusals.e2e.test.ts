@@ -19,8 +19,13 @@ describe.concurrent('refusals and safety blocks', () => {
       env,
     });
     expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(lines(result.stderr)).toEqual([`axe: the model gave no answer: refused or blocked (${reason})`]);
+    const message = `the model gave no answer: refused or blocked (${reason})`;
+    expect(JSON.parse(result.stdout)).toMatchObject({
+      content: '',
+      refused: true,
+      error: { kind: 'refusal', message, exit_code: 1 },
+    });
+    expect(lines(result.stderr)).toEqual([`axe: ${message}`]);
   });
 
   it('a partial answer that was then blocked prints, with refused: true and the reason in --json and --verbose', async () => {
@@ -70,7 +75,8 @@ describe.concurrent('refusals and safety blocks', () => {
     const alone = await runAxe(['run', 'asker', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], {
       env,
     });
-    expect(alone).toMatchObject({ code: 1, stdout: '' });
+    expect(alone.code).toBe(1);
+    expect(JSON.parse(alone.stdout).error).toMatchObject({ kind: 'runtime', exit_code: 1 });
     expect(lines(alone.stderr)).toEqual(['axe: the model gave no answer']);
     const led = await runAxe(['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x', '--json'], { env });
     expect(led.code).toBe(0);

@@ -392,7 +392,7 @@ describe.concurrent('axe run', () => {
       budget_max_tokens: 100,
       budget_used_tokens: 120,
       budget_exceeded: true,
-      error: 'budget exceeded: used 120 of 100 tokens',
+      error: { kind: 'budget', message: 'budget exceeded: used 120 of 100 tokens', exit_code: 4 },
     });
     expect(fake.requests.filter((r) => r.lastUserText === 'x' && r.toolResults.length > 0)).toEqual([]);
   });

@@ -31,8 +31,9 @@ describe('axe run: signals', () => {
       axe.kill(signal);
       const result = await axe.done;
       expect(result.code).toBe(code);
-      // Go axe prints no envelope for a failed run: stdout stays empty in both modes.
-      expect(result.stdout).toBe('');
+      // Go axe prints nothing on stdout for a failed run; --json prints its one object, cancelled.
+      if (json) expect(JSON.parse(result.stdout).error).toMatchObject({ kind: 'cancelled', exit_code: code });
+      else expect(result.stdout).toBe('');
       if (!json) expect(result.stderr).toMatch(/\nDuration: \d+ms\n/);
       expect(result.stderr).toContain(`interrupted by ${signal}`);
       expect(result.stderr).toMatch(/stopping lead, .*w1.*w2|stopping lead, .*w2.*w1/);

@@ -278,7 +278,7 @@ describe('record and replay', () => {
       const miss = await tape.run('lead', { replay: cassette, env: offline, input: 'something else' });
       expect(miss.outcome.error?.exitCode).toBe(3);
       expect(miss.outcome.error?.message).toMatch(
-        /^replay: no recorded response for agent "lead" \(request [0-9a-f]{64}\) in .*run\.jsonl$/,
+        /^replay: no recorded response for agent "lead" \(request [0-9a-f]{64}\) in .*run\.jsonl; the nearest recorded request of "lead" differs first in the user message \(recorded \d+ chars, ".*", now 14 chars, "something else"\): the input differs: was the same stdin or -p given\?$/,
       );
     } finally {
       tape.remove();

@@ -78,6 +78,8 @@ export function mapCodexDefinition(
       defineOwn(data, top, value);
       return;
     }
+    // `budget.max_turns` was written `runConfig.maxTurns`: the schema's findings say so.
+    if (written !== path) defineOwn(writtenAs, path, written);
     const table = isObject(data[top]) ? data[top] : {};
     if (Object.hasOwn(table, key)) {
       errors.push({ field: written, message: `gives "${path}" a second time` });

@@ -17,8 +17,11 @@ export function isCodexDefinition(data: JsonValue): data is JsonObject {
   return isObject(data) && Object.hasOwn(data, 'agentType');
 }
 
-/** Codex's nested fields, each with the axe field it lands in (`table.key`). */
-const NESTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+/**
+ * Codex's nested fields, each with the axe field it lands in (`table.key`); schemas/
+ * codex-agent.schema.json describes the same shape (a test keeps them together).
+ */
+export const NESTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   modelConfig: {
     model: 'model',
     temperature: 'params.temperature',
@@ -36,7 +39,7 @@ const NESTED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
 };
 
 /** Codex's top-level fields with a place of their own in axe. */
-const TOP: Readonly<Record<string, string>> = {
+export const TOP: Readonly<Record<string, string>> = {
   agentType: 'name',
   displayName: 'display_name',
   whenToUse: 'description',
@@ -78,6 +81,8 @@ export function mapCodexDefinition(
       defineOwn(data, top, value);
       return;
     }
+    // `budget.max_turns` was written `runConfig.maxTurns`: the schema's findings say so.
+    if (written !== path) defineOwn(writtenAs, path, written);
     const table = isObject(data[top]) ? data[top] : {};
     if (Object.hasOwn(table, key)) {
       errors.push({ field: written, message: `gives "${path}" a second time` });

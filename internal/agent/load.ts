@@ -290,6 +290,10 @@ function located(finding: Finding, parsed: ParsedAgentFile, segments?: (string |
 }
 
 function renameTopField(field: string, writtenAs: Record<string, string>): string {
+  // A nested field mapped on its own (a Codex `runConfig.maxTurns`), else its top-level table.
+  const pair = /^[^.[]+\.[^.[]+/.exec(field)?.[0];
+  const writtenPair = pair ? own(writtenAs, pair) : undefined;
+  if (pair && writtenPair) return writtenPair + field.slice(pair.length);
   const top = /^[^.[]+/.exec(field)?.[0];
   const written = top ? own(writtenAs, top) : undefined;
   return top && written ? written + field.slice(top.length) : field;

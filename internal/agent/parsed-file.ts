@@ -18,7 +18,10 @@ export interface ParsedAgentFile {
   notes?: FieldNote[];
   /** Other programs' field names this format knows, for the did-you-mean of an unknown key. */
   knownFields?: readonly string[];
-  /** Canonical top-level key → the key as written in the file, when they differ (`max_turns` ← `maxTurns`). */
+  /**
+   * Canonical top-level key → the key as written in the file, when they differ (`max_turns` ←
+   * `maxTurns`); a nested field mapped on its own is there too (`budget.max_turns` ← `runConfig.maxTurns`).
+   */
   writtenAs: Record<string, string>;
   /** A Codex definition (`agentType`), mapped onto axe's fields. */
   dialect?: 'codex';

@@ -187,4 +187,19 @@ describe.concurrent('Codex definitions', () => {
     );
     expect(dry.stdout).toContain('submit_result(review): The verdict');
   });
+
+  it('a wrong value is named as the file writes it, with its line (exit 2)', async () => {
+    const { home, fake } = await setup();
+    home.file('agents/short.yaml', 'agentType: short\nrunConfig:\n  maxTurns: 0\n');
+    home.file('agents/mixed.md', '---\nagentType: mixed\npromptConfig:\n  systemPrompt: hi\n---\nbody\n');
+    const env = home.env(fake.url);
+    const short = await runAxe(['run', 'short', '--agents-dir', home.agentsDir, '-p', 'x'], { env });
+    expect(short).toMatchObject({ code: 2, stdout: '' });
+    expect(short.stderr.trim()).toMatch(/short\.yaml:3:3: runConfig\.maxTurns: must be >= 1 \(got 0\)$/);
+    const mixed = await runAxe(['run', 'mixed', '--agents-dir', home.agentsDir, '-p', 'x'], { env });
+    expect(mixed).toMatchObject({ code: 2, stdout: '' });
+    expect(mixed.stderr.trim()).toMatch(
+      /mixed\.md:4:\d+: promptConfig\.systemPrompt: given both in the front-matter and as the Markdown body; keep one$/,
+    );
+  });
 });

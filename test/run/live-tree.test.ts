@@ -102,6 +102,19 @@ describe('live tree frame', () => {
     ]);
   });
 
+  it("shows what a call is for beside the child's name when its caller said (call_agent's description)", () => {
+    const described = event('lead/call_agent#1:worker', 0, {
+      type: 'agent.start',
+      model: 'm',
+      task: 'a long task text',
+      description: 'count the tests',
+    });
+    expect(frame(tree([described]).roots, plain)).toEqual([
+      '⠴ lead  2.5s',
+      '  ⠴ worker #1: count the tests  2.5s',
+    ]);
+  });
+
   it('creates the top-level node from its first event, without agent.start, and ignores unknown events', () => {
     const unknown = { path: 'lead', agent: 'lead', depth: 0, time: 0, type: 'message', text: 'hi' };
     const state = tree([unknown as unknown as RunEvent, start('lead/call_agent#1:worker')]);

@@ -121,6 +121,18 @@ async function parseAndRun(): Promise<void> {
       .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
       .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
       .option('--force', '--resume: even when the agent file changed since')
+      .option(
+        '--map <file>',
+        'A batch: run the agent once per item of a JSONL/CSV/TSV/lines file (- for stdin)',
+      )
+      .option('--map-format <format>', '--map: jsonl | csv | tsv | lines (default: by the file extension)')
+      .option('--key <field>', "--map: the field naming each item (unique; default: the item's line number)")
+      .option('--strict-input', '--map: a malformed item refuses the batch before it starts')
+      .option('--concurrency <n>', '--map: items run at a time (default 8)')
+      .option('--out <file>', '--map: write the result lines to <file> instead of stdout')
+      .option('--out-format <format>', '--map: jsonl (default) | csv')
+      .option('--max-failures <n>', '--map: stop starting items after n failed ones (exit 4)')
+      .option('--fail-fast', '--map: stop starting items after the first failed one (exit 4)')
       .action((agent: string | undefined, options: Record<string, unknown>) => {
         if (agent === undefined && options.resume === undefined) {
           usageError('missing required args for command `run <agent>`');
@@ -144,6 +156,31 @@ async function parseAndRun(): Promise<void> {
         AXE_BUNDLE === 'all'
           ? dispatch(async () =>
               (await import('./runs.js')).runsCommand(action, run, lastWins(options, switches)),
+            )
+          : runFullCli(),
+      );
+
+  if (declared('batches'))
+    cli
+      .command(
+        'batches <action> [batch]',
+        'Batches (axe run --map): list | show <batch> | rm <batch> | resume <batch> (an id, a prefix, or last)',
+      )
+      .option('--json', 'list, show: as JSON')
+      .option('--results', 'show: the result lines journaled so far, in input order')
+      .option('--retry-failed', 'resume: run the items that did not complete again too')
+      .option('--force', 'resume: even when the input file changed since')
+      .option(
+        '--out <file>',
+        'resume: write the result lines to <file> (default: where the batch wrote them)',
+      )
+      .option('--events <file>', 'resume: write every event as JSON lines to <file> (- for stderr)')
+      .option('--progress <when>', 'resume: a progress line on stderr: never | auto | always')
+      .example('axe batches show last')
+      .action((action: string, batch: string | undefined, options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () =>
+              (await import('./batches.js')).batchesCommand(action, batch, lastWins(options, switches)),
             )
           : runFullCli(),
       );
@@ -225,6 +262,7 @@ const DOCS_PAGES: Record<string, string> = {
   validate: 'docs/agent-files.md',
   config: 'docs/config.md',
   runs: 'docs/records.md',
+  batches: 'docs/batches.md',
   gc: 'docs/memory-and-artifacts.md',
 };
 

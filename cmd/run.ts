@@ -39,6 +39,7 @@ export async function runCommand(
   agentName: string | undefined,
   options: Record<string, unknown>,
 ): Promise<number> {
+  if (options.map !== undefined) return (await import('./batches.js')).mapCommand(agentName, options);
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;

@@ -73,6 +73,10 @@ export type RunEventBody =
   | { type: 'mcp'; server: string; message: string }
   | { type: 'warning'; message: string }
   /** A plain line for the user on stderr (Go axe's `artifacts preserved: <dir>`). */
-  | { type: 'notice'; message: string };
+  | { type: 'notice'; message: string }
+  /** A batch (`axe run --map`) starts one of its items: its key and its line in the input. */
+  | { type: 'item.start'; key: string; line: number }
+  /** A batch's item ended, with its status (an agent outcome, or `refused`). */
+  | { type: 'item.end'; key: string; line: number; status: string; durationMs: number };
 
 export type EmitEvent = (event: RunEvent) => void;

@@ -100,8 +100,7 @@ export async function mapCommand(
     },
     env,
   );
-  stderr.write(`axe: batch ${session.record.id}: ${session.record.input.items} items\n`);
-  return execute(session, options, { searchDirs, configDir });
+  return execute(session, options, { searchDirs, configDir }, `${session.record.input.items} items`);
 }
 
 /** `axe batches list | show <id> | rm <id> | resume <id>`. */
@@ -142,14 +141,16 @@ export async function batchesCommand(
     );
     const { searchDirs, configDir } = agentLookup(session.record.agentsDirs, env, session.record.cwd);
     process.chdir(session.record.cwd);
-    const remaining =
-      session.record.input.items -
-      [...session.journaled.values()].filter((r) => options.retryFailed !== true || r.status === 'completed')
-        .length;
-    stderr.write(
-      `axe: batch ${session.record.id}: ${remaining} of ${session.record.input.items} items to run\n`,
+    const kept = [...session.journaled.values()].filter(
+      (r) => !session.retryFailed || r.status === 'completed',
     );
-    return execute(session, options, { searchDirs, configDir });
+    const { items } = session.record.input;
+    return execute(
+      session,
+      options,
+      { searchDirs, configDir },
+      `${items - kept.length} of ${items} items to run`,
+    );
   }
   const id = findBatch(dir, ref);
   if (action === 'rm') {
@@ -173,6 +174,8 @@ async function execute(
   session: BatchSession,
   options: Record<string, unknown>,
   where: { searchDirs: string[]; configDir: string },
+  /** Said on stderr once the batch is this process's: how many items it has. */
+  startLine: string,
 ): Promise<number> {
   const env = process.env;
   const { record } = session;
@@ -226,6 +229,7 @@ async function execute(
         }
       : {}),
   });
+  stderr.write(`axe: batch ${record.id}: ${startLine}\n`);
   let signal: StopSignal | undefined;
   const onSignal = (received: StopSignal) => {
     clear();

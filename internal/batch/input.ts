@@ -15,8 +15,9 @@ export type MapFormat = 'jsonl' | 'csv' | 'tsv' | 'lines';
 export const MAP_FORMATS: readonly MapFormat[] = ['jsonl', 'csv', 'tsv', 'lines'];
 
 /**
- * One item as read: its line (1-based; a CSV record that spans lines: where it ends), and either
- * its fields (JSONL, CSV/TSV), its text (`lines`) or why it could not be read.
+ * One item as read: its line (1-based; a CSV record that spans lines: where it ends), and its
+ * fields (JSONL, CSV/TSV) or its text (`lines`), or why it could not be read (with the fields it
+ * has, which may still name it).
  */
 export interface RawItem {
   line: number;
@@ -143,15 +144,15 @@ async function* csvItems(stream: NodeJS.ReadableStream, delimiter: string): Asyn
       header = record;
       continue;
     }
+    const fields: Record<string, JsonValue> = {};
+    for (const [index, name] of header.entries())
+      if (index < record.length) fields[name] = record[index] ?? '';
     if (record.length !== header.length) {
-      yield {
-        line: info.lines,
-        error: `line ${info.lines}: ${record.length} columns, the header has ${header.length}`,
-      };
+      // The columns it has still name it (`--key`).
+      const error = `line ${info.lines}: ${record.length} columns, the header has ${header.length}`;
+      yield { line: info.lines, fields, error };
       continue;
     }
-    const fields: Record<string, JsonValue> = {};
-    for (const [index, name] of header.entries()) fields[name] = record[index] ?? '';
     yield { line: info.lines, fields };
   }
   yield* skipped.splice(0);

@@ -60,10 +60,28 @@ export class RecordingError extends RuntimeError {}
 export class BudgetError extends AxeError {
   readonly used: number;
   readonly limit: number;
-  constructor(used: number, limit: number) {
-    super(`budget exceeded: used ${used} of ${limit} tokens`, ExitCode.budget);
+  /** What `used` and `limit` count: tokens, or US dollars of a cost cap. */
+  readonly unit: 'tokens' | 'usd';
+  constructor(used: number, limit: number, unit: 'tokens' | 'usd' = 'tokens') {
+    super(
+      unit === 'usd'
+        ? `budget exceeded: used $${used.toFixed(4)} of $${limit}`
+        : `budget exceeded: used ${used} of ${limit} tokens`,
+      ExitCode.budget,
+    );
     this.used = used;
     this.limit = limit;
+    this.unit = unit;
+  }
+}
+
+/** A call that would have to be priced under a cost cap, to a model with no known price. */
+export class UnpricedModelError extends AxeError {
+  constructor(model: string) {
+    super(
+      `no price known for ${model}, so a cost cap cannot be kept: add [prices."${model}"] input = …, output = … (USD per million tokens) to config.toml`,
+      ExitCode.config,
+    );
   }
 }
 

@@ -37,7 +37,14 @@ export interface GlobalConfig {
   runsKeep?: number;
   /** `[defaults] prompt_caching`: the prompt caching of agents that do not set it (run-agent.ts). */
   promptCaching?: boolean;
+  /** `[prices."provider/model"]`: USD per million tokens, winning over the price table (internal/prices/). */
+  prices?: PriceOverrides;
 }
+
+/** config.toml's `[prices."provider/model"]` tables, by `provider/model`. */
+export type PriceOverrides = Readonly<
+  Record<string, { input: number; output: number; cache_read?: number; cache_write?: number }>
+>;
 
 /** A warning about config.toml, with the field and place it is about. */
 export interface ConfigNote extends ProblemLocation {
@@ -76,6 +83,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     providers?: Record<string, ProviderConfig>;
     runs?: { keep?: number };
     defaults?: { prompt_caching?: boolean };
+    prices?: PriceOverrides;
   };
   const providers = data.providers ?? {};
   for (const table of Object.values(providers)) {
@@ -88,6 +96,7 @@ export async function loadGlobalConfig(configDir: string): Promise<GlobalConfig>
     providers,
     ...(data.runs?.keep !== undefined ? { runsKeep: data.runs.keep } : {}),
     ...(data.defaults?.prompt_caching !== undefined ? { promptCaching: data.defaults.prompt_caching } : {}),
+    ...(data.prices !== undefined ? { prices: data.prices } : {}),
     warnings: [
       ...notes.map((note) => formatProblem(file, note.message, note)),
       ...(readableKey ? [`${file} ${readableKey}`] : []),

@@ -70,6 +70,11 @@ const BUILTIN_PROVIDERS: Readonly<Record<string, BuiltinProvider>> = {
 
 const ALIASES: Readonly<Record<string, string>> = { gemini: 'google' };
 
+/** Whether `name` is one of axe's built-in providers (or another name of one). */
+export function isBuiltinProvider(name: string): boolean {
+  return own(BUILTIN_PROVIDERS, own(ALIASES, name) ?? name) !== undefined;
+}
+
 /** Go axe's OpenRouter attribution headers: `AXE_OPENROUTER_<X>` > `[providers.openrouter] <x>`. */
 function openRouterAttribution(table: ProviderConfig, env: NodeJS.ProcessEnv): Record<string, string> {
   const headers: Record<string, string> = {};

@@ -1,5 +1,6 @@
 import { onAbort } from '../abort.js';
-import { BudgetError } from '../errors.js';
+import { BudgetError, UnpricedModelError } from '../errors.js';
+import { costOf, type Price } from '../prices/price.js';
 import type { ChatRequest, Usage } from '../provider/types.js';
 
 /**
@@ -11,63 +12,137 @@ const DEFAULT_OUTPUT_ESTIMATE = 4096;
 /** The reservation of every call when there is no budget: a release that does nothing. */
 const UNLIMITED: Promise<() => void> = Promise.resolve(() => {});
 
+const NOTHING_HELD = (): void => {};
+
+/** What a budget caps; a limit left out, or 0, is no limit. */
+export interface BudgetLimits {
+  /** Input + output tokens of every call. */
+  maxTokens?: number;
+  /** US dollars of every call, each at its model's price (internal/prices/). */
+  maxCostUsd?: number;
+}
+
+/** What one call is expected to use, reserved before it is sent. */
+interface Estimate {
+  tokens: number;
+  usd: number;
+}
+
 /**
- * The tree-wide token budget: input + output tokens of every provider call, parent and children.
+ * The tree-wide budget: input + output tokens, and dollars, of every provider call, parent and
+ * children.
  *
  * Parallel calls reserve before they start, so a fan-out cannot overrun the budget many times
  * over: a call starts when the budget's remainder covers its estimate (its request's characters
- * / 4, plus its `max_tokens` or 4096) over the calls in flight, or when no other call is in
- * flight and the tree is still under the limit. Other calls wait (a deadline or Ctrl-C still
- * ends the wait). Once the tree has used its budget no call starts anywhere, the calls in flight
- * finish, and every waiting one fails with the BudgetError. The overrun is therefore bounded by
- * the calls in flight when the line was crossed. One call at a time (Go axe's sequential loop)
- * behaves exactly as a check before each call.
+ * / 4, plus its `max_tokens` or 4096; in dollars at its price) over the calls in flight, or when
+ * no other call is in flight and the tree is still under the limit. Other calls wait (a deadline
+ * or Ctrl-C still ends the wait). Once the tree has used its budget no call starts anywhere, the
+ * calls in flight finish, and every waiting one fails with the BudgetError. The overrun is
+ * therefore bounded by the calls in flight when the line was crossed. One call at a time (Go
+ * axe's sequential loop) behaves exactly as a check before each call.
+ *
+ * A budget may have a shared parent (a batch's, over all its items' trees): a call then reserves
+ * in its own budget and in the parent, and its usage counts in both, so the parent's overrun too
+ * is bounded by the calls in flight across everything that shares it.
  */
 export class Budget {
   private spent = 0;
+  private spentUsd = 0;
   private reserved = 0;
+  private reservedUsd = 0;
   private inFlight = 0;
   /** Calls waiting to start, oldest first. */
   private readonly waiting = new Set<Waiter>();
-  /** Undefined or 0: unlimited. */
+  /** Tokens; undefined: unlimited. */
   readonly limit: number | undefined;
+  /** US dollars; undefined: unlimited. */
+  readonly usdLimit: number | undefined;
+  readonly parent: Budget | undefined;
+  /** Whether each call must come with its price: this budget or a parent caps dollars. */
+  readonly needsPrice: boolean;
+  /** Neither a limit nor a parent: every call starts at once, with nothing to count but use. */
+  private readonly free: boolean;
 
-  constructor(limit?: number) {
-    this.limit = limit !== undefined && limit > 0 ? limit : undefined;
+  /** `limits` as a number: a token limit (the tree's `--max-tokens`). */
+  constructor(limits?: number | BudgetLimits, parent?: Budget) {
+    const { maxTokens, maxCostUsd } = typeof limits === 'number' ? { maxTokens: limits } : (limits ?? {});
+    this.limit = maxTokens !== undefined && maxTokens > 0 ? maxTokens : undefined;
+    this.usdLimit = maxCostUsd !== undefined && maxCostUsd > 0 ? maxCostUsd : undefined;
+    this.parent = parent;
+    this.needsPrice = this.usdLimit !== undefined || (parent?.needsPrice ?? false);
+    this.free = this.limit === undefined && this.usdLimit === undefined && parent === undefined;
   }
 
+  /** Tokens used (input + output). */
   get used(): number {
     return this.spent;
   }
 
-  add(usage: Usage): void {
+  /** Dollars used, counted only while a dollar limit is kept (calls bring their price then). */
+  get usedUsd(): number {
+    return this.spentUsd;
+  }
+
+  /** Whether no new call may start: this budget or its parent has reached a limit. */
+  get exhausted(): boolean {
+    return this.spentError() !== undefined || (this.parent?.exhausted ?? false);
+  }
+
+  /** A call's usage, at `price` (needed while dollars are capped). Counts in the parent too. */
+  add(usage: Usage, price?: Price): void {
     this.spent += usage.inputTokens + usage.outputTokens;
+    if (price) this.spentUsd += costOf(usage, price).usd;
+    this.parent?.add(usage, price);
   }
 
   /** After the run: the error for a tree that used more than its budget, if it did. */
   overrun(): BudgetError | undefined {
-    return this.limit !== undefined && this.spent > this.limit
-      ? new BudgetError(this.spent, this.limit)
-      : undefined;
+    if (this.limit !== undefined && this.spent > this.limit) return new BudgetError(this.spent, this.limit);
+    if (this.usdLimit !== undefined && this.spentUsd > this.usdLimit) {
+      return new BudgetError(this.spentUsd, this.usdLimit, 'usd');
+    }
+    return undefined;
   }
 
   /**
-   * Waits until `request` may be sent and reserves its estimate; returns the release to call
-   * when the call has ended (after `add` of its usage). Throws the BudgetError once the budget
-   * is spent, and the signal's reason when it fires while waiting.
+   * Waits until `request` may be sent and reserves its estimate, here and in the parent; returns
+   * the release to call when the call has ended (after `add` of its usage). Throws the
+   * BudgetError once a budget is spent, an UnpricedModelError when dollars are capped and the
+   * call has no price, and the signal's reason when it fires while waiting.
    */
-  reserve(request: ChatRequest, signal: AbortSignal): Promise<() => void> {
+  reserve(request: ChatRequest, signal: AbortSignal, price?: Price): Promise<() => void> {
     // No budget: nothing to wait for, and no async frame per model call.
-    if (this.limit === undefined) return UNLIMITED;
-    return this.reserveWithin(this.limit, request, signal);
+    if (this.free) return UNLIMITED;
+    if (this.needsPrice && price === undefined) return Promise.reject(new UnpricedModelError(request.model));
+    const tokensIn = Math.ceil(JSON.stringify(request).length / 4);
+    const tokensOut = request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE;
+    const usd = price ? (tokensIn * price.input + tokensOut * price.output) / 1e6 : 0;
+    return this.reserveEstimate({ tokens: tokensIn + tokensOut, usd }, signal);
   }
 
-  private async reserveWithin(limit: number, request: ChatRequest, signal: AbortSignal): Promise<() => void> {
-    const estimate =
-      Math.ceil(JSON.stringify(request).length / 4) + (request.maxTokens ?? DEFAULT_OUTPUT_ESTIMATE);
+  private async reserveEstimate(estimate: Estimate, signal: AbortSignal): Promise<() => void> {
+    const own =
+      this.limit !== undefined || this.usdLimit !== undefined
+        ? await this.reserveOwn(estimate, signal)
+        : NOTHING_HELD;
+    if (!this.parent) return own;
+    try {
+      const shared = await this.parent.reserveEstimate(estimate, signal);
+      return () => {
+        shared();
+        own();
+      };
+    } catch (error) {
+      own();
+      throw error;
+    }
+  }
+
+  private reserveOwn(estimate: Estimate, signal: AbortSignal): Promise<() => void> {
     signal.throwIfAborted();
-    if (this.spent >= limit) throw new BudgetError(this.spent, limit);
-    if (this.fits(estimate, limit)) return this.take(estimate);
+    const spent = this.spentError();
+    if (spent) throw spent;
+    if (this.fits(estimate)) return Promise.resolve(this.take(estimate));
     return new Promise<() => void>((resolve, reject) => {
       const leave = onAbort(signal, () => {
         this.waiting.delete(waiter);
@@ -88,18 +163,33 @@ export class Budget {
     });
   }
 
-  private fits(estimate: number, limit: number): boolean {
-    return this.inFlight === 0 || this.spent + this.reserved + estimate <= limit;
+  /** The error once a limit of this budget (not its parent's) is reached. */
+  private spentError(): BudgetError | undefined {
+    if (this.limit !== undefined && this.spent >= this.limit) return new BudgetError(this.spent, this.limit);
+    if (this.usdLimit !== undefined && this.spentUsd >= this.usdLimit) {
+      return new BudgetError(this.spentUsd, this.usdLimit, 'usd');
+    }
+    return undefined;
   }
 
-  private take(estimate: number): () => void {
-    this.reserved += estimate;
+  private fits(estimate: Estimate): boolean {
+    if (this.inFlight === 0) return true;
+    const tokensFit = this.limit === undefined || this.spent + this.reserved + estimate.tokens <= this.limit;
+    const usdFit =
+      this.usdLimit === undefined || this.spentUsd + this.reservedUsd + estimate.usd <= this.usdLimit;
+    return tokensFit && usdFit;
+  }
+
+  private take(estimate: Estimate): () => void {
+    this.reserved += estimate.tokens;
+    this.reservedUsd += estimate.usd;
     this.inFlight++;
     let released = false;
     return () => {
       if (released) return;
       released = true;
-      this.reserved -= estimate;
+      this.reserved -= estimate.tokens;
+      this.reservedUsd -= estimate.usd;
       this.inFlight--;
       this.admitWaiting();
     };
@@ -111,13 +201,12 @@ export class Budget {
    * as they are: waking them all to check again made a wide fan-out under a budget O(n²).
    */
   private admitWaiting(): void {
-    const limit = this.limit;
-    if (limit === undefined) return;
     for (const waiter of this.waiting) {
-      if (this.spent >= limit) {
+      const spent = this.spentError();
+      if (spent) {
         this.waiting.delete(waiter);
-        waiter.fail(new BudgetError(this.spent, limit));
-      } else if (this.fits(waiter.estimate, limit)) {
+        waiter.fail(spent);
+      } else if (this.fits(waiter.estimate)) {
         this.waiting.delete(waiter);
         waiter.admit(this.take(waiter.estimate));
       }
@@ -127,7 +216,7 @@ export class Budget {
 
 /** A call waiting for its share of the budget. */
 interface Waiter {
-  estimate: number;
+  estimate: Estimate;
   admit(release: () => void): void;
   fail(error: BudgetError): void;
 }

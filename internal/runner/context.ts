@@ -5,6 +5,7 @@ import { qualifiedModelName } from '../agent/model.js';
 import type { AgentSpec, ModelRef } from '../agent/spec.js';
 import type { ArtifactManifest } from '../artifacts/artifacts.js';
 import type { CacheWarmup } from '../fanout/cache-warmup.js';
+import type { Price } from '../prices/price.js';
 import type { JsonValue, Message, Provider, ProviderApi } from '../provider/types.js';
 import type { Budget } from './budget.js';
 import type { EmitEvent, RunEventBody } from './events.js';
@@ -21,6 +22,11 @@ export interface ProviderSource {
    * ConfigError for an unknown provider or a missing required key (live only).
    */
   forAgent(model: ModelRef, spec: AgentSpec, agentPath: string): { provider: Provider; api?: ProviderApi };
+  /**
+   * What the model's tokens cost (config.toml's `[prices]`, else the price table); undefined when
+   * unknown. Asked only while a budget caps dollars: it loads the price table.
+   */
+  priceOf(model: ModelRef): Price | undefined;
 }
 
 /** The abort reason when a deadline fires (the run's, or a sub-agent's own): a timeout, not a cancel. */

@@ -1,6 +1,7 @@
 import { MAX_TURNS } from '../agent/spec.js';
 import { errorMessage, ProviderError, RuntimeError, TurnLimitError } from '../errors.js';
 import { fanOut } from '../fanout/fanout.js';
+import type { Price } from '../prices/price.js';
 import {
   addUsage,
   type ChatRequest,
@@ -59,6 +60,8 @@ export interface LoopSetup {
   uncollected?: () => string | undefined;
   /** Connections to its provider opened for the children it may start. */
   connections?: ChildConnections;
+  /** The model's price, set while a budget caps dollars (each call reserves and counts them). */
+  price?: Price;
 }
 
 /** Filled in as the loop goes, so the caller keeps the answer so far when the loop throws. */
@@ -156,7 +159,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
     const spent = ctx.limits.stop('tokens');
     if (spent) throw spent;
     const turnRequest = { ...request, messages: [...messages] };
-    const release = await ctx.budget.reserve(turnRequest, ctx.signal);
+    const release = await ctx.budget.reserve(turnRequest, ctx.signal, setup.price);
     let response: ChatResponse;
     // From the reservation on, nothing may leave it held: the calls waiting on the budget would
     // wait forever.
@@ -168,7 +171,7 @@ export async function runLoop(setup: LoopSetup, state: LoopState): Promise<void>
         pendingToolCalls: pending,
       });
       response = await send(setup, state, turnRequest);
-      ctx.budget.add(response.usage);
+      ctx.budget.add(response.usage, setup.price);
       ctx.limits.addTokens(response.usage.inputTokens + response.usage.outputTokens);
     } finally {
       release();

@@ -2,6 +2,7 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import { resolveProviderSettings } from '../config/providers.js';
+import { pricing } from '../prices/pricing.js';
 import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { Provider, ProviderSettings, RetryPolicy } from '../provider/types.js';
 import type { ProviderSource } from './context.js';
@@ -17,7 +18,9 @@ export function liveProviders(options: {
   // Settings, and a provider per retry policy, made once per provider name: a fan-out's children
   // share their parent's. A name that cannot be resolved is not kept: each agent says why.
   const made = new Map<string, { settings: ProviderSettings; byRetry: Map<RetryPolicy, Provider> }>();
+  const price = pricing(options.globalConfig, options.env);
   return {
+    priceOf: (model) => price(model.provider, model.model),
     forAgent(model, spec, agentPath) {
       let entry = made.get(model.provider);
       if (!entry) {
@@ -44,7 +47,10 @@ export function liveProviders(options: {
 
 /** Providers that answer from a cassette only: no provider settings, no key, no network. */
 export function replayProviders(player: CassettePlayer): ProviderSource {
+  // A replay reads no config.toml: the price table's prices.
+  const price = pricing(undefined, {});
   return {
+    priceOf: (model) => price(model.provider, model.model),
     forAgent: (model, _spec, agentPath) => ({ provider: player.provider(model.provider, agentPath) }),
   };
 }

@@ -11,9 +11,11 @@ import {
   RefusalError,
   RuntimeError,
   TurnLimitError,
+  UnpricedModelError,
 } from '../errors.js';
 import { CacheWarmup } from '../fanout/cache-warmup.js';
 import { appendEntry, formatEntry } from '../memory/memory.js';
+import type { Price } from '../prices/price.js';
 import type { Message, ProviderApi, ToolSpec } from '../provider/types.js';
 import type { Toolset } from '../tools/types.js';
 import {
@@ -75,7 +77,9 @@ export async function runAgentSettled(
     toolset = tools.toolset;
     if (api !== undefined) checkRequest(api, spec, ctx, resolved.model.model, tools.specs.length > 0);
     emitEvent(ctx, spec.name, readyEvent(spec, ctx, resolved, tools.specs));
+    const price = ctx.budget.needsPrice ? pricedModel(ctx, resolved) : undefined;
     setup = loopSetup(spec, ctx, chat, resolved, tools, {
+      ...(price ? { price } : {}),
       messages: firstMessages(ctx.prior, input, provider, tools.specs.length > 0),
       background: delegation.background,
       promptCachingDefault: ctx.promptCachingDefault,
@@ -161,6 +165,13 @@ function cachingOf(
 }
 
 /** The loop's setup: the agent's first request, its tools and how it runs them. */
+/** The agent's price while a budget caps dollars: a model with none cannot be sent under the cap. */
+function pricedModel(ctx: RunContext, resolved: ResolvedAgentRun): Price {
+  const price = ctx.providers.priceOf(resolved.model);
+  if (!price) throw new UnpricedModelError(`${resolved.model.provider}/${resolved.model.model}`);
+  return price;
+}
+
 function loopSetup(
   spec: AgentSpec,
   ctx: RunContext,
@@ -171,10 +182,12 @@ function loopSetup(
     messages,
     background,
     promptCachingDefault,
+    price,
   }: {
     messages: Message[];
     background: AgentDelegation['background'];
     promptCachingDefault: boolean | undefined;
+    price?: Price;
   },
 ): LoopSetup {
   const { params } = spec;
@@ -197,6 +210,7 @@ function loopSetup(
       stream: ctx.stream,
     },
     ...(spec.maxTurns !== undefined ? { maxTurns: spec.maxTurns } : {}),
+    ...(price ? { price } : {}),
     parallel: spec.subAgentsConfig.parallel,
     handlers: tools.handlers,
     mutating: tools.mutating,

@@ -29,7 +29,7 @@ import type { EarlierCalls, RunOutcome, RunRequest } from './types.js';
  */
 export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
   const { spec } = request;
-  const budget = new Budget(request.maxTokens);
+  const budget = new Budget(request.maxTokens, request.sharedBudget);
   const timeoutSeconds = shorterTimeout(request.timeoutSeconds, spec.budget.timeout);
   const scope = deadlineScope(request.signal, timeoutSeconds, request.startedAt);
   const { controller } = scope;

@@ -4,6 +4,7 @@ import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Message, Usage } from '../provider/types.js';
+import type { Budget } from './budget.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 import type { AskPerson } from './questions.js';
 
@@ -45,6 +46,11 @@ export interface RunRequest {
   startedAt?: number;
   /** Tree-wide token budget (`--max-tokens`, else `[budget] max_tokens`). */
   maxTokens?: number;
+  /**
+   * A budget shared with other runs (a batch's `--max-cost` / `--max-tokens`): every call of this
+   * run also reserves in it and counts in it; once it is spent no call of this run starts.
+   */
+  sharedBudget?: Budget;
   /** Stream the top-level agent's final answer (text.delta events with depth 0). */
   stream: boolean;
   /** Cassette to write (`--record`) or to serve from (`--replay`). */

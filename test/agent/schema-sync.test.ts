@@ -125,11 +125,12 @@ describe('schemas/ is the single source of truth', () => {
   });
 
   it("docs/config.md's config reference lists every setting with the schema's description", () => {
-    const { providers, runs, defaults } = configSchema.properties as Record<string, JsonObject>;
+    const { providers, runs, defaults, prices } = configSchema.properties as Record<string, JsonObject>;
     const fields = [
       ...schemaFields(providers?.additionalProperties as JsonObject, 'providers.<name>.'),
       ...schemaFields(runs as JsonObject, 'runs.'),
       ...schemaFields(defaults as JsonObject, 'defaults.'),
+      ...schemaFields(prices?.additionalProperties as JsonObject, 'prices."<provider>/<model>".'),
     ];
     expect(Object.fromEntries(pageRows('docs/config.md', 'config-reference'))).toEqual(
       Object.fromEntries(fields),

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { BudgetError } from '../../internal/errors.js';
+import { BudgetError, UnpricedModelError } from '../../internal/errors.js';
 import type { ChatRequest } from '../../internal/provider/types.js';
 import { Budget } from '../../internal/runner/budget.js';
 
@@ -77,5 +77,104 @@ describe('the token budget', () => {
     );
     for (const release of releases) release();
     expect(budget.overrun()).toBeUndefined();
+  });
+});
+
+describe('a dollar cap and a shared parent', () => {
+  /** $1 per million tokens in and out: a call's estimate in dollars is its tokens / 1e6. */
+  const dollar = { input: 1, output: 1 };
+  const usage = (tokens: number) => ({
+    inputTokens: tokens,
+    outputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+  });
+
+  it('reserves dollars at the call’s price, and fails the waiting calls once the dollars are spent', async () => {
+    const budget = new Budget({ maxCostUsd: 0.0001 });
+    const signal = new AbortController().signal;
+    expect(budget.needsPrice).toBe(true);
+    const running = await budget.reserve(costing(80), signal, dollar);
+    // $0.00008 in flight: a call of $0.00005 more does not fit $0.0001.
+    const waiting = budget.reserve(costing(50), signal, dollar).catch((error) => error);
+    budget.add(usage(120), dollar);
+    running();
+    const error = await waiting;
+    expect(error).toBeInstanceOf(BudgetError);
+    expect((error as BudgetError).unit).toBe('usd');
+    expect((error as BudgetError).message).toBe('budget exceeded: used $0.0001 of $0.0001');
+    expect(budget.usedUsd).toBeCloseTo(0.00012, 12);
+    expect(budget.exhausted).toBe(true);
+    expect(budget.overrun()?.unit).toBe('usd');
+  });
+
+  it('refuses a call with no price under a dollar cap before it is sent', async () => {
+    const budget = new Budget({ maxCostUsd: 5 });
+    await expect(budget.reserve(costing(10), new AbortController().signal)).rejects.toBeInstanceOf(
+      UnpricedModelError,
+    );
+    // A child of a capped parent needs prices too.
+    const child = new Budget(undefined, budget);
+    expect(child.needsPrice).toBe(true);
+    await expect(child.reserve(costing(10), new AbortController().signal)).rejects.toBeInstanceOf(
+      UnpricedModelError,
+    );
+  });
+
+  it('a call reserves in its own budget and in the shared one: trees wait for each other, and stop together', async () => {
+    const shared = new Budget({ maxTokens: 100 });
+    const a = new Budget(undefined, shared);
+    const b = new Budget(1000, shared);
+    const signal = new AbortController().signal;
+    const first = await a.reserve(costing(80), signal);
+    let started = false;
+    const second = b.reserve(costing(50), signal).then(
+      (release) => {
+        started = true;
+        return release;
+      },
+      (error: unknown) => error,
+    );
+    await settle();
+    // b's own 1,000 tokens would let it start; the shared 100 do not (80 in flight).
+    expect(started).toBe(false);
+    a.add(usage(110));
+    expect(shared.used).toBe(110);
+    expect(a.used).toBe(110);
+    first();
+    expect(await second).toBeInstanceOf(BudgetError);
+    expect(shared.exhausted).toBe(true);
+    expect(b.exhausted).toBe(true);
+    // Each tree's own budget was not overrun: the shared one was.
+    expect(a.overrun()).toBeUndefined();
+    expect(b.overrun()).toBeUndefined();
+    expect(shared.overrun()).toBeInstanceOf(BudgetError);
+    await expect(a.reserve(costing(1), signal)).rejects.toBeInstanceOf(BudgetError);
+  });
+
+  it('a call that stops waiting for the shared budget gives back what it held in its own', async () => {
+    const shared = new Budget({ maxTokens: 100 });
+    const other = new Budget(undefined, shared);
+    const own = new Budget(100, shared);
+    const holding = await other.reserve(costing(80), new AbortController().signal);
+    const controller = new AbortController();
+    // Takes 60 of its own 100, then waits for the shared budget (80 + 60 > 100)...
+    const aborted = own.reserve(costing(60), controller.signal).catch((reason) => reason);
+    await settle();
+    controller.abort(new Error('stop'));
+    expect(((await aborted) as Error).message).toBe('stop');
+    holding();
+    // ...and gave its 60 back: 45 + 45 fit in its own 100 again.
+    const signal = new AbortController().signal;
+    const b = await own.reserve(costing(45), signal);
+    let started = false;
+    const c = own.reserve(costing(45), signal).then((release) => {
+      started = true;
+      return release;
+    });
+    await settle();
+    expect(started).toBe(true);
+    b();
+    (await c)();
   });
 });

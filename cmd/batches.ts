@@ -65,6 +65,7 @@ export async function mapCommand(
     throw new ConfigError(`--timeout: expected a positive number of seconds, got "${String(timeout)}"`);
   }
   const maxTokens = countFlag(argv, options.maxTokens, '--max-tokens');
+  const maxCostUsd = dollarsFlag(stringFlag(argv, options.maxCost, '--max-cost'));
   const prompt =
     options.prompt === undefined ? undefined : lastValue(argv, options.prompt, ['-p', '--prompt']);
   const out = absolute(stringFlag(argv, options.out, '--out'));
@@ -88,6 +89,7 @@ export async function mapCommand(
       concurrency: countFlag(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY,
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
       ...(maxFailures !== undefined ? { maxFailures } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(skill !== undefined ? { skill } : {}),
@@ -257,9 +259,9 @@ async function execute(
       stderr.write(`axe: batch ${record.id}: interrupted: ${tally} (axe batches resume ${record.id})\n`);
       return signalExitCode(signal);
     }
-    if (stoppedBy === 'cap') {
+    if (stoppedBy !== undefined && stoppedBy !== 'interrupted') {
       stderr.write(
-        `axe: batch ${record.id}: stopped by --max-failures: ${tally} (axe batches resume ${record.id})\n`,
+        `axe: batch ${record.id}: stopped by ${stoppedBy}: ${tally} (axe batches resume ${record.id})\n`,
       );
       return ExitCode.budget;
     }
@@ -295,6 +297,15 @@ function countFlag(argv: string[], value: unknown, flag: string): number | undef
     throw new ConfigError(`${flag}: expected a positive whole number, got "${typed}"`);
   }
   return number;
+}
+
+/** `--max-cost`: US dollars, a plain decimal number above zero. */
+function dollarsFlag(typed: string | undefined): number | undefined {
+  if (typed === undefined) return undefined;
+  const dollars = /^\d+(\.\d+)?$/.test(typed) ? Number(typed) : Number.NaN;
+  if (!(dollars > 0))
+    throw new ConfigError(`--max-cost: expected a positive number of US dollars, got "${typed}"`);
+  return dollars;
 }
 
 function outFormat(value: string | undefined): OutFormat {

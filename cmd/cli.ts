@@ -93,7 +93,10 @@ async function parseAndRun(): Promise<void> {
       .option('--workdir <dir>', "Override the agent's working directory")
       .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
       .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
-      .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
+      .option(
+        '--max-tokens <n>',
+        'Token budget for the whole agent tree (input + output; with --map: the whole batch)',
+      )
       .option('--input <name=value>', "A typed input of the agent (repeatable; see the agent's [input])")
       .option('--inputs-json <json>', 'Typed inputs as one JSON object')
       // `--no-stream` is understood without being declared: cac would print a misleading default.
@@ -132,6 +135,7 @@ async function parseAndRun(): Promise<void> {
       .option('--out <file>', '--map: write the result lines to <file> instead of stdout')
       .option('--out-format <format>', '--map: jsonl (default) | csv')
       .option('--max-failures <n>', '--map: stop starting items after n failed ones (exit 4)')
+      .option('--max-cost <usd>', "--map: dollar budget of the whole batch, at the models' prices (exit 4)")
       .option('--fail-fast', '--map: stop starting items after the first failed one (exit 4)')
       .action((agent: string | undefined, options: Record<string, unknown>) => {
         if (agent === undefined && options.resume === undefined) {

@@ -1,5 +1,5 @@
 import type { JsonValue } from '../provider/types.js';
-import { treeCost, treeUsage } from '../runner/result.js';
+import { treeUsage } from '../runner/result.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets } from '../secrets.js';
 import type { BatchItem } from './items.js';
@@ -68,6 +68,7 @@ export function resultLine(
   outcome: RunOutcome,
   runId: string | undefined,
   durationMs: number,
+  costUsd: number | undefined,
 ): ResultLine {
   const { result } = outcome;
   const usage = treeUsage(result);
@@ -82,7 +83,7 @@ export function resultLine(
     output: result.output ?? null,
     error: error ?? null,
     usage: { input_tokens: usage.inputTokens, output_tokens: usage.outputTokens },
-    cost_usd: treeCost(result) ?? null,
+    cost_usd: costUsd ?? null,
     run_id: runId ?? null,
     duration_ms: durationMs,
   };

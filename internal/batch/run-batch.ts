@@ -5,9 +5,10 @@ import { CancelledError } from '../errors.js';
 import type { HttpPool } from '../http/pool.js';
 import { type OpenRecord, openRunRecord, runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
+import type { Budget } from '../runner/budget.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import { runTopLevel } from '../runner/top-level.js';
-import type { RunOutcome, RunRequest } from '../runner/types.js';
+import type { AgentRunResult, RunOutcome, RunRequest } from '../runner/types.js';
 import { type MapFormat, readItems } from './input.js';
 import { type BatchItem, toItem } from './items.js';
 import type { Journal } from './journal.js';
@@ -15,13 +16,22 @@ import { OrderedOutput } from './ordered-output.js';
 import { type BatchCounts, emptyCounts } from './progress.js';
 import { type ResultLine, resultLine, unranLine } from './result-line.js';
 
-/** Why a batch stopped starting items before its input ran out. */
-export type BatchStop = 'cap' | 'interrupted';
+/** Why a batch stopped starting items before its input ran out: a cap (its flag), or Ctrl-C. */
+export type BatchStop = '--max-failures' | '--max-cost' | '--max-tokens' | 'interrupted';
 
 /** What every item's run shares: the agent and everything of a normal run but its message and inputs. */
 export type ItemRunBase = Omit<
   RunRequest,
-  'input' | 'inputs' | 'signal' | 'emit' | 'startedAt' | 'pool' | 'record' | 'replay' | 'shared'
+  | 'input'
+  | 'inputs'
+  | 'signal'
+  | 'emit'
+  | 'startedAt'
+  | 'pool'
+  | 'record'
+  | 'replay'
+  | 'shared'
+  | 'sharedBudget'
 >;
 
 export interface BatchRun {
@@ -35,6 +45,10 @@ export interface BatchRun {
   concurrency: number;
   /** `--max-failures` (`--fail-fast`: 1): that many failed items stop the batch. */
   maxFailures?: number;
+  /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
+  budget?: Budget;
+  /** Each item's cost in dollars, from its tree (undefined when no price is known). */
+  costOf: (result: AgentRunResult) => number | undefined;
   journal: Journal;
   /** Journaled results (a resume): these items are not run again, their lines are given as they were. */
   journaled: ReadonlyMap<number, ResultLine>;
@@ -84,6 +98,13 @@ export function startBatch(run: BatchRun): BatchControl {
   const changed = () => run.onCounts?.(counts);
   const ordered = new OrderedOutput<ResultLine>(run.write);
 
+  /** A spent budget starts nothing new: the running items finish (their calls are refused by it). */
+  const capReached = () => {
+    const { budget } = run;
+    if (!budget?.exhausted) return;
+    const overCost = budget.usdLimit !== undefined && budget.usedUsd >= budget.usdLimit;
+    stopping ??= overCost ? '--max-cost' : '--max-tokens';
+  };
   const finish = (index: number, line: ResultLine, journal: boolean): Promise<void> => {
     const release = () => {
       counts.done++;
@@ -92,7 +113,8 @@ export function startBatch(run: BatchRun): BatchControl {
       else counts.failed++;
       counts.tokens += line.usage.input_tokens + line.usage.output_tokens;
       if (line.cost_usd !== null) counts.cost = (counts.cost ?? 0) + line.cost_usd;
-      if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= 'cap';
+      if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= '--max-failures';
+      capReached();
       ordered.put(index, line);
       changed();
     };
@@ -133,6 +155,7 @@ export function startBatch(run: BatchRun): BatchControl {
       signal: controller.signal,
       emit,
       shared: run.shared,
+      ...(run.budget ? { sharedBudget: run.budget } : {}),
     });
     let runId: string | undefined;
     if (record) {
@@ -140,7 +163,7 @@ export function startBatch(run: BatchRun): BatchControl {
       runId = (await record.recorder.created()) || undefined;
     }
     const cancelled = outcome.result.status === 'cancelled' && controller.signal.aborted;
-    const line = resultLine(item, outcome, runId, Date.now() - startedAt);
+    const line = resultLine(item, outcome, runId, Date.now() - startedAt, run.costOf(outcome.result));
     counts.running--;
     run.emit({
       ...where,
@@ -185,6 +208,7 @@ export function startBatch(run: BatchRun): BatchControl {
         continue;
       }
       while (running.size >= run.concurrency && stopping === undefined) await Promise.race(running);
+      capReached();
       if (stopping !== undefined) {
         await finish(at, unranLine(item, 'skipped', null), false);
         continue;

@@ -2,15 +2,19 @@ import { createHash } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pipeline } from 'node:stream/promises';
-import { loadAgentFile } from '../agent/load.js';
 import type { AgentSpec } from '../agent/spec.js';
+import { DEFAULT_TIMEOUT_SECONDS } from '../agent/spec.js';
 import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
-import { ConfigError } from '../errors.js';
+import { ConfigError, UnpricedModelError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { type Pricer, pricing } from '../prices/index.js';
 import { createHttpPool } from '../provider/index.js';
 import { runsDir } from '../record/store.js';
+import { Budget } from '../runner/budget.js';
 import type { EmitEvent } from '../runner/events.js';
+import { resolveModel } from '../runner/resolve.js';
+import { treeDollars } from './cost.js';
 import { inputDigest, type MapFormat, readItems } from './input.js';
 import { itemKey } from './items.js';
 import { Journal, readJournal } from './journal.js';
@@ -139,11 +143,6 @@ export interface BatchOutlets {
   defaultMessage: string;
 }
 
-/** A batch's agent, loaded from the file the batch names (its warnings given back to be said once). */
-export async function batchAgent(session: BatchSession, env: NodeJS.ProcessEnv): Promise<AgentSpec> {
-  return loadAgentFile(session.record.agentFile, env);
-}
-
 /**
  * Runs a prepared batch: takes its lock (one process per batch), opens its journal, its pool and
  * its cassette, and starts it. `finished` closes them all and, for `--record`, publishes the
@@ -172,10 +171,13 @@ export async function runBatch(
     ...(record.model !== undefined ? { modelOverride: record.model } : {}),
     ...(record.skill !== undefined ? { skillOverride: record.skill } : {}),
     ...(record.workdir !== undefined ? { workdirOverride: record.workdir } : {}),
-    timeoutSeconds: record.timeoutSeconds ?? spec.timeout ?? 120,
-    ...(record.maxTokens !== undefined ? { maxTokens: record.maxTokens } : {}),
+    timeoutSeconds: record.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    // Each item's tree keeps the agent's own `[budget] max_tokens`; `--max-tokens` is the batch's.
+    ...(spec.budget.maxTokens !== undefined ? { maxTokens: spec.budget.maxTokens } : {}),
     stream: false,
   };
+  const price = pricing(player ? undefined : await outlets.globalConfig(), player ? {} : outlets.env);
+  const budget = await batchBudget(record, spec, price);
   const control = startBatch({
     id: record.id,
     spec,
@@ -186,6 +188,8 @@ export async function runBatch(
     defaultMessage: outlets.defaultMessage,
     concurrency: record.concurrency,
     ...(record.maxFailures !== undefined ? { maxFailures: record.maxFailures } : {}),
+    ...(budget ? { budget } : {}),
+    costOf: (result) => treeDollars(result, price),
     journal,
     journaled: session.journaled,
     retryFailed: session.retryFailed,
@@ -205,7 +209,6 @@ export async function runBatch(
               ...(record.skill !== undefined ? { skill: record.skill } : {}),
               ...(record.workdir !== undefined ? { workdir: record.workdir } : {}),
               timeoutSeconds: base.timeoutSeconds,
-              ...(record.maxTokens !== undefined ? { maxTokens: record.maxTokens } : {}),
               stream: false,
               ...(record.replay !== undefined ? { replay: record.replay } : {}),
             },
@@ -234,4 +237,25 @@ export async function runBatch(
     }
   })();
   return { control, finished };
+}
+
+/**
+ * The budget of the whole batch (`--max-tokens`, `--max-cost`), every item's calls reserving in
+ * it; undefined without either. Under `--max-cost` the agent's model must have a price (the
+ * table's or config.toml's `[prices]`), else the batch is refused before anything starts.
+ */
+async function batchBudget(record: BatchRecord, spec: AgentSpec, price: Pricer): Promise<Budget | undefined> {
+  if (record.maxTokens === undefined && record.maxCostUsd === undefined) return undefined;
+  if (record.maxCostUsd !== undefined) {
+    const model = resolveModel(spec, {
+      overrides: { ...(record.model !== undefined ? { model: record.model } : {}) },
+    });
+    if (price(model.provider, model.model) === undefined) {
+      throw new UnpricedModelError(`${model.provider}/${model.model}`);
+    }
+  }
+  return new Budget({
+    ...(record.maxTokens !== undefined ? { maxTokens: record.maxTokens } : {}),
+    ...(record.maxCostUsd !== undefined ? { maxCostUsd: record.maxCostUsd } : {}),
+  });
 }

@@ -30,7 +30,9 @@ export interface BatchRecord {
   prompt?: string;
   concurrency: number;
   timeoutSeconds?: number;
+  /** `--max-tokens` / `--max-cost`: caps of the whole batch (every call of every item reserves in them). */
   maxTokens?: number;
+  maxCostUsd?: number;
   maxFailures?: number;
   model?: string;
   skill?: string;

@@ -290,3 +290,35 @@ describe('axe batches resume', () => {
     expect(fake.requests).toHaveLength(2);
   });
 });
+
+describe.concurrent('axe run --map caps', () => {
+  it('--max-cost with known prices: no new item once spent, overrun within the calls in flight, the rest skipped, exit 4', async () => {
+    const { home, fake, run } = await seed(['[params]', 'max_tokens = 5']);
+    // $1,000 per million tokens: each call (10 in, 5 out) costs $0.015.
+    home.file('config/axe/config.toml', '[prices."anthropic/claude-test"]\ninput = 1000\noutput = 1000\n');
+    home.file('many.txt', `${Array.from({ length: 20 }, (_, i) => `item ${i + 1}`).join('\n')}\n`);
+    const result = await run(['--map', 'many.txt', '--concurrency', '2', '--max-cost', '0.05']);
+    expect(result.code, result.stderr).toBe(4);
+    const out = parsed(result.stdout) as (Line & { cost_usd: number | null })[];
+    expect(out).toHaveLength(20);
+    const ran = out.filter((l) => l.status !== 'skipped');
+    expect(ran.length).toBeGreaterThanOrEqual(3);
+    expect(out.at(-1)?.status).toBe('skipped');
+    for (const line of ran) expect(['completed', 'budget_exceeded']).toContain(line.status);
+    const spent = ran.reduce((sum, l) => sum + (l.cost_usd ?? 0), 0);
+    expect(out.find((l) => l.status === 'completed')?.cost_usd).toBeCloseTo(0.015, 6);
+    // Over the cap by at most the calls in flight when it was crossed (2 at a time).
+    expect(spent).toBeLessThanOrEqual(0.05 + 2 * 0.015 + 1e-9);
+    expect(fake.requests.length).toBe(ran.filter((l) => l.status === 'completed').length);
+    expect(result.stderr).toMatch(/stopped by --max-cost: \d+ completed, \d+ failed, \d+ skipped \(axe batches resume \S+\)\n$/);
+  });
+
+  it('--max-cost refuses a batch whose model has no known price before anything starts', async () => {
+    const { home, fake, run } = await seed();
+    home.file('one.txt', 'x\n');
+    const result = await run(['--map', 'one.txt', '--max-cost', '1']);
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toMatch(/no price known for anthropic\/claude-test, so a cost cap cannot be kept/);
+    expect(fake.requests).toHaveLength(0);
+  });
+});

@@ -310,7 +310,9 @@ describe.concurrent('axe run --map caps', () => {
     // Over the cap by at most the calls in flight when it was crossed (2 at a time).
     expect(spent).toBeLessThanOrEqual(0.05 + 2 * 0.015 + 1e-9);
     expect(fake.requests.length).toBe(ran.filter((l) => l.status === 'completed').length);
-    expect(result.stderr).toMatch(/stopped by --max-cost: \d+ completed, \d+ failed, \d+ skipped \(axe batches resume \S+\)\n$/);
+    expect(result.stderr).toMatch(
+      /stopped by --max-cost: \d+ completed, \d+ failed, \d+ skipped \(axe batches resume \S+\)\n$/,
+    );
   });
 
   it('--max-cost refuses a batch whose model has no known price before anything starts', async () => {

@@ -324,3 +324,57 @@ describe.concurrent('axe run --map caps', () => {
     expect(fake.requests).toHaveLength(0);
   });
 });
+
+describe('axe run --map and Ctrl-C', () => {
+  it('once: nothing new starts, running items finish and are kept, exit 130 naming the resume; the resume runs the rest', async () => {
+    const { home, fake } = await setup();
+    home.agent('labeler', agentToml('labeler'));
+    home.file('s.txt', 'm1\nm2\nm3\nm4\nm5\nm6\n');
+    const options = { env: home.env(fake.url), cwd: home.root };
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    fake.respond(async (request) => {
+      await gate;
+      return { text: `A:${request.lastUserText}` };
+    });
+    const batch = startAxe(
+      ['run', 'labeler', '--agents-dir', home.agentsDir, '--map', 's.txt', '--concurrency', '2'],
+      options,
+    );
+    await waitFor(() => fake.requests.length === 2);
+    batch.kill('SIGINT');
+    await waitFor(() => batch.stderrSoFar().includes('no new item starts'));
+    release();
+    const result = await batch.done;
+    expect(result.code).toBe(130);
+    expect(parsed(result.stdout).map((l) => l.status)).toEqual([
+      'completed',
+      'completed',
+      'skipped',
+      'skipped',
+      'skipped',
+      'skipped',
+    ]);
+    const id = /axe: batch (\S+): 6 items/.exec(result.stderr)?.[1] ?? '';
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `axe: batch ${id}: interrupted: 2 completed, 0 failed, 4 skipped \\(axe batches resume ${id}\\)\\n$`,
+      ),
+    );
+    fake.reset();
+    fake.respond((request) => ({ text: `B:${request.lastUserText}` }));
+    const resumed = await runAxe(['batches', 'resume', id], options);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(parsed(resumed.stdout).map((l) => l.answer)).toEqual([
+      'A:m1',
+      'A:m2',
+      'B:m3',
+      'B:m4',
+      'B:m5',
+      'B:m6',
+    ]);
+    expect(fake.requests.map((r) => r.lastUserText).sort()).toEqual(['m3', 'm4', 'm5', 'm6']);
+  });
+});

@@ -105,24 +105,25 @@ export function startBatch(run: BatchRun): BatchControl {
     const overCost = budget.usdLimit !== undefined && budget.usedUsd >= budget.usdLimit;
     stopping ??= overCost ? '--max-cost' : '--max-tokens';
   };
+  /**
+   * An item's result: counted at once (a cap it reaches stops the next start), then journaled
+   * (when `journal`) and only then released to the output, in input order.
+   */
   const finish = (index: number, line: ResultLine, journal: boolean): Promise<void> => {
-    const release = () => {
-      counts.done++;
-      if (line.status === 'completed') counts.completed++;
-      else if (line.status === 'skipped' || line.status === 'cancelled') counts.skipped++;
-      else counts.failed++;
-      counts.tokens += line.usage.input_tokens + line.usage.output_tokens;
-      if (line.cost_usd !== null) counts.cost = (counts.cost ?? 0) + line.cost_usd;
-      if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= '--max-failures';
-      capReached();
-      ordered.put(index, line);
-      changed();
-    };
+    counts.done++;
+    if (line.status === 'completed') counts.completed++;
+    else if (line.status === 'skipped' || line.status === 'cancelled') counts.skipped++;
+    else counts.failed++;
+    counts.tokens += line.usage.input_tokens + line.usage.output_tokens;
+    if (line.cost_usd !== null) counts.cost = (counts.cost ?? 0) + line.cost_usd;
+    if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= '--max-failures';
+    capReached();
+    changed();
     if (!journal) {
-      release();
+      ordered.put(index, line);
       return Promise.resolve();
     }
-    return run.journal.append(line).then(release);
+    return run.journal.append(line).then(() => ordered.put(index, line));
   };
 
   const runOne = async (index: number, item: BatchItem): Promise<void> => {
@@ -175,20 +176,26 @@ export function startBatch(run: BatchRun): BatchControl {
       durationMs: line.duration_ms,
     });
     // An item Ctrl-C cancelled did not finish: it is not journaled, and a resume runs it again.
-    await finish(index, line, !cancelled);
+    // Its place goes to the next item now; its line waits for the journal's fsync, not the slot.
+    keep(finish(index, line, !cancelled), writes);
   };
 
+  /** The items running, and the results on their way to the journal. */
+  const running = new Set<Promise<void>>();
+  const writes = new Set<Promise<void>>();
+  let failure: unknown;
+  /** Holds `promise` in `set` until it settles; a failure (the journal cannot be written) stops the batch. */
+  const keep = (promise: Promise<void>, set: Set<Promise<void>>) => {
+    const kept = promise.catch((error: unknown) => {
+      failure ??= error;
+      stopping ??= 'interrupted';
+    });
+    set.add(kept);
+    void kept.finally(() => set.delete(kept));
+  };
+  const track = (promise: Promise<void>) => keep(promise, running);
+
   const done = (async (): Promise<BatchSummary> => {
-    const running = new Set<Promise<void>>();
-    let failure: unknown;
-    const track = (promise: Promise<void>) => {
-      const tracked = promise.catch((error: unknown) => {
-        failure ??= error;
-        stopping ??= 'interrupted';
-      });
-      running.add(tracked);
-      void tracked.finally(() => running.delete(tracked));
-    };
     let index = 0;
     for await (const raw of readItems(run.input.file, run.input.format)) {
       const item = toItem(raw, {
@@ -204,7 +211,7 @@ export function startBatch(run: BatchRun): BatchControl {
         continue;
       }
       if (item.error !== undefined) {
-        track(finish(at, unranLine(item, 'error', item.error), true));
+        keep(finish(at, unranLine(item, 'error', item.error), true), writes);
         continue;
       }
       while (running.size >= run.concurrency && stopping === undefined) await Promise.race(running);
@@ -216,6 +223,7 @@ export function startBatch(run: BatchRun): BatchControl {
       track(runOne(at, item));
     }
     await Promise.all(running);
+    await Promise.all(writes);
     if (failure !== undefined) throw failure;
     // The records of the items count against `[runs] keep` as any run's: the oldest go once, at the end.
     if (run.records)

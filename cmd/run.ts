@@ -40,6 +40,9 @@ export async function runCommand(
   options: Record<string, unknown>,
 ): Promise<number> {
   if (options.map !== undefined) return (await import('./batches.js')).mapCommand(agentName, options);
+  for (const [key, flag] of MAP_ONLY_FLAGS) {
+    if (options[key] !== undefined && options[key] !== false) throw new ConfigError(`${flag} needs --map`);
+  }
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
@@ -229,6 +232,19 @@ export async function runCommand(
     stopSignals.runOver();
   }
 }
+
+/** The flags of a batch (`--map`), refused without it rather than ignored. */
+const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
+  ['mapFormat', '--map-format'],
+  ['key', '--key'],
+  ['strictInput', '--strict-input'],
+  ['concurrency', '--concurrency'],
+  ['out', '--out'],
+  ['outFormat', '--out-format'],
+  ['maxCost', '--max-cost'],
+  ['maxFailures', '--max-failures'],
+  ['failFast', '--fail-fast'],
+];
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
 async function pickUp(

@@ -6,6 +6,7 @@ import { openAppendable } from '../fs/open-writable.js';
 import { fsPromises } from '../fs/promises.js';
 import { readLines } from '../fs/read-lines.js';
 import { isPlainObject } from '../plain-object.js';
+import { maskSecrets } from '../secrets.js';
 import type { ResultLine } from './result-line.js';
 import { FILE_MODE } from './store.js';
 
@@ -50,7 +51,8 @@ export class Journal {
 
   append(entry: ResultLine): Promise<void> {
     return new Promise((done, failed) => {
-      this.queue.push({ text: `${JSON.stringify(entry)}\n`, done, failed });
+      // Masked as every output of axe: an answer that echoes a key does not keep it on disk.
+      this.queue.push({ text: `${maskSecrets(JSON.stringify(entry))}\n`, done, failed });
       this.flushing ??= this.flush();
     });
   }

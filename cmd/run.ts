@@ -20,6 +20,7 @@ import { renderDryRun } from '../internal/output/dry-run.js';
 import { interruptedLine } from '../internal/output/in-flight.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
 import type { RunRenderer } from '../internal/output/run-renderer.js';
+import { type Pricer, pricing } from '../internal/prices/index.js';
 import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 // `--dry-run` needs only this of the runner and its resolver (through dryRunView); the rest (and
 // the renderers, the run record) is evaluated by a run that calls a model, not by every start of `run`.
@@ -218,7 +219,10 @@ export async function runCommand(
       signal: controller.signal,
       emit,
     });
-    renderer.finish(outcome);
+    renderer.finish(
+      outcome,
+      options.json === true || options.verbose === true ? await runPricer(globalConfig, env) : undefined,
+    );
     if (record) await closeRunRecord(record, outcome, warn);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
@@ -247,6 +251,15 @@ const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
 ];
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
+/**
+ * The prices `--json` and `--verbose` report dollars at: config.toml's `[prices]` over the price
+ * table (loaded only when an agent is priced). A config.toml that cannot be read: the table's.
+ */
+async function runPricer(globalConfig: () => Promise<GlobalConfig>, env: NodeJS.ProcessEnv): Promise<Pricer> {
+  const config = await globalConfig().catch(() => undefined);
+  return pricing(config, env);
+}
+
 async function pickUp(
   agentName: string | undefined,
   options: Record<string, unknown>,

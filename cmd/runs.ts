@@ -1,5 +1,9 @@
+import { loadGlobalConfig } from '../internal/config/global.js';
+import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, errorMessage } from '../internal/errors.js';
+import { treeDollars } from '../internal/output/dollars.js';
 import { renderRunList, renderRunTree, renderTranscript, runRow } from '../internal/output/runs-view.js';
+import { type Pricer, pricing } from '../internal/prices/index.js';
 import {
   findRun,
   loadRun,
@@ -32,6 +36,7 @@ export async function runsCommand(
     return 0;
   }
   const run = await loadRun(dir, id);
+  const price = await runsPricer();
   const transcript = options.transcript;
   if (typeof transcript === 'string') {
     const agent = run.agents.find((a) => a.path === transcript);
@@ -45,24 +50,42 @@ export async function runsCommand(
     stdout.write(maskSecrets(renderHtmlTrace(run)));
   } else if (options.json === true) {
     const { record } = run;
-    const json = { ...record, status: shownStatus(record), tree: run.tree };
+    const dollars = run.tree ? treeDollars(run.tree, price) : undefined;
+    const json = {
+      ...record,
+      status: shownStatus(record),
+      ...(dollars ? { cost_usd: dollars.usd, cost_usd_without_cache: dollars.usdWithoutCache } : {}),
+      tree: run.tree,
+    };
     stdout.write(`${maskSecrets(JSON.stringify(json))}\n`);
   } else {
-    stdout.write(renderRunTree(run));
+    stdout.write(renderRunTree(run, price));
   }
   return 0;
 }
 
 async function list(dir: string, options: Record<string, unknown>): Promise<number> {
   const rows = [];
+  const price = await runsPricer();
   for (const id of await runIds(dir)) {
     try {
       const run = await readRunRecord(dir, id);
-      rows.push(runRow(run));
+      rows.push(runRow(run, price));
     } catch (error) {
       stderr.write(`Warning: skipped ${errorMessage(error)}\n`);
     }
   }
   stdout.write(options.json === true ? `${JSON.stringify(rows)}\n` : renderRunList(rows));
   return 0;
+}
+
+/**
+ * The prices `axe runs` shows a run's dollars at, from its recorded tokens and models: today's
+ * `[prices]` over the price table (a run records tokens, not prices, so that a run that asked for
+ * no dollars never loads the table). A config.toml that cannot be read: the table's.
+ */
+async function runsPricer(): Promise<Pricer> {
+  const env = process.env;
+  const config = await loadGlobalConfig(resolvePaths(env).configDir).catch(() => undefined);
+  return pricing(config, env);
 }

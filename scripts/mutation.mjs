@@ -109,8 +109,9 @@ const MUTANTS = [
   // Budgets and limits.
   {
     name: 'the token budget lets a call start once it is spent',
-    find: 'if (this.spent >= limit) throw new BudgetError(this.spent, limit);',
-    replace: 'if (this.spent > limit) throw new BudgetError(this.spent, limit);',
+    find: 'if (this.limit !== undefined && this.spent >= this.limit) return new BudgetError(this.spent, this.limit);',
+    replace:
+      'if (this.limit !== undefined && this.spent > this.limit) return new BudgetError(this.spent, this.limit);',
     tests: ['test/runner/budget.test.ts', 'test/run/budget-fanout.e2e.test.ts'],
   },
   {

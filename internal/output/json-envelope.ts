@@ -1,8 +1,10 @@
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
 import { BudgetError } from '../errors.js';
+import type { Pricer } from '../prices/index.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import type { AgentRunResult, RunOutcome, ToolCallDetail } from '../runner/types.js';
+import { agentDollars, treeDollars } from './dollars.js';
 import { detectRefusal } from './refusal.js';
 
 /**
@@ -28,6 +30,12 @@ export interface JsonEnvelope {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost?: number;
+  /**
+   * (axe) What the whole tree's calls cost in US dollars at their models' prices, and what they
+   * would have cost with no prompt caching: only when every agent that made calls has a price.
+   */
+  cost_usd?: number;
+  cost_usd_without_cache?: number;
   /** Of `output_tokens`, the reasoning tokens, when the provider reports any. */
   reasoning_tokens?: number;
   /** OpenRouter's response cache of the last call, `HIT` or `MISS` (Go axe: only when sent). */
@@ -68,6 +76,9 @@ export interface JsonAgentNode {
   cache_read_tokens: number;
   cache_write_tokens: number;
   cost?: number;
+  /** (axe) This agent's own calls in dollars, with and without caching, when its model has a price. */
+  cost_usd?: number;
+  cost_usd_without_cache?: number;
   turns: number;
   tool_calls: number;
   files_read: string[];
@@ -77,7 +88,7 @@ export interface JsonAgentNode {
   children: JsonAgentNode[];
 }
 
-export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
+export function buildJsonEnvelope(outcome: RunOutcome, price?: Pricer): JsonEnvelope {
   const { result, budget, error } = outcome;
   const { provider, model } = splitModel(result.model);
   const envelope: JsonEnvelope = {
@@ -94,10 +105,15 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
     retry_attempts: result.retries,
     cache_read_tokens: result.usage.cacheReadTokens,
     cache_write_tokens: result.usage.cacheWriteTokens,
-    agents: result.children.map(toAgentNode),
+    agents: result.children.map((child) => toAgentNode(child, price)),
   };
   if (result.output !== undefined) envelope.output = result.output;
   if (result.cost !== undefined) envelope.cost = result.cost;
+  const dollars = price && treeDollars(result, price);
+  if (dollars) {
+    envelope.cost_usd = dollars.usd;
+    envelope.cost_usd_without_cache = dollars.usdWithoutCache;
+  }
   if (result.usage.reasoningTokens) envelope.reasoning_tokens = result.usage.reasoningTokens;
   if (result.cacheStatus) envelope.cache_status = result.cacheStatus;
   if (result.refusal !== undefined) envelope.refusal = result.refusal;
@@ -118,8 +134,8 @@ export function buildJsonEnvelope(outcome: RunOutcome): JsonEnvelope {
  * The envelope's keys in alphabetical order, as Go axe prints them (it marshals a map, and Go's
  * encoding/json sorts a map's keys); axe's own keys take their places among them.
  */
-export function renderJsonEnvelope(outcome: RunOutcome): string {
-  return `${JSON.stringify(sortedKeys(buildJsonEnvelope(outcome)))}\n`;
+export function renderJsonEnvelope(outcome: RunOutcome, price?: Pricer): string {
+  return `${JSON.stringify(sortedKeys(buildJsonEnvelope(outcome, price)))}\n`;
 }
 
 function sortedKeys<T extends object>(value: T): T {
@@ -148,7 +164,7 @@ function toJsonDetail(detail: ToolCallDetail): JsonToolCallDetail {
   };
 }
 
-function toAgentNode(result: AgentRunResult): JsonAgentNode {
+function toAgentNode(result: AgentRunResult, price: Pricer | undefined): JsonAgentNode {
   const node: JsonAgentNode = {
     agent: result.agent,
     model: result.model,
@@ -163,9 +179,14 @@ function toAgentNode(result: AgentRunResult): JsonAgentNode {
     tool_calls: result.toolCalls,
     files_read: result.filesRead,
     files_modified: result.filesModified,
-    children: result.children.map(toAgentNode),
+    children: result.children.map((child) => toAgentNode(child, price)),
   };
   if (result.cost !== undefined) node.cost = result.cost;
+  const dollars = price && agentDollars(result, price);
+  if (dollars) {
+    node.cost_usd = dollars.usd;
+    node.cost_usd_without_cache = dollars.usdWithoutCache;
+  }
   if (result.output !== undefined) node.output = result.output;
   if (result.error !== undefined) node.error = result.error;
   return node;

@@ -1,4 +1,5 @@
 import { ExitCode, RecordingError } from '../errors.js';
+import type { Pricer } from '../prices/index.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { maskSecrets, SecretHoldback } from '../secrets.js';
@@ -29,8 +30,11 @@ export interface RunRendererOptions {
 export interface RunRenderer {
   /** Feed every event of the run here. */
   emit: EmitEvent;
-  /** Print the outcome: the answer (or the JSON envelope) on stdout, the verbose summary on stderr. */
-  finish(outcome: RunOutcome): void;
+  /**
+   * Print the outcome: the answer (or the JSON envelope) on stdout, the verbose summary on stderr;
+   * `price` gives them dollars (asked only with `--json` or `--verbose`).
+   */
+  finish(outcome: RunOutcome, price?: Pricer): void;
   /** Agent paths running right now. */
   inFlight(): string[];
   /** Takes the live tree off the terminal for good (before an interrupt line, on exit). */
@@ -91,13 +95,13 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
     }
   };
 
-  const finish = (outcome: RunOutcome): void => {
+  const finish = (outcome: RunOutcome, price?: Pricer): void => {
     tree?.stop();
     eventLog?.close();
     stdout.flush();
     if (!showsAnswer(outcome)) {
       // Go axe prints nothing on stdout for a failed run, no envelope either.
-    } else if (options.json) stdout.write(renderJsonEnvelope(outcome));
+    } else if (options.json) stdout.write(renderJsonEnvelope(outcome, price));
     else if (outcome.result.output !== undefined) stdout.write(`${JSON.stringify(outcome.result.output)}\n`);
     else {
       const content = outcome.result.content;
@@ -105,7 +109,7 @@ export function createRunRenderer(options: RunRendererOptions): RunRenderer {
       stdout.write(streaming && content.startsWith(turnText) ? content.slice(turnText.length) : content);
       if (options.tty && lastOut !== '' && !lastOut.endsWith('\n')) stdout.write('\n');
     }
-    if (formatVerbose) for (const line of verboseSummary(outcome)) stderr.write(`${line}\n`);
+    if (formatVerbose) for (const line of verboseSummary(outcome, price)) stderr.write(`${line}\n`);
   };
 
   return {

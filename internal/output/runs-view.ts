@@ -1,3 +1,4 @@
+import type { Pricer } from '../prices/index.js';
 import type { Message, Usage } from '../provider/types.js';
 import type { RecordedAgent, RunRecord, TranscriptLine } from '../record/record.js';
 import { type LoadedRun, shownStatus } from '../record/store.js';
@@ -6,6 +7,7 @@ import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
 import { statusGlyph, toolsInFlight } from './agent-marks.js';
 import { cacheUsageText } from './cache-usage.js';
+import { agentDollars, formatUsd, treeDollars } from './dollars.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {
@@ -17,11 +19,15 @@ export interface RunRow {
   exit_code?: number;
   tokens?: number;
   cost?: number;
+  /** (axe) The tree's dollars at its models' prices, and without caching: when all are priced. */
+  cost_usd?: number;
+  cost_usd_without_cache?: number;
   /** The run that resumed it (`--resume`): the one to resume now. */
   resumed_by?: string;
 }
 
-export function runRow(record: RunRecord): RunRow {
+export function runRow(record: RunRecord, price?: Pricer): RunRow {
+  const dollars = price && record.tree ? treeDollars(record.tree, price) : undefined;
   return {
     id: record.id,
     agent: record.request.agent,
@@ -31,6 +37,7 @@ export function runRow(record: RunRecord): RunRow {
     ...(record.exitCode !== undefined ? { exit_code: record.exitCode } : {}),
     ...(record.usage ? { tokens: record.usage.total } : {}),
     ...(record.cost !== undefined ? { cost: record.cost } : {}),
+    ...(dollars ? { cost_usd: dollars.usd, cost_usd_without_cache: dollars.usdWithoutCache } : {}),
     ...(record.resumedBy !== undefined ? { resumed_by: record.resumedBy } : {}),
   };
 }
@@ -46,7 +53,11 @@ export function renderRunList(rows: RunRow[]): string {
       row.duration_ms !== undefined ? seconds(row.duration_ms) : '-',
       row.status,
       row.tokens !== undefined ? String(row.tokens) : '-',
-      row.cost !== undefined ? `$${row.cost.toFixed(4)}` : '-',
+      row.cost !== undefined
+        ? `$${row.cost.toFixed(4)}`
+        : row.cost_usd !== undefined
+          ? formatUsd(row.cost_usd)
+          : '-',
     ]),
   ];
   const widths = table[0]?.map((_, i) => Math.max(...table.map((cells) => (cells[i] ?? '').length))) ?? [];
@@ -62,8 +73,9 @@ export function renderRunList(rows: RunRow[]): string {
 }
 
 /** `axe runs show <id>`: the run, then its tree, each agent with status, duration, tokens, error. */
-export function renderRunTree(run: LoadedRun): string {
+export function renderRunTree(run: LoadedRun, price?: Pricer): string {
   const { record } = run;
+  const dollars = price && run.tree ? treeDollars(run.tree, price) : undefined;
   const status = run.interrupted ? 'interrupted (the process is gone)' : record.status;
   const head = [
     `run ${record.id}: ${record.request.agent}, started ${record.startedAt}`,
@@ -72,6 +84,9 @@ export function renderRunTree(run: LoadedRun): string {
     record.exitCode !== undefined ? ` (exit ${record.exitCode})` : '',
     record.usage ? `, ${record.usage.total} tokens${cacheNote(record.usage)}` : '',
     record.cost !== undefined ? `, $${record.cost.toFixed(4)}` : '',
+    dollars
+      ? `, ${formatUsd(dollars.usd)}${dollars.usdWithoutCache > dollars.usd ? ` (${formatUsd(dollars.usdWithoutCache)} without caching)` : ''}`
+      : '',
   ].join('');
   const lines = [head];
   if (record.resumedFrom) lines.push(`resumes run ${record.resumedFrom}`);
@@ -80,7 +95,7 @@ export function renderRunTree(run: LoadedRun): string {
   if (record.error) lines.push(`error: ${record.error}`);
   const walk = (node: RecordedAgent, prefix: string, last: boolean, top: boolean): void => {
     const branch = top ? '' : last ? '└─ ' : '├─ ';
-    lines.push(`${prefix}${branch}${agentLine(node, run.interrupted)}`);
+    lines.push(`${prefix}${branch}${agentLine(node, run.interrupted, price)}`);
     const next = top ? '' : `${prefix}${last ? '   ' : '│  '}`;
     node.children.forEach((child, i) => {
       walk(child, next, i === node.children.length - 1, false);
@@ -95,7 +110,7 @@ function cacheNote(usage: Usage): string {
   return text === undefined ? '' : ` (${text})`;
 }
 
-function agentLine(node: RecordedAgent, interrupted: boolean): string {
+function agentLine(node: RecordedAgent, interrupted: boolean, price: Pricer | undefined): string {
   const { step, agent } = splitPath(node.path);
   const name = step === undefined ? agent : `${step}:${agent}`;
   const stopped = node.status === 'running' && interrupted;
@@ -104,6 +119,8 @@ function agentLine(node: RecordedAgent, interrupted: boolean): string {
   if (node.durationMs !== undefined) parts.push(seconds(node.durationMs));
   parts.push(`turns ${node.turns || node.lastTurn || 0}`);
   parts.push(`${node.usage.inputTokens + node.usage.outputTokens} tokens${cacheNote(node.usage)}`);
+  const dollars = price && agentDollars(node, price);
+  if (dollars && dollars.usd > 0) parts.push(formatUsd(dollars.usd));
   if (node.status === 'running') {
     const where = node.lastTurn !== undefined ? `in turn ${node.lastTurn}` : 'before its first turn';
     parts.push(node.inTools ? `${where}, in ${toolsInFlight(node.inTools)}` : where);

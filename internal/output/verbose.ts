@@ -1,9 +1,11 @@
 import { BudgetError } from '../errors.js';
+import type { Pricer } from '../prices/index.js';
 import type { RunEvent } from '../runner/events.js';
 import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { cacheUsageText } from './cache-usage.js';
+import { formatUsd, treeDollars } from './dollars.js';
 
 /** Their calls show as the sub-agents' own lines. */
 const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);
@@ -107,7 +109,7 @@ function preCallBlock(event: Extract<RunEvent, { type: 'agent.ready' }>, run: Ve
 }
 
 /** The closing lines of `--verbose`: duration, cumulative tokens, stop reason, tree totals. */
-export function verboseSummary(outcome: RunOutcome): string[] {
+export function verboseSummary(outcome: RunOutcome, price?: Pricer): string[] {
   const { result, budget, error } = outcome;
   // Go axe: a failed call prints its duration only (the error line follows).
   if (error !== undefined && !(error instanceof BudgetError)) return [`Duration: ${result.durationMs}ms`];
@@ -127,7 +129,16 @@ export function verboseSummary(outcome: RunOutcome): string[] {
   if (result.refusal !== undefined) lines.push(`Refused:  ${result.refusal}`);
   const calls = countSubAgentCalls(result.children);
   if (calls > 0) lines.push(`Agents:   ${calls} sub-agent call(s), ${budget.used} tokens across the tree`);
+  const dollars = price && treeDollars(result, price);
+  if (dollars) lines.push(`Cost:     ${costText(dollars.usd, dollars.usdWithoutCache)}`);
   return lines;
+}
+
+/** `$0.0123` or, when caching saved something, `$0.0123 ($0.0456 without caching)`. */
+function costText(usd: number, withoutCache: number): string {
+  return withoutCache > usd
+    ? `${formatUsd(usd)} (${formatUsd(withoutCache)} without caching)`
+    : formatUsd(usd);
 }
 
 function countSubAgentCalls(children: RunOutcome['result']['children']): number {

@@ -2,6 +2,7 @@ import { abortsBy, sleep, withTimeout } from '../abort.js';
 import { ConfigError, MissingKeyError } from '../errors.js';
 import type { HttpResponse } from '../http/connection.js';
 import type { HttpPool } from '../http/pool.js';
+import type { RateGate } from '../ratelimit/gate.js';
 import { redactUrl } from '../redact.js';
 import { addSecret, maskSecrets } from '../secrets.js';
 import { oneLine } from '../text.js';
@@ -49,11 +50,7 @@ const REQUEST_ID_HEADERS = ['request-id', 'x-request-id', 'x-goog-request-id', '
  * The API key is checked when `chat` is called, not at construction, so a run that never calls
  * the provider (`--replay`, `--dry-run`) needs no key.
  */
-export function createWireProvider(
-  settings: ProviderSettings,
-  wire: Wire,
-  options: { retry: RetryPolicy; pool: HttpPool },
-): Provider {
+export function createWireProvider(settings: ProviderSettings, wire: Wire, options: SendOptions): Provider {
   addSecret(settings.apiKey);
   for (const value of Object.values(settings.headers)) addSecret(value);
   const shared = sharedParts(settings, wire);
@@ -61,6 +58,14 @@ export function createWireProvider(
     name: settings.name,
     chat: (request, chatOptions) => chat(settings, wire, options, shared, request, chatOptions),
   };
+}
+
+/** How a provider's calls are sent: its retry policy, the run's pool, and its rate gate. */
+export interface SendOptions {
+  retry: RetryPolicy;
+  pool: HttpPool;
+  /** The provider's gate, shared with every run handed the same RateGates (internal/ratelimit/). */
+  gate?: RateGate;
 }
 
 /** What every call of one provider sends alike, made once (a fan-out's children share a provider). */
@@ -115,7 +120,7 @@ export function keyMissing(settings: ProviderSettings): boolean {
 async function chat(
   settings: ProviderSettings,
   wire: Wire,
-  { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
+  options: SendOptions,
   shared: SharedParts,
   request: ChatRequest,
   { signal: userSignal, onEvent, onAnswerBegins, deadline, connections }: ChatOptions,
@@ -146,7 +151,7 @@ async function chat(
       ? undefined
       : withTimeout(userSignal, deadline - Date.now());
   try {
-    const response = await attempts(wire, { retry, pool }, request, {
+    const response = await attempts(wire, options, request, {
       context,
       url,
       headers,
@@ -159,7 +164,7 @@ async function chat(
       warmConnections: connections?.ahead,
     });
     const wanted = connections?.forCalls(response.toolCalls) ?? 0;
-    if (wanted > 0) pool.warm(url, wanted);
+    if (wanted > 0) options.pool.warm(url, wanted);
     return response;
   } finally {
     timed?.dispose();
@@ -183,7 +188,7 @@ interface Exchange {
 /** Sends the request, retrying as the policy says, until an answer, a final error or the deadline. */
 async function attempts(
   wire: Wire,
-  { retry, pool }: { retry: RetryPolicy; pool: HttpPool },
+  { retry, pool, gate }: SendOptions,
   request: ChatRequest,
   {
     context,
@@ -198,12 +203,24 @@ async function attempts(
     warmConnections,
   }: Exchange,
 ): Promise<ChatResponse> {
+  // What the gate counts against a tokens-per-minute limit: the prompt's and the answer's room.
+  const tokens = gate ? Math.ceil(body.length / 4) + (request.maxTokens ?? 0) : 0;
   for (let attempt = 0; ; attempt++) {
     if (signal.aborted) throw abortError(context, userSignal);
     const builder = new ResponseBuilder(request.model, onEvent);
     let requestId: string | undefined;
+    let admitted = false;
     try {
+      if (gate) {
+        const wait = gate.admit(tokens, signal);
+        if (wait) await wait;
+        admitted = true;
+      }
       const response = await postJson(pool, url, headers, body, signal, warmConnections);
+      if (admitted) {
+        admitted = false;
+        gate?.done(response.status, response.headers);
+      }
       if (response.status < 300) onAnswerBegins?.();
       requestId = pickRequestId(response.headers);
       const wireResponse = await readResponse(context, wire, request, response, builder, requestId);
@@ -218,8 +235,13 @@ async function attempts(
       if (out.refusal === undefined && REFUSAL_STOPS.has(out.stopReason)) out.refusal = out.stopReason;
       return out;
     } catch (caught) {
+      if (admitted) gate?.cancel();
       if (caught instanceof ListenerError) throw caught.original;
       const error = failureError(context, caught, signal, userSignal, requestId);
+      // A wait the body named (Gemini's `retryDelay`) holds every request of the provider too.
+      const named = error.details.retryAfterMs;
+      if (gate && named !== undefined && (error.category === 'rate_limit' || error.category === 'overloaded'))
+        gate.pause(named);
       // Events already delivered cannot be taken back: a stream that failed midway is not retried.
       const delay = builder.delivered
         ? undefined

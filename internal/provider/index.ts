@@ -1,17 +1,16 @@
-import type { HttpPool } from '../http/pool.js';
 import { anthropicWire } from './anthropic.js';
 import { bedrockWire } from './bedrock.js';
-import { createWireProvider } from './client.js';
+import { createWireProvider, type SendOptions } from './client.js';
 import { googleWire } from './google.js';
 import { ollamaWire } from './ollama.js';
 import { openaiWire } from './openai.js';
 import { openCodeRoute } from './opencode-route.js';
 import { responsesWire } from './responses.js';
-import type { Provider, ProviderSettings, RetryPolicy, WireApi } from './types.js';
+import type { Provider, ProviderSettings, WireApi } from './types.js';
 import type { Wire } from './wire.js';
 
 export { createHttpPool, type HttpPool } from '../http/pool.js';
-export { keyMissing } from './client.js';
+export { keyMissing, type SendOptions } from './client.js';
 
 /** Every wire format by its `api` name. */
 export const WIRES: Record<WireApi, Wire> = {
@@ -28,10 +27,7 @@ export const WIRES: Record<WireApi, Wire> = {
  * key is reported by `chat` as a ConfigError (exit 2), so a run that makes no provider call
  * (`--replay`) needs no key.
  */
-export function createProvider(
-  settings: ProviderSettings,
-  options: { retry: RetryPolicy; pool: HttpPool },
-): Provider {
+export function createProvider(settings: ProviderSettings, options: SendOptions): Provider {
   if (settings.api !== 'opencode') return createWireProvider(settings, WIRES[settings.api], options);
   const byWire = new Map<WireApi, Provider>();
   return {

@@ -2,16 +2,7 @@ import type { ProviderError } from '../errors.js';
 import type { RetryPolicy } from './types.js';
 
 /** Server-requested wait, from `retry-after-ms`, else `retry-after` in seconds or as an HTTP date. */
-export function retryAfterMs(headers: Record<string, string>, now: number): number | undefined {
-  const ms = headers['retry-after-ms'];
-  if (ms !== undefined && ms.trim() !== '' && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
-  const after = headers['retry-after'];
-  if (after === undefined || after.trim() === '') return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds)) return Math.max(0, seconds * 1000);
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
+export { retryAfterWait as retryAfterMs } from '../ratelimit/headers.js';
 
 /** The wait before retry number `retry` (1-based), with up to 25 % jitter taken off. */
 export function backoffDelay(policy: RetryPolicy, retry: number, random: () => number = Math.random): number {

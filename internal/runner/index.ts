@@ -31,6 +31,7 @@
  *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
+export { RateGates, type RateLimits } from '../ratelimit/index.js';
 export { Budget, type BudgetLimits } from './budget.js';
 export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';

@@ -5,6 +5,7 @@ import { resolveProviderSettings } from '../config/providers.js';
 import { pricing } from '../prices/pricing.js';
 import { createHttpPool, createProvider, type HttpPool, keyMissing } from '../provider/index.js';
 import type { Provider, ProviderSettings, RetryPolicy } from '../provider/types.js';
+import type { RateGates } from '../ratelimit/gates.js';
 import type { ProviderSource } from './context.js';
 import { resolveModel } from './resolve.js';
 
@@ -14,6 +15,8 @@ export function liveProviders(options: {
   env: NodeJS.ProcessEnv;
   pool: HttpPool;
   recorder?: CassetteRecorder;
+  /** The providers' rate gates: the run's own, or shared with other runs (a batch's). */
+  rateGates?: RateGates;
 }): ProviderSource {
   // Settings, and a provider per retry policy, made once per provider name: a fan-out's children
   // share their parent's. A name that cannot be resolved is not kept: each agent says why.
@@ -34,7 +37,12 @@ export function liveProviders(options: {
       const { settings, byRetry } = entry;
       let provider = byRetry.get(spec.retry);
       if (!provider) {
-        provider = createProvider(settings, { retry: spec.retry, pool: options.pool });
+        const gate = options.rateGates?.gate(settings.name);
+        provider = createProvider(settings, {
+          retry: spec.retry,
+          pool: options.pool,
+          ...(gate ? { gate } : {}),
+        });
         byRetry.set(spec.retry, provider);
       }
       return {

@@ -4,6 +4,7 @@ import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
+import { RateGates } from '../ratelimit/gates.js';
 import { Budget } from './budget.js';
 import {
   agentLoader,
@@ -160,6 +161,7 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     globalConfig,
     env: request.env,
     pool,
+    rateGates: request.rateGates ?? new RateGates(),
     ...(recorder ? { recorder } : {}),
   });
   // What a batch shares stays open (and unpublished) for its other items.

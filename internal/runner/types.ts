@@ -4,6 +4,7 @@ import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Message, Usage } from '../provider/types.js';
+import type { RateGates } from '../ratelimit/gates.js';
 import type { Budget } from './budget.js';
 import type { AgentStatus, EmitEvent } from './events.js';
 import type { AskPerson } from './questions.js';
@@ -51,6 +52,11 @@ export interface RunRequest {
    * run also reserves in it and counts in it; once it is spent no call of this run starts.
    */
   sharedBudget?: Budget;
+  /**
+   * The providers' rate gates, shared with other runs (a batch hands one to all its items): a
+   * 429 seen by one run holds back the requests of all. Without it the run makes its own.
+   */
+  rateGates?: RateGates;
   /** Stream the top-level agent's final answer (text.delta events with depth 0). */
   stream: boolean;
   /** Cassette to write (`--record`) or to serve from (`--replay`). */

@@ -9,6 +9,7 @@ import {
 } from './cache.js';
 import { Exchange } from './exchange.js';
 import { parseJson } from './json.js';
+import { RateLimiter, type RateLimitOptions } from './rate-limit.js';
 import { sendFault, sendJson, sendRefusal, sendStream } from './respond.js';
 import { routeOf } from './routes.js';
 import type { FakeLlm, RecordedRequest, Responder, ScriptedReply } from './types.js';
@@ -26,6 +27,7 @@ interface State {
   queue: ScriptedReply[];
   responder: Responder | undefined;
   cache: PromptCache | undefined;
+  rateLimit: RateLimiter | undefined;
 }
 
 function readBody(req: IncomingMessage): Promise<string> {
@@ -85,6 +87,17 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
   state.requests.push(record);
   const exchange = new Exchange(req, res, record);
   const format = route.format;
+  const limited = route.found ? state.rateLimit?.take(receivedAt) : undefined;
+  if (limited && !limited.allowed) {
+    record.throttled = true;
+    sendRefusal(
+      exchange,
+      format,
+      { status: 429, message: 'Rate limit reached for requests' },
+      limited.headers,
+    );
+    return;
+  }
   const refusal = route.found
     ? (format.validate(incoming) ?? breakpointRefusal(record))
     : { status: 404, message: `Invalid URL (${method} ${incoming.path})` };
@@ -104,7 +117,7 @@ async function handle(state: State, req: IncomingMessage, res: ServerResponse): 
     });
     return;
   }
-  exchange.replyHeaders = reply.headers ?? {};
+  exchange.replyHeaders = { ...limited?.headers, ...reply.headers };
   await exchange.wait(reply.delayMs);
   if (exchange.closed) return;
   // The response starts: what this request wrote to the cache can be read by the next ones.
@@ -132,6 +145,8 @@ export interface FakeLlmOptions {
    * get the ones the cache computes, and every request records them in `cache`.
    */
   cache?: boolean | CacheOptions;
+  /** A rate limit in front of every route (rate-limit.ts): 429 with `retry-after` beyond it. */
+  rateLimit?: RateLimitOptions;
 }
 
 export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLlm> {
@@ -145,6 +160,7 @@ export async function startFakeLlm(options: FakeLlmOptions = {}): Promise<FakeLl
       options.cache === undefined || options.cache === false
         ? undefined
         : new PromptCache(options.cache === true ? {} : options.cache),
+    rateLimit: options.rateLimit ? new RateLimiter(options.rateLimit) : undefined,
   };
   const server = createServer((req, res) => {
     handle(state, req, res).catch((error: unknown) => {

@@ -51,6 +51,8 @@ export interface RecordedRequest {
   connection: { id: number; openedAt: number };
   /** Why the server refused the request as malformed (undefined when it was accepted). */
   rejection?: string;
+  /** Answered 429 by the fake's rate limit (`startFakeLlm({ rateLimit })`), before any script. */
+  throttled?: boolean;
   /** With the prompt cache on: what the request read, wrote and sent uncached (see cache.ts). */
   cache?: CacheUsage;
 }

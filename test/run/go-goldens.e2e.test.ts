@@ -174,7 +174,14 @@ function detail(name: string, input: Record<string, string>): object {
 }
 
 /** axe's documented additions to Go's envelope (docs/go-differences.md). */
-const AXE_EXTRA_KEYS = ['provider', 'cache_read_tokens', 'cache_write_tokens', 'agents'];
+const AXE_EXTRA_KEYS = [
+  'provider',
+  'cache_read_tokens',
+  'cache_write_tokens',
+  'cost_usd',
+  'cost_usd_without_cache',
+  'agents',
+];
 
 /** Go's maskJSONOutput: placeholders for durations and tool outputs, keys sorted, two spaces. */
 function maskJson(stdout: string): string {

@@ -90,6 +90,10 @@ export async function mapCommand(
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
       ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+      ...definedCounts({
+        rpm: countFlag(argv, options.rpm, '--rpm'),
+        tpm: countFlag(argv, options.tpm, '--tpm'),
+      }),
       ...(maxFailures !== undefined ? { maxFailures } : {}),
       ...(model !== undefined ? { model } : {}),
       ...(skill !== undefined ? { skill } : {}),
@@ -297,6 +301,13 @@ function countFlag(argv: string[], value: unknown, flag: string): number | undef
     throw new ConfigError(`${flag}: expected a positive whole number, got "${typed}"`);
   }
   return number;
+}
+
+function definedCounts(counts: { rpm?: number | undefined; tpm?: number | undefined }): {
+  rpm?: number;
+  tpm?: number;
+} {
+  return Object.fromEntries(Object.entries(counts).filter(([, value]) => value !== undefined));
 }
 
 /** `--max-cost`: US dollars, a plain decimal number above zero. */

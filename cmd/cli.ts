@@ -136,6 +136,8 @@ async function parseAndRun(): Promise<void> {
       .option('--out-format <format>', '--map: jsonl (default) | csv')
       .option('--max-failures <n>', '--map: stop starting items after n failed ones (exit 4)')
       .option('--max-cost <usd>', "--map: dollar budget of the whole batch, at the models' prices (exit 4)")
+      .option('--rpm <n>', '--map: at most n requests per minute to each provider, over every item')
+      .option('--tpm <n>', '--map: at most n tokens per minute to each provider, over every item')
       .option('--fail-fast', '--map: stop starting items after the first failed one (exit 4)')
       .action((agent: string | undefined, options: Record<string, unknown>) => {
         if (agent === undefined && options.resume === undefined) {

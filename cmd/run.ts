@@ -248,6 +248,8 @@ const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
   ['maxCost', '--max-cost'],
   ['maxFailures', '--max-failures'],
   ['failFast', '--fail-fast'],
+  ['rpm', '--rpm'],
+  ['tpm', '--tpm'],
 ];
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */

@@ -10,6 +10,7 @@ import { ConfigError, UnpricedModelError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { type Pricer, pricing } from '../prices/index.js';
 import { createHttpPool } from '../provider/index.js';
+import { RateGates } from '../ratelimit/index.js';
 import { runsDir } from '../record/store.js';
 import { Budget } from '../runner/budget.js';
 import type { EmitEvent } from '../runner/events.js';
@@ -176,6 +177,11 @@ export async function runBatch(
     ...(spec.budget.maxTokens !== undefined ? { maxTokens: spec.budget.maxTokens } : {}),
     stream: false,
   };
+  // One rate gate per provider for every item: a 429 to one holds all of them back.
+  base.rateGates = new RateGates({
+    ...(record.rpm !== undefined ? { rpm: record.rpm } : {}),
+    ...(record.tpm !== undefined ? { tpm: record.tpm } : {}),
+  });
   const price = pricing(player ? undefined : await outlets.globalConfig(), player ? {} : outlets.env);
   const budget = await batchBudget(record, spec, price);
   const control = startBatch({

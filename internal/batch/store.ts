@@ -34,6 +34,9 @@ export interface BatchRecord {
   maxTokens?: number;
   maxCostUsd?: number;
   maxFailures?: number;
+  /** `--rpm` / `--tpm`: requests and tokens per minute, per provider, over every item. */
+  rpm?: number;
+  tpm?: number;
   model?: string;
   skill?: string;
   workdir?: string;

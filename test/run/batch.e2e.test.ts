@@ -383,3 +383,16 @@ describe('axe run --map and Ctrl-C', () => {
     expect(fake.requests.map((r) => r.lastUserText).sort()).toEqual(['m3', 'm4', 'm5', 'm6']);
   });
 });
+
+describe('axe run --map and rate limits', () => {
+  it('--rpm holds every item to one rate per provider (the fake server stamps the arrivals)', async () => {
+    const { home, fake, run } = await seed();
+    home.file('r.txt', 'a\nb\nc\n');
+    const result = await run(['--map', 'r.txt', '--concurrency', '3', '--rpm', '60']);
+    expect(result.code, result.stderr).toBe(0);
+    const arrivals = fake.requests.map((r) => r.receivedAt).sort((x, y) => x - y);
+    expect(arrivals).toHaveLength(3);
+    // 60 a minute is one a second, shared by the three items that run at once.
+    expect((arrivals[2] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1900);
+  });
+});

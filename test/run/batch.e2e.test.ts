@@ -396,3 +396,37 @@ describe('axe run --map and rate limits', () => {
     expect((arrivals[2] ?? 0) - (arrivals[0] ?? 0)).toBeGreaterThanOrEqual(1900);
   });
 });
+
+describe('axe run --map with a cassette', () => {
+  it('--record writes one cassette for the whole batch; --replay serves the batch from it with no server; --progress always draws the line', async () => {
+    const { home, fake, run } = await seed();
+    home.file('p.txt', 'one\ntwo\nthree\n');
+    const recorded = await run([
+      '--map',
+      'p.txt',
+      '--record',
+      'batch.cassette.jsonl',
+      '--progress',
+      'always',
+    ]);
+    expect(recorded.code, recorded.stderr).toBe(0);
+    expect(recorded.stderr).toMatch(/\d\/3 done, 0 failed, \d running, \d queued/);
+    expect(lines(readFileSync(path.join(home.root, 'batch.cassette.jsonl'), 'utf8'))).toHaveLength(3);
+    const replayed = await runAxe(
+      [
+        'run',
+        'labeler',
+        '--agents-dir',
+        home.agentsDir,
+        '--map',
+        'p.txt',
+        '--replay',
+        'batch.cassette.jsonl',
+      ],
+      { env: home.env(), cwd: home.root },
+    );
+    expect(replayed.code, replayed.stderr).toBe(0);
+    expect(parsed(replayed.stdout).map((l) => l.answer)).toEqual(['A:ONE', 'A:TWO', 'A:THREE']);
+    expect(fake.requests).toHaveLength(3);
+  });
+});

@@ -21,6 +21,8 @@ import { agentsDirFlags, lastValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
 const DEFAULT_CONCURRENCY = 8;
+/** The batches this process got as far as starting. */
+const started = new Set<string>();
 /** After the first Ctrl-C, running items have this long to finish before they are cancelled. */
 const STOP_GRACE_MS = 10_000;
 const PROGRESS_INTERVAL_MS = 100;
@@ -106,7 +108,14 @@ export async function mapCommand(
     },
     env,
   );
-  return execute(session, options, { searchDirs, configDir }, `${session.record.input.items} items`);
+  try {
+    return await execute(session, options, { searchDirs, configDir }, `${session.record.input.items} items`);
+  } catch (error) {
+    // Refused before any item ran (a model with no price under --max-cost, a cassette that cannot
+    // be read): no batch is left behind to list or resume.
+    if (!started.has(session.record.id)) await removeBatch(batchesDir(env), session.record.id);
+    throw error;
+  }
 }
 
 /** `axe batches list | show <id> | rm <id> | resume <id>`. */
@@ -235,6 +244,7 @@ async function execute(
         }
       : {}),
   });
+  started.add(record.id);
   stderr.write(`axe: batch ${record.id}: ${startLine}\n`);
   let signal: StopSignal | undefined;
   const onSignal = (received: StopSignal) => {

@@ -327,6 +327,9 @@ describe.concurrent('axe run --map caps', () => {
     expect(result).toMatchObject({ code: 2, stdout: '' });
     expect(result.stderr).toMatch(/no price known for anthropic\/claude-test, so a cost cap cannot be kept/);
     expect(fake.requests).toHaveLength(0);
+    // Nothing is left behind to list or resume.
+    const list = await runAxe(['batches', 'list'], { env: home.env(fake.url) });
+    expect(list.stdout).toBe('no batches\n');
   });
 });
 

@@ -8,6 +8,7 @@ import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import { ConfigError, UnpricedModelError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
+import { treeDollars } from '../output/dollars.js';
 import { type Pricer, pricing } from '../prices/index.js';
 import { createHttpPool } from '../provider/index.js';
 import { RateGates } from '../ratelimit/index.js';
@@ -15,7 +16,6 @@ import { runsDir } from '../record/store.js';
 import { Budget } from '../runner/budget.js';
 import type { EmitEvent } from '../runner/events.js';
 import { resolveModel } from '../runner/resolve.js';
-import { treeDollars } from './cost.js';
 import { inputDigest, type MapFormat, readItems } from './input.js';
 import { itemKey } from './items.js';
 import { Journal, readJournal } from './journal.js';
@@ -195,7 +195,8 @@ export async function runBatch(
     concurrency: record.concurrency,
     ...(record.maxFailures !== undefined ? { maxFailures: record.maxFailures } : {}),
     ...(budget ? { budget } : {}),
-    costOf: (result) => treeDollars(result, price),
+    // As `--json` prices a run: the tree at its models' prices, none when one of them has none.
+    costOf: (result) => treeDollars(result, price)?.usd,
     journal,
     journaled: session.journaled,
     retryFailed: session.retryFailed,

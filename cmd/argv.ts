@@ -121,3 +121,19 @@ export function flagAsTyped(reported: string, argv: string[]): string {
   });
   return typed?.split('=')[0] ?? reported;
 }
+
+/**
+ * `-p`, or the words after the agent's name (`axe run lead "review this"`), which stand for it:
+ * a blank prompt counts as none; the flag without a message is an error, and so are both at once.
+ */
+export function promptOf(argv: string[], parsed: unknown, words: string[]): string | undefined {
+  if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
+  const flag = lastValue(argv, parsed, ['-p', '--prompt']);
+  if (flag !== undefined && words.length > 0) {
+    throw new ConfigError(
+      `-p and a prompt after the agent's name ("${words.join(' ')}") cannot be used together: give one`,
+    );
+  }
+  const prompt = flag ?? (words.length > 0 ? words.join(' ') : undefined);
+  return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
+}

@@ -106,7 +106,10 @@ async function parseAndRun(): Promise<void> {
       .option('--workdir <dir>', "Override the agent's working directory")
       .option('--agents-dir <dir>', 'Look for agents here first (repeatable)')
       .option('--timeout <seconds>', 'Deadline for the whole run (default: agent timeout, else 120)')
-      .option('--max-tokens <n>', 'Token budget for the whole agent tree (input + output)')
+      .option(
+        '--max-tokens <n>',
+        'Token budget for the whole agent tree (input + output; with --map: the whole batch)',
+      )
       .option('--input <name=value>', "A typed input of the agent (repeatable; see the agent's [input])")
       .option('--inputs-json <json>', 'Typed inputs as one JSON object')
       // `--no-stream` is understood without being declared: cac would print a misleading default.
@@ -139,6 +142,21 @@ async function parseAndRun(): Promise<void> {
       .option('--continue [run]', "Send the message after a recorded run's conversation (default: last)")
       .option('--resume <run>', 'Finish a recorded run that stopped, reusing its completed sub-agents')
       .option('--force', '--resume: even when the agent file changed since')
+      .option(
+        '--map <file>',
+        'A batch: run the agent once per item of a JSONL/CSV/TSV/lines file (- for stdin)',
+      )
+      .option('--map-format <format>', '--map: jsonl | csv | tsv | lines (default: by the file extension)')
+      .option('--key <field>', "--map: the field naming each item (unique; default: the item's line number)")
+      .option('--strict-input', '--map: a malformed item refuses the batch before it starts')
+      .option('--concurrency <n>', '--map: items run at a time (default 8)')
+      .option('--out <file>', '--map: write the result lines to <file> instead of stdout')
+      .option('--out-format <format>', '--map: jsonl (default) | csv')
+      .option('--max-failures <n>', '--map: stop starting items after n failed ones (exit 4)')
+      .option('--max-cost <usd>', "--map: dollar budget of the whole batch, at the models' prices (exit 4)")
+      .option('--rpm <n>', '--map: at most n requests per minute to each provider, over every item')
+      .option('--tpm <n>', '--map: at most n tokens per minute to each provider, over every item')
+      .option('--fail-fast', '--map: stop starting items after the first failed one (exit 4)')
       .example('axe run reviewer < changes.diff')
       .example('axe run reviewer "review the error handling" --json')
       .example('axe run -m openai/gpt-5-mini -p "name three prime numbers"')
@@ -180,6 +198,31 @@ async function parseAndRun(): Promise<void> {
       .action((options: Record<string, unknown>) =>
         AXE_BUNDLE === 'all'
           ? dispatch(async () => (await import('./models.js')).modelsCommand(lastWins(options, switches)))
+          : runFullCli(),
+      );
+
+  if (declared('batches'))
+    cli
+      .command(
+        'batches <action> [batch]',
+        'Batches (axe run --map): list | show <batch> | rm <batch> | resume <batch> (an id, a prefix, or last)',
+      )
+      .option('--json', 'list, show: as JSON')
+      .option('--results', 'show: the result lines journaled so far, in input order')
+      .option('--retry-failed', 'resume: run the items that did not complete again too')
+      .option('--force', 'resume: even when the input file changed since')
+      .option(
+        '--out <file>',
+        'resume: write the result lines to <file> (default: where the batch wrote them)',
+      )
+      .option('--events <file>', 'resume: write every event as JSON lines to <file> (- for stderr)')
+      .option('--progress <when>', 'resume: a progress line on stderr: never | auto | always')
+      .example('axe batches show last')
+      .action((action: string, batch: string | undefined, options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () =>
+              (await import('./batches.js')).batchesCommand(action, batch, lastWins(options, switches)),
+            )
           : runFullCli(),
       );
 
@@ -260,6 +303,7 @@ const DOCS_PAGES: Record<string, string> = {
   validate: 'docs/agent-files.md',
   config: 'docs/config.md',
   runs: 'docs/records.md',
+  batches: 'docs/batches.md',
   gc: 'docs/memory-and-artifacts.md',
   models: 'docs/config.md',
   version: 'README.md',

@@ -31,7 +31,7 @@ import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
 import { addSecret, maskSecrets } from '../internal/secrets.js';
 import type { RunTelemetry } from '../internal/telemetry/export.js';
 import { traceSettings } from '../internal/telemetry/settings.js';
-import { agentsDirFlags, inputFlags, lastValue, switchValue } from './argv.js';
+import { agentsDirFlags, inputFlags, lastValue, promptOf, switchValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
 /** After a signal the run has this long to wind down before the process exits regardless. */
@@ -50,6 +50,7 @@ export async function runCommand(
   words: string[] = [],
 ): Promise<number> {
   const options = withOutputFormat(parsed);
+  if (options.map !== undefined) return (await import('./batches.js')).mapCommand(agentName, options, words);
   const answer = { printed: false };
   const printFailure = async (error: unknown): Promise<void> => {
     if (options.json !== true || options.dryRun === true || answer.printed) return;
@@ -72,6 +73,9 @@ async function runAgent(
   answer: { printed: boolean },
   printFailure: (error: unknown) => Promise<void>,
 ): Promise<number> {
+  for (const [key, flag] of MAP_ONLY_FLAGS) {
+    if (options[key] !== undefined && options[key] !== false) throw new ConfigError(`${flag} needs --map`);
+  }
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;
@@ -336,6 +340,21 @@ async function openTelemetry(
   return telemetry;
 }
 
+/** The flags of a batch (`--map`), refused without it rather than ignored. */
+const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
+  ['mapFormat', '--map-format'],
+  ['key', '--key'],
+  ['strictInput', '--strict-input'],
+  ['concurrency', '--concurrency'],
+  ['out', '--out'],
+  ['outFormat', '--out-format'],
+  ['maxCost', '--max-cost'],
+  ['maxFailures', '--max-failures'],
+  ['failFast', '--fail-fast'],
+  ['rpm', '--rpm'],
+  ['tpm', '--tpm'],
+];
+
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
 /**
  * The prices `--json` and `--verbose` report dollars at: config.toml's `[prices]` over the price
@@ -470,22 +489,6 @@ async function interactive(renderer: RunRenderer): Promise<Pick<RunRequest, 'ask
   }
   stderr.write('Warning: --interactive needs a terminal on stdin and stderr: questions go to the model\n');
   return {};
-}
-
-/**
- * `-p`, or the words after the agent's name (`axe run lead "review this"`), which stand for it:
- * a blank prompt counts as none; the flag without a message is an error, and so are both at once.
- */
-function promptOf(argv: string[], parsed: unknown, words: string[]): string | undefined {
-  if (typeof parsed === 'boolean') throw new ConfigError('-p/--prompt: expected a message after the flag');
-  const flag = lastValue(argv, parsed, ['-p', '--prompt']);
-  if (flag !== undefined && words.length > 0) {
-    throw new ConfigError(
-      `-p and a prompt after the agent's name ("${words.join(' ')}") cannot be used together: give one`,
-    );
-  }
-  const prompt = flag ?? (words.length > 0 ? words.join(' ') : undefined);
-  return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
 }
 
 /**

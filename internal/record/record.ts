@@ -71,6 +71,8 @@ export interface RunRecord {
   /** The run this one resumed (`--resume`) or continued (`--continue`). */
   resumedFrom?: string;
   continuedFrom?: string;
+  /** The batch (`axe run --map`) this run is an item of. */
+  batch?: string;
   /** The run that resumed this one (`resumed-by.json`, see claimResume): read, never written here. */
   resumedBy?: string;
   /** The outcome tree, as `--json` reports it (written when the run ends). */

@@ -42,7 +42,7 @@ const DURABLE = { durable: true };
 const ENDED_ERROR_MAX = 1024;
 
 /** The run a run resumed or continued. */
-type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>;
+type RunLinks = Pick<RunRecord, 'resumedFrom' | 'continuedFrom' | 'batch'>;
 
 /**
  * A record holds whole conversations, piped input and the files tools read: its directories are

@@ -34,7 +34,7 @@ export function openRunRecord(
   globalConfig: () => Promise<GlobalConfig>,
   env: NodeJS.ProcessEnv,
   request: Omit<RecordedRequest, 'agentDigest'>,
-  links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom'>,
+  links: Pick<RunRecord, 'resumedFrom' | 'continuedFrom' | 'batch'>,
   warn: (message: string) => void,
 ): OpenRecord {
   const dir = runsDir(env);
@@ -51,7 +51,7 @@ export function openRunRecord(
 }
 
 /** `[runs] keep` of config.toml; a config.toml that does not load fails the run elsewhere, not here. */
-async function runsToKeep(globalConfig: () => Promise<GlobalConfig>): Promise<number> {
+export async function runsToKeep(globalConfig: () => Promise<GlobalConfig>): Promise<number> {
   try {
     return (await globalConfig()).runsKeep ?? DEFAULT_RUNS_KEPT;
   } catch {

@@ -196,6 +196,7 @@ const RUN_RECORD = shape({
   cost: optional(NUMBER),
   resumedFrom: optional(STRING),
   continuedFrom: optional(STRING),
+  batch: optional(STRING),
   tree: optional(OBJECT),
 });
 

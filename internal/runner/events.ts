@@ -89,7 +89,11 @@ export type RunEventBody =
   /** …and answered in it (the run completes) or not (it keeps how it stopped). */
   | { type: 'grace.end'; answered: boolean }
   /** A plain line for the user on stderr (Go axe's `artifacts preserved: <dir>`). */
-  | { type: 'notice'; message: string };
+  | { type: 'notice'; message: string }
+  /** A batch (`axe run --map`) starts one of its items: its key and its line in the input. */
+  | { type: 'item.start'; key: string; line: number }
+  /** A batch's item ended, with its status (an agent outcome, or `refused`). */
+  | { type: 'item.end'; key: string; line: number; status: string; durationMs: number };
 
 export type EmitEvent = (event: RunEvent) => void;
 

@@ -146,13 +146,19 @@ interface OpenedProviders {
 
 /** Replay: the cassette alone (no pool, no config, no key). Else live providers, maybe recorded. */
 async function openProviders(request: RunRequest): Promise<OpenedProviders> {
+  const { shared } = request;
+  if (shared?.player) return { providers: replayProviders(shared.player) };
   if (request.replay !== undefined) {
     return { providers: replayProviders(await CassettePlayer.open(request.replay)) };
   }
-  const recorder = request.record !== undefined ? await CassetteRecorder.open(request.record) : undefined;
+  const recorder = shared
+    ? shared.recorder
+    : request.record !== undefined
+      ? await CassetteRecorder.open(request.record)
+      : undefined;
   const globalConfig = await request.globalConfig();
   for (const message of globalConfig.warnings ?? []) warn(request, message);
-  const pool = request.pool ?? createHttpPool();
+  const pool = shared?.pool ?? request.pool ?? createHttpPool();
   const providers = liveProviders({
     globalConfig,
     env: request.env,
@@ -160,10 +166,11 @@ async function openProviders(request: RunRequest): Promise<OpenedProviders> {
     rateGates: request.rateGates ?? new RateGates(),
     ...(recorder ? { recorder } : {}),
   });
+  // What a batch shares stays open (and unpublished) for its other items.
   return {
     providers,
-    pool,
-    ...(recorder ? { recorder } : {}),
+    ...(shared ? {} : { pool }),
+    ...(recorder && !shared ? { recorder } : {}),
     ...(globalConfig.promptCaching !== undefined ? { promptCachingDefault: globalConfig.promptCaching } : {}),
   };
 }

@@ -1,5 +1,6 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
+import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Message, Usage } from '../provider/types.js';
@@ -61,6 +62,11 @@ export interface RunRequest {
   /** Cassette to write (`--record`) or to serve from (`--replay`). */
   record?: string;
   replay?: string;
+  /**
+   * A batch's items share these, opened and closed (published) by the batch, not by each run: the
+   * connection pool (one per provider for the whole batch) and the one cassette.
+   */
+  shared?: { pool?: HttpPool; player?: CassettePlayer; recorder?: CassetteRecorder };
   /** Aborted by the CLI on SIGINT / SIGTERM; its `reason` is a CancelledError. */
   signal: AbortSignal;
   /** `--interactive` at a terminal: the top-level agent's `ask_parent` questions go to the person. */

@@ -1,0 +1,244 @@
+import type { AgentSpec } from '../agent/spec.js';
+import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
+import type { GlobalConfig } from '../config/global.js';
+import { CancelledError } from '../errors.js';
+import type { HttpPool } from '../http/pool.js';
+import { type OpenRecord, openRunRecord, runsToKeep } from '../record/run-record.js';
+import { pruneRuns } from '../record/store.js';
+import type { Budget } from '../runner/budget.js';
+import type { EmitEvent, RunEvent } from '../runner/events.js';
+import { runTopLevel } from '../runner/top-level.js';
+import type { AgentRunResult, RunOutcome, RunRequest } from '../runner/types.js';
+import { type MapFormat, readItems } from './input.js';
+import { type BatchItem, toItem } from './items.js';
+import type { Journal } from './journal.js';
+import { OrderedOutput } from './ordered-output.js';
+import { type BatchCounts, emptyCounts } from './progress.js';
+import { type ResultLine, resultLine, unranLine } from './result-line.js';
+
+/** Why a batch stopped starting items before its input ran out: a cap (its flag), or Ctrl-C. */
+export type BatchStop = '--max-failures' | '--max-cost' | '--max-tokens' | 'interrupted';
+
+/** What every item's run shares: the agent and everything of a normal run but its message and inputs. */
+export type ItemRunBase = Omit<
+  RunRequest,
+  | 'input'
+  | 'inputs'
+  | 'signal'
+  | 'emit'
+  | 'startedAt'
+  | 'pool'
+  | 'record'
+  | 'replay'
+  | 'shared'
+  | 'sharedBudget'
+>;
+
+export interface BatchRun {
+  id: string;
+  spec: AgentSpec;
+  base: ItemRunBase;
+  input: { file: string; format: MapFormat; items: number };
+  keyField?: string;
+  prompt?: string;
+  defaultMessage: string;
+  concurrency: number;
+  /** `--max-failures` (`--fail-fast`: 1): that many failed items stop the batch. */
+  maxFailures?: number;
+  /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
+  budget?: Budget;
+  /** Each item's cost in dollars, from its tree (undefined when no price is known). */
+  costOf: (result: AgentRunResult) => number | undefined;
+  journal: Journal;
+  /** Journaled results (a resume): these items are not run again, their lines are given as they were. */
+  journaled: ReadonlyMap<number, ResultLine>;
+  /** `--retry-failed`: journaled items that did not complete run again. */
+  retryFailed: boolean;
+  /** What the items share: one pool per provider, one cassette for the batch. */
+  shared: { pool?: HttpPool; player?: CassettePlayer; recorder?: CassetteRecorder };
+  /** Each item's run record (linked to the batch), when runs are recorded. */
+  records?: {
+    globalConfig: () => Promise<GlobalConfig>;
+    env: NodeJS.ProcessEnv;
+    request: RecordBase;
+    runsDir: string;
+  };
+  /** Each result line, in input order, as soon as every earlier one is out. */
+  write: (result: ResultLine) => void;
+  /** Every event of every item's run, and `item.start` / `item.end`. */
+  emit: EmitEvent;
+  /** After every change of the counts (an item started or ended). */
+  onCounts?: (counts: BatchCounts) => void;
+}
+
+type RecordBase = Omit<Parameters<typeof openRunRecord>[2], 'input' | 'inputs'>;
+
+export interface BatchControl {
+  /** Start no new item (Ctrl-C once); running ones finish. */
+  stop(): void;
+  /** Cancel the running items now (Ctrl-C twice, or the grace after the first is over). */
+  cancel(): void;
+  done: Promise<BatchSummary>;
+}
+
+export interface BatchSummary {
+  counts: BatchCounts;
+  stoppedBy?: BatchStop;
+}
+
+/**
+ * Runs a batch: its input read as it goes, each item a normal top-level run (its own record,
+ * linked to the batch), `concurrency` at a time; each result journaled (on disk) before its line
+ * is released, and lines released in input order. Nothing is kept of an item once its line is out.
+ */
+export function startBatch(run: BatchRun): BatchControl {
+  const controller = new AbortController();
+  let stopping: BatchStop | undefined;
+  const counts = emptyCounts(run.input.items, Date.now());
+  const changed = () => run.onCounts?.(counts);
+  const ordered = new OrderedOutput<ResultLine>(run.write);
+
+  /** A spent budget starts nothing new: the running items finish (their calls are refused by it). */
+  const capReached = () => {
+    const { budget } = run;
+    if (!budget?.exhausted) return;
+    const overCost = budget.usdLimit !== undefined && budget.usedUsd >= budget.usdLimit;
+    stopping ??= overCost ? '--max-cost' : '--max-tokens';
+  };
+  /**
+   * An item's result: counted at once (a cap it reaches stops the next start), then journaled
+   * (when `journal`) and only then released to the output, in input order.
+   */
+  const finish = (index: number, line: ResultLine, journal: boolean): Promise<void> => {
+    counts.done++;
+    if (line.status === 'completed') counts.completed++;
+    else if (line.status === 'skipped' || line.status === 'cancelled') counts.skipped++;
+    else counts.failed++;
+    counts.tokens += line.usage.input_tokens + line.usage.output_tokens;
+    if (line.cost_usd !== null) counts.cost = (counts.cost ?? 0) + line.cost_usd;
+    if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= '--max-failures';
+    capReached();
+    changed();
+    if (!journal) {
+      ordered.put(index, line);
+      return Promise.resolve();
+    }
+    return run.journal.append(line).then(() => ordered.put(index, line));
+  };
+
+  const runOne = async (index: number, item: BatchItem): Promise<void> => {
+    counts.running++;
+    changed();
+    const startedAt = Date.now();
+    const where = { path: run.spec.name, agent: run.spec.name, depth: 0 };
+    run.emit({ ...where, time: startedAt, type: 'item.start', key: item.key, line: item.line });
+    let record: OpenRecord | undefined;
+    const emit: EmitEvent = (event: RunEvent) => {
+      run.emit(event);
+      record?.recorder.observe(event);
+    };
+    const warn = (message: string) => emit({ ...where, time: Date.now(), type: 'warning', message });
+    if (run.records) {
+      const { globalConfig, env, request } = run.records;
+      record = openRunRecord(
+        globalConfig,
+        env,
+        { ...request, input: item.message, inputs: item.inputs },
+        { batch: run.id },
+        warn,
+      );
+    }
+    const outcome: RunOutcome = await runTopLevel({
+      ...run.base,
+      input: item.message,
+      inputs: item.inputs,
+      startedAt,
+      signal: controller.signal,
+      emit,
+      shared: run.shared,
+      ...(run.budget ? { sharedBudget: run.budget } : {}),
+    });
+    let runId: string | undefined;
+    if (record) {
+      await record.recorder.finish(outcome, outcome.error?.exitCode ?? 0);
+      runId = (await record.recorder.created()) || undefined;
+    }
+    const cancelled = outcome.result.status === 'cancelled' && controller.signal.aborted;
+    const line = resultLine(item, outcome, runId, Date.now() - startedAt, run.costOf(outcome.result));
+    counts.running--;
+    run.emit({
+      ...where,
+      time: Date.now(),
+      type: 'item.end',
+      key: item.key,
+      line: item.line,
+      status: line.status,
+      durationMs: line.duration_ms,
+    });
+    // An item Ctrl-C cancelled did not finish: it is not journaled, and a resume runs it again.
+    // Its place goes to the next item now; its line waits for the journal's fsync, not the slot.
+    keep(finish(index, line, !cancelled), writes);
+  };
+
+  /** The items running, and the results on their way to the journal. */
+  const running = new Set<Promise<void>>();
+  const writes = new Set<Promise<void>>();
+  let failure: unknown;
+  /** Holds `promise` in `set` until it settles; a failure (the journal cannot be written) stops the batch. */
+  const keep = (promise: Promise<void>, set: Set<Promise<void>>) => {
+    const kept = promise.catch((error: unknown) => {
+      failure ??= error;
+      stopping ??= 'interrupted';
+    });
+    set.add(kept);
+    void kept.finally(() => set.delete(kept));
+  };
+  const track = (promise: Promise<void>) => keep(promise, running);
+
+  const done = (async (): Promise<BatchSummary> => {
+    let index = 0;
+    for await (const raw of readItems(run.input.file, run.input.format)) {
+      const item = toItem(raw, {
+        spec: run.spec,
+        defaultMessage: run.defaultMessage,
+        ...(run.keyField !== undefined ? { keyField: run.keyField } : {}),
+        ...(run.prompt !== undefined ? { prompt: run.prompt } : {}),
+      });
+      const at = index++;
+      const earlier = run.journaled.get(item.line);
+      if (earlier && !(run.retryFailed && earlier.status !== 'completed')) {
+        await finish(at, earlier, false);
+        continue;
+      }
+      if (item.error !== undefined) {
+        keep(finish(at, unranLine(item, 'error', item.error), true), writes);
+        continue;
+      }
+      while (running.size >= run.concurrency && stopping === undefined) await Promise.race(running);
+      capReached();
+      if (stopping !== undefined) {
+        await finish(at, unranLine(item, 'skipped', null), false);
+        continue;
+      }
+      track(runOne(at, item));
+    }
+    await Promise.all(running);
+    await Promise.all(writes);
+    if (failure !== undefined) throw failure;
+    // The records of the items count against `[runs] keep` as any run's: the oldest go once, at the end.
+    if (run.records)
+      await pruneRuns(run.records.runsDir, await runsToKeep(run.records.globalConfig)).catch(() => 0);
+    return { counts, ...(stopping ? { stoppedBy: stopping } : {}) };
+  })();
+
+  return {
+    stop: () => {
+      stopping ??= 'interrupted';
+    },
+    cancel: () => {
+      stopping ??= 'interrupted';
+      controller.abort(new CancelledError('interrupted', 'SIGINT'));
+    },
+    done,
+  };
+}

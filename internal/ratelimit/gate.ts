@@ -15,6 +15,12 @@ const BACKOFF_SHARE = 0.8;
 const RECOVERY = 0.995;
 /** A further refusal while spaced: the spacing grows by at least this much. */
 const SLOWER = 1.5;
+/**
+ * A refusal without rate headers teaches a spacing only when another one came within this long:
+ * one 429 is the pause's to handle (a transient refusal must not slow the rest of a run), a
+ * server that keeps refusing is held to a slower rate.
+ */
+const REPEAT_WINDOW_MS = 10_000;
 /** The successes remembered to learn a rate from (the last second's). */
 const RECENT = 512;
 
@@ -31,8 +37,8 @@ interface Waiter {
  *   everyone until that time, not just for the request that was refused;
  * - the requests and tokens a server says are left until its reset are counted down by what is
  *   sent, and a request that would go over waits for the reset: slowing down before a refusal;
- * - after a refusal with no such headers, requests are spaced at a little under the rate that
- *   was refused, and speed up again with each answer;
+ * - after repeated refusals with no such headers, requests are spaced at a little under the rate
+ *   that was refused, and speed up again with each answer;
  * - `rpm` / `tpm` by hand: token buckets of one second's worth.
  * Requests that wait go in arrival order. A gate with nothing to keep admits at once, with no
  * promise and no timer.
@@ -40,6 +46,8 @@ interface Waiter {
 export class RateGate {
   private pausedUntil = 0;
   private spacingMs = 0;
+  /** When the last refusal that started a pause came (0: none yet). */
+  private lastRefusalAt = 0;
   private nextStart = 0;
   private inFlight = 0;
   private requestsLeft: { left: number; until: number } | undefined;
@@ -117,7 +125,11 @@ export class RateGate {
       // say nothing new: the spacing is learned once per pause.
       const fresh = now >= this.pausedUntil;
       this.pause(told.retryAfterMs ?? DEFAULT_PAUSE_MS, now);
-      if (fresh && !told.requests && !told.tokens) this.learnSpacing(now);
+      if (fresh) {
+        const repeated = this.lastRefusalAt > 0 && now - this.lastRefusalAt <= REPEAT_WINDOW_MS;
+        this.lastRefusalAt = now;
+        if (repeated && !told.requests && !told.tokens) this.learnSpacing(now);
+      }
     } else if (status > 0 && status < 300) {
       this.recent.push(now);
       if (this.recent.length > RECENT) this.recent.shift();

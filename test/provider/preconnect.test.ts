@@ -124,9 +124,10 @@ describe('the connection to the provider opens while the agent sets up', () => {
   });
 
   it('not without a key: the run fails as before, and no connection is opened', async () => {
+    // The provider's own (remote) address: a loopback base URL needs no key (a local server).
     const before = fake.connections;
     const result = await runAxe(['run', 'slow', '--agents-dir', home.agentsDir, '-p', 'hi'], {
-      env: home.env(undefined, { AXE_ANTHROPIC_BASE_URL: fake.url }),
+      env: home.env(undefined),
     });
     expect(result.code).toBe(2);
     expect(result.stderr).toContain('ANTHROPIC_API_KEY');

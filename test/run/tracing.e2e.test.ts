@@ -26,7 +26,7 @@ async function receiver(options: { hang?: boolean } = {}): Promise<OtlpReceiver>
 interface TreeNode {
   path: string;
   status: string;
-  callId?: string;
+  call_id?: string;
   children: TreeNode[];
 }
 
@@ -136,7 +136,7 @@ describe.concurrent('tracing', () => {
         // A child's span hangs under the span of the tool call that started it, under its caller's.
         const tool = spanById.get(agentSpan(child.path).parentSpanId) as ReceivedSpan;
         expect(tool.name).toBe('execute_tool call_agent');
-        expect(tool.attributes['gen_ai.tool.call.id']).toBe(child.callId);
+        expect(tool.attributes['gen_ai.tool.call.id']).toBe(child.call_id);
         expect(tool.parentSpanId).toBe(span.spanId);
       }
     }

@@ -16,10 +16,13 @@ const RECOVERY = 0.995;
 /** A further refusal while spaced: the spacing grows by at least this much. */
 const SLOWER = 1.5;
 /**
- * A refusal without rate headers teaches a spacing only when another one came within this long:
- * one 429 is the pause's to handle (a transient refusal must not slow the rest of a run), a
- * server that keeps refusing is held to a slower rate.
+ * A refusal without rate headers teaches a spacing at once when the gate was busy (at least this
+ * many answers in the last second: the refusal marks the rate it was sent at), else only when
+ * another refusal came within REPEAT_WINDOW_MS. A lone 429 at a few requests a second is the
+ * pause's to handle: spacing every later request at that low rate would slow the rest of a run
+ * for one transient refusal.
  */
+const BUSY_ANSWERS = 10;
 const REPEAT_WINDOW_MS = 10_000;
 /** The successes remembered to learn a rate from (the last second's). */
 const RECENT = 512;
@@ -128,7 +131,7 @@ export class RateGate {
       if (fresh) {
         const repeated = this.lastRefusalAt > 0 && now - this.lastRefusalAt <= REPEAT_WINDOW_MS;
         this.lastRefusalAt = now;
-        if (repeated && !told.requests && !told.tokens) this.learnSpacing(now);
+        if (!told.requests && !told.tokens) this.learnSpacing(now, repeated);
       }
     } else if (status > 0 && status < 300) {
       this.recent.push(now);
@@ -153,12 +156,12 @@ export class RateGate {
   }
 
   /** After a refusal without rate headers: space requests at a share of the rate that was refused. */
-  private learnSpacing(now: number): void {
+  private learnSpacing(now: number, repeated: boolean): void {
     const since = now - 1000;
     let count = 0;
     for (let i = this.recent.length - 1; i >= 0 && (this.recent[i] as number) > since; i--) count++;
     // No answer in the last second: no rate to go by (the pause alone holds everyone back).
-    if (count === 0) return;
+    if (count === 0 || (count < BUSY_ANSWERS && !repeated)) return;
     this.spacingMs = Math.max(this.spacingMs * SLOWER, 1000 / Math.max(1, count * BACKOFF_SHARE));
   }
 

@@ -2,7 +2,7 @@ import { own } from '../config/own.js';
 import { isObject } from '../provider/json.js';
 import type { JsonObject, JsonValue } from '../provider/types.js';
 import { mapTools } from './foreign-tools.js';
-import { type MappedFrontMatter, mapModel } from './markdown-fields.js';
+import { defineOwn, type MappedFrontMatter, mapModel, withNameModelAndPrompt } from './markdown-fields.js';
 
 /**
  * Codex-style agent definitions (`agentType`, `whenToUse`, `modelConfig`, `runConfig`, …), in a
@@ -116,21 +116,6 @@ export function mapCodexDefinition(
       }
     } else set(key, value, key);
   }
-  if (!Object.hasOwn(data, 'name')) data.name = fileName;
-  if (!Object.hasOwn(data, 'model')) data.model = 'inherit';
-  const prompt = body.trim();
-  if (prompt !== '') {
-    if (Object.hasOwn(data, 'system_prompt')) {
-      errors.push({
-        field: 'promptConfig.systemPrompt',
-        message: 'given both in the front-matter and as the Markdown body; keep one',
-      });
-    } else data.system_prompt = prompt;
-  }
+  withNameModelAndPrompt(data, fileName, body, errors, 'promptConfig.systemPrompt');
   return result;
-}
-
-/** Sets `key` as an own property even when it is `__proto__`. */
-function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
-  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

@@ -177,20 +177,31 @@ export function mapFrontMatter(frontMatter: JsonValue, body: string, fileName: s
       message: `not given: the read-only tools ${DEFAULT_MARKDOWN_TOOLS.join(', ')} (what Claude Code and opencode let an agent use without asking)`,
     });
   }
+  withNameModelAndPrompt(data, fileName, body, errors, 'system_prompt');
+  return result;
+}
+
+/**
+ * What every front-matter format leaves to its file: the name (the file's), the model (`inherit`)
+ * and the system prompt (the Markdown body; `promptField` names the field that also gives it).
+ */
+export function withNameModelAndPrompt(
+  data: JsonObject,
+  fileName: string,
+  body: string,
+  errors: MappedFrontMatter['errors'],
+  promptField: string,
+): void {
   if (!Object.hasOwn(data, 'name')) data.name = fileName;
   if (!Object.hasOwn(data, 'model')) data.model = 'inherit';
   const prompt = body.trim();
-  if (prompt !== '') {
-    if (Object.hasOwn(data, 'system_prompt')) {
-      errors.push({
-        field: 'system_prompt',
-        message: 'given both in the front-matter and as the Markdown body; keep one',
-      });
-    } else {
-      data.system_prompt = prompt;
-    }
-  }
-  return result;
+  if (prompt === '') return;
+  if (Object.hasOwn(data, 'system_prompt')) {
+    errors.push({
+      field: promptField,
+      message: 'given both in the front-matter and as the Markdown body; keep one',
+    });
+  } else data.system_prompt = prompt;
 }
 
 export function mapModel(model: string): string {
@@ -225,6 +236,6 @@ function mapSkills(value: JsonValue, warnings: FieldNote[]): JsonValue | undefin
 }
 
 /** Sets `key` as an own property even when it is `__proto__`. */
-function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
+export function defineOwn<T>(target: Record<string, T>, key: string, value: T): void {
   Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
 }

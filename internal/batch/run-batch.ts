@@ -1,11 +1,11 @@
 import type { AgentSpec } from '../agent/spec.js';
+import type { Budget } from '../budget/budget.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import { CancelledError } from '../errors.js';
 import type { HttpPool } from '../http/pool.js';
 import { type OpenRecord, openRunRecord, runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
-import type { Budget } from '../runner/budget.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import { runTopLevel } from '../runner/top-level.js';
 import type { AgentRunResult, RunOutcome, RunRequest } from '../runner/types.js';

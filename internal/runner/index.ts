@@ -32,8 +32,9 @@
  *   effectiveMaxParallel(spec: AgentSpec, env: NodeJS.ProcessEnv): number
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
+
+export { Budget, type BudgetLimits } from '../budget/budget.js';
 export { RateGates, type RateLimits } from '../ratelimit/index.js';
-export { Budget, type BudgetLimits } from './budget.js';
 export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
 export { effectiveMaxParallel } from './limiter.js';

@@ -1,11 +1,11 @@
 import { qualifiedModelName } from '../agent/model.js';
 import { ArtifactManifest } from '../artifacts/artifacts.js';
+import { Budget } from '../budget/budget.js';
 import { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import { AxeError, RecordingError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { createHttpPool, type HttpPool } from '../provider/index.js';
 import { RateGates } from '../ratelimit/gates.js';
-import { Budget } from './budget.js';
 import {
   agentLoader,
   agentResolver,

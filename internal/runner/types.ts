@@ -1,11 +1,11 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
+import type { Budget } from '../budget/budget.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import type { JsonValue, Message, Usage } from '../provider/types.js';
 import type { RateGates } from '../ratelimit/gates.js';
-import type { Budget } from './budget.js';
 import type { AgentStatus, EmitEvent, TraceLinks } from './events.js';
 import type { AskPerson } from './questions.js';
 

@@ -114,6 +114,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['runner'],
   ['cassette'],
   ['fanout'],
+  ['budget'],
   ['memory', 'artifacts'],
   ['tools'],
   ['agent'],

@@ -1,8 +1,8 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
+import { Budget } from '../../internal/budget/budget.js';
 import { BudgetError, UnpricedModelError } from '../../internal/errors.js';
 import type { ChatRequest } from '../../internal/provider/types.js';
-import { Budget } from '../../internal/runner/budget.js';
 
 /** A request whose estimate is `tokens` (its JSON's characters / 4, plus its max_tokens). */
 function costing(tokens: number): ChatRequest {

@@ -375,8 +375,9 @@ async function usageError(message: string): Promise<void> {
   // It quotes the arguments: a key pasted in the wrong place is not printed back.
   stderr.write(`axe: ${maskSecrets(message)} (see ${help})\n`);
   process.exitCode = ExitCode.config;
-  // `axe run … --json` prints one object on every outcome: a flag cac refused included.
-  if (command === 'run' && runWantsJson(argv)) {
+  // `axe run … --json` prints one object on every outcome: a flag cac refused included. (The
+  // agent-files bundle never parses `run`: the test lets esbuild leave the envelope out of it.)
+  if (AXE_BUNDLE !== 'agent-files' && command === 'run' && runWantsJson(argv)) {
     const { renderJsonFailure } = await import('../internal/output/json-envelope.js');
     stdout.write(renderJsonFailure(new ConfigError(message)));
   }

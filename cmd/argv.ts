@@ -137,3 +137,27 @@ export function promptOf(argv: string[], parsed: unknown, words: string[]): stri
   const prompt = flag ?? (words.length > 0 ? words.join(' ') : undefined);
   return prompt === undefined || prompt.trim() === '' ? undefined : prompt;
 }
+
+/**
+ * `axe run … --json` (or `--output-format json`, `--json=true`): a usage error found before the run
+ * starts is then printed as the run's JSON failure too, as scripts read stdout. A dry run and
+ * `--map` print no run object, so they are left out; a switch value that is no boolean counts as off.
+ */
+export function runWantsJson(argv: string[]): boolean {
+  const end = argv.indexOf('--');
+  const args = end === -1 ? argv : argv.slice(0, end);
+  let json = false;
+  let format: string | undefined;
+  for (const [i, arg] of args.entries()) {
+    const [name, value] = arg.startsWith('--') && arg.includes('=') ? splitAtEquals(arg) : [arg, undefined];
+    if (name === '--dry-run' || name === '--map') return false;
+    if (name === '--json') json = value === undefined || ['true', '1'].includes(value.toLowerCase());
+    if (name === '--output-format') format = value ?? args[i + 1];
+  }
+  return json || format === 'json';
+}
+
+function splitAtEquals(arg: string): [string, string] {
+  const at = arg.indexOf('=');
+  return [arg.slice(0, at), arg.slice(at + 1)];
+}

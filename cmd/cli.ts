@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Script } from 'node:vm';
-import { ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
+import { ConfigError, ExitCode, errorMessage, isAxeError } from '../internal/errors.js';
 import { systemErrorLine } from '../internal/fs/fs-error.js';
 import { addSecretsFromEnvLater, maskSecrets } from '../internal/secrets.js';
 import { type Bundle, bundleFile, callBundle, commandOf } from '../internal/startup/bundle.js';
-import { flagAsTyped, joinNegativeValues, lastWins, switchValuesAsBooleans } from './argv.js';
+import { flagAsTyped, joinNegativeValues, lastWins, runWantsJson, switchValuesAsBooleans } from './argv.js';
 import { exitIfNothingLeft } from './exit.js';
 import { checkStdoutOpen, stderr, stdout } from './stdio.js';
 
@@ -273,13 +273,15 @@ async function parseAndRun(): Promise<void> {
       // cac printed that command's help (`axe run reviewer --json --help`): its words and flags
       // are not checked, as a help asked for is the answer.
     } else if (unknown !== undefined) {
-      usageError(`unknown option ${flagAsTyped(unknown.length > 1 ? `--${unknown}` : `-${unknown}`, argv)}`);
+      await usageError(
+        `unknown option ${flagAsTyped(unknown.length > 1 ? `--${unknown}` : `-${unknown}`, argv)}`,
+      );
     } else if (first === 'help') {
       const command = cli.commands.find((c) => c.name === topic);
-      if (topic !== undefined && !command) usageError(`unknown command "${topic}"`);
+      if (topic !== undefined && !command) await usageError(`unknown command "${topic}"`);
       else (command ?? cli.globalCommand).outputHelp();
     } else if (first !== undefined) {
-      usageError(`unknown command "${first}"`);
+      await usageError(`unknown command "${first}"`);
     } else if (cli.options.version) {
       await printVersion();
     } else if (!cli.options.help) {
@@ -289,7 +291,9 @@ async function parseAndRun(): Promise<void> {
     // cac throws CACError for unknown options and missing arguments: a usage error.
     if (error instanceof Error && error.name === 'CACError') {
       const unknown = /^Unknown option `(.+)`$/.exec(error.message)?.[1];
-      usageError(unknown !== undefined ? `unknown option ${flagAsTyped(unknown, argv)}` : error.message);
+      await usageError(
+        unknown !== undefined ? `unknown option ${flagAsTyped(unknown, argv)}` : error.message,
+      );
     } else {
       reportFatal(error);
     }
@@ -364,13 +368,19 @@ function withDocsPage(
   ];
 }
 
-function usageError(message: string): void {
+async function usageError(message: string): Promise<void> {
   // It names the help of the command the arguments are for (`axe run --help`), else axe's own.
   const command = commandOf(argv);
   const help = command === 'other' ? 'axe --help' : `axe ${command} --help`;
   // It quotes the arguments: a key pasted in the wrong place is not printed back.
   stderr.write(`axe: ${maskSecrets(message)} (see ${help})\n`);
   process.exitCode = ExitCode.config;
+  // `axe run … --json` prints one object on every outcome: a flag cac refused included. (The
+  // agent-files bundle never parses `run`: the test lets esbuild leave the envelope out of it.)
+  if (AXE_BUNDLE !== 'agent-files' && command === 'run' && runWantsJson(argv)) {
+    const { renderJsonFailure } = await import('../internal/output/json-envelope.js');
+    stdout.write(renderJsonFailure(new ConfigError(message)));
+  }
 }
 
 function printVersion(): Promise<void> {

@@ -49,17 +49,20 @@ export async function runCommand(
   parsed: Record<string, unknown>,
   words: string[] = [],
 ): Promise<number> {
-  const options = withOutputFormat(parsed);
-  if (options.map !== undefined) return (await import('./batches.js')).mapCommand(agentName, options, words);
+  if (parsed.map !== undefined) {
+    return (await import('./batches.js')).mapCommand(agentName, withOutputFormat(parsed), words);
+  }
   const answer = { printed: false };
+  // Asked for before --output-format is checked, so that a bad one is printed as JSON too.
+  const json = parsed.json === true || parsed.outputFormat === 'json';
   const printFailure = async (error: unknown): Promise<void> => {
-    if (options.json !== true || options.dryRun === true || answer.printed) return;
+    if (!json || parsed.dryRun === true || answer.printed) return;
     answer.printed = true;
     const { renderJsonFailure } = await import('../internal/output/json-envelope.js');
     stdout.write(renderJsonFailure(error));
   };
   try {
-    return await runAgent(agentName, options, words, answer, printFailure);
+    return await runAgent(agentName, withOutputFormat(parsed), words, answer, printFailure);
   } catch (error) {
     await printFailure(error);
     throw error;

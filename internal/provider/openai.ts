@@ -96,19 +96,26 @@ function textOf(content: JsonValue | undefined): string {
     .join('');
 }
 
-/** `prompt_tokens` includes cached tokens; `inputTokens` counts the uncached ones, as Anthropic does. */
+/**
+ * `prompt_tokens` includes cached tokens; `inputTokens` counts the uncached ones, as Anthropic does.
+ * Some xAI models report `prompt_tokens` without the cached ones (`cached_tokens` is then the larger,
+ * and `total_tokens` counts both), as Vercel's AI SDK found (vercel/ai#12485): the prompt is then the
+ * two together.
+ */
 function usageFromWire(usage: JsonObject | undefined): Partial<Usage> {
   if (usage === undefined) return {};
-  const prompt = optNumber(usage.prompt_tokens) ?? 0;
+  const reported = optNumber(usage.prompt_tokens) ?? 0;
   const cached = optNumber(optObject(usage.prompt_tokens_details)?.cached_tokens) ?? 0;
+  const prompt = cached > reported ? reported + cached : reported;
   const completion = optNumber(usage.completion_tokens) ?? 0;
   const reasoning = optNumber(optObject(usage.completion_tokens_details)?.reasoning_tokens) ?? 0;
   // OpenAI counts reasoning inside completion_tokens; xAI and Gemini's OpenAI endpoint count it
-  // beside them, which their total_tokens shows.
+  // beside them, which their total_tokens shows (cached tokens left out of prompt_tokens would
+  // otherwise look like room for the reasoning, and count it twice).
   const total = optNumber(usage.total_tokens);
   const beside = reasoning > 0 && total !== undefined && total >= prompt + completion + reasoning;
   return {
-    inputTokens: Math.max(0, prompt - cached),
+    inputTokens: prompt - cached,
     outputTokens: completion + (beside ? reasoning : 0),
     cacheReadTokens: cached,
     ...(reasoning > 0 ? { reasoningTokens: reasoning } : {}),

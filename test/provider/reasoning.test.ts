@@ -5,7 +5,7 @@ import * as openai from '../../internal/provider/openai.js';
 import * as responses from '../../internal/provider/responses.js';
 import { DEFAULT_RETRY, type JsonObject, type Message } from '../../internal/provider/types.js';
 import type { ScriptedReply } from '../fake-llm/types.js';
-import { conversation, fakeLlmAndPool, settingsFor } from './helpers.js';
+import { conversation, decodeChunks, fakeLlmAndPool, settingsFor } from './helpers.js';
 
 /** Reasoning goes back with the turn it came with, as the APIs that check it require. */
 const { fake, pool } = await fakeLlmAndPool();
@@ -191,5 +191,93 @@ describe('reasoning tokens count as output, wherever the server puts them', () =
       },
     }).usage;
     expect(answer).toMatchObject({ outputTokens: 97, reasoningTokens: 64 });
+  });
+});
+
+/**
+ * xAI's chat completions, streamed and not: the same usage object, read the same way. Its shape is
+ * xAI's documented one ("Consumption and rate limits": reasoning_tokens counted beside
+ * completion_tokens, total_tokens counting both; the streaming guide: running usage on every chunk),
+ * with the usage-only last chunk `stream_options.include_usage` adds (BerriAI/litellm#17136), and
+ * the cached tokens some models leave out of prompt_tokens (vercel/ai#12485). The bytes are ours.
+ */
+describe('xAI usage, streamed and not', () => {
+  const chunk = (choices: JsonObject[], usage?: JsonObject): string =>
+    `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', created: 1, model: 'grok-3-mini', choices, ...(usage ? { usage } : {}) })}\n\n`;
+  const delta = (fields: JsonObject, finish: string | null = null): JsonObject => ({
+    index: 0,
+    delta: fields,
+    finish_reason: finish,
+  });
+  const running = (prompt: number, cached: number, completion: number, reasoning: number): JsonObject => ({
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + (cached > prompt ? cached : 0) + completion + reasoning,
+    prompt_tokens_details: { text_tokens: prompt, audio_tokens: 0, image_tokens: 0, cached_tokens: cached },
+    completion_tokens_details: { reasoning_tokens: reasoning, audio_tokens: 0 },
+  });
+  const both = (prompt: number, cached: number, completion: number, reasoning: number) => {
+    const final = running(prompt, cached, completion, reasoning);
+    const sse = [
+      chunk(
+        [delta({ role: 'assistant', reasoning_content: 'Two plus two' })],
+        running(prompt, cached, 0, Math.min(1, reasoning)),
+      ),
+      chunk([delta({ reasoning_content: ' is four.' })], running(prompt, cached, 0, reasoning)),
+      chunk([delta({ content: '4' })], running(prompt, cached, completion, reasoning)),
+      chunk([delta({}, 'stop')], final),
+      chunk([], final),
+      'data: [DONE]\n\n',
+    ].join('');
+    const streamed = decodeChunks('openai', [new TextEncoder().encode(sse)]).response;
+    const whole = openai.fromWire({
+      id: 'c1',
+      object: 'chat.completion',
+      model: 'grok-3-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: '4' }, finish_reason: 'stop' }],
+      usage: final,
+    });
+    expect(streamed.content).toBe('4');
+    expect(streamed.usage).toEqual(whole.usage);
+    return streamed.usage;
+  };
+
+  it("a reasoning reply: output is completion + reasoning, xAI's own total, in both modes", () => {
+    expect(both(41, 0, 130, 196)).toEqual({
+      inputTokens: 41,
+      outputTokens: 326,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+      reasoningTokens: 196,
+    });
+  });
+
+  it('cached tokens left out of prompt_tokens: the prompt is both, and they are not taken for reasoning', () => {
+    expect(both(4142, 4328, 254, 0)).toMatchObject({
+      inputTokens: 4142,
+      outputTokens: 254,
+      cacheReadTokens: 4328,
+    });
+    expect(both(4142, 4328, 130, 196)).toMatchObject({
+      inputTokens: 4142,
+      outputTokens: 326,
+      cacheReadTokens: 4328,
+    });
+    // Reasoning inside completion_tokens (OpenAI's way) beside such a prompt: the cached tokens in
+    // total_tokens are no room for a second count of the reasoning (326, not 522).
+    const usage = openai.fromWire({
+      id: 'c1',
+      object: 'chat.completion',
+      model: 'm',
+      choices: [{ index: 0, message: { role: 'assistant', content: '4' }, finish_reason: 'stop' }],
+      usage: {
+        prompt_tokens: 100,
+        completion_tokens: 326,
+        total_tokens: 826,
+        prompt_tokens_details: { cached_tokens: 400 },
+        completion_tokens_details: { reasoning_tokens: 196 },
+      },
+    }).usage;
+    expect(usage).toMatchObject({ inputTokens: 100, outputTokens: 326, cacheReadTokens: 400 });
   });
 });

@@ -158,6 +158,35 @@ describe('axe run --json', () => {
     }
   });
 
+  it('a usage error cac or the CLI finds before the run: the same object, exit 2, stderr its one line', async () => {
+    const { home } = await setup();
+    home.agent('lead', agentToml('lead'));
+    const env = home.env();
+    const run = ['run', 'lead', '--agents-dir', home.agentsDir, '-p', 'x'];
+    const cases: [string[], string][] = [
+      [[...run, '--json', '--bogus'], 'unknown option --bogus'],
+      [[...run, '--output-format', 'json', '-x'], 'unknown option -x'],
+      [[...run, '--json', '--model'], 'option `-m, --model <provider/model>` value is missing'],
+      [
+        [...run, '--json=true', '--output-format', 'xml'],
+        '--output-format: expected text, json or stream-json, got "xml"',
+      ],
+    ];
+    for (const [args, message] of cases) {
+      const result = await runAxe(args, { env });
+      expect(result.code, args.join(' ')).toBe(2);
+      const envelope = envelopeOf(result.stdout);
+      expect(envelope.error).toEqual({ kind: 'config', message, exit_code: 2 });
+      expect(envelope).toMatchObject({ content: '', exit_code: 2, totals: { tokens: 0 } });
+      expect(result.stderr.trimEnd().split('\n')).toHaveLength(1);
+      expect(result.stderr).toContain(`axe: ${message}`);
+    }
+    // Without --json stdout stays empty, as in Go axe.
+    const plain = await runAxe([...run, '--bogus'], { env });
+    expect(plain.code).toBe(2);
+    expect(plain.stdout).toBe('');
+  });
+
   it('a missing key: kind missing_key; without --json stdout stays empty (Go axe)', async () => {
     const { home } = await setup();
     home.agent('solo', agentToml('solo'));

@@ -4,6 +4,8 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { errorMessage } from '../errors.js';
 import { VERSION } from '../version.js';
+import { BatchSpans } from './batch-spans.js';
+import type { BatchTrace } from './batch-trace.js';
 import { LineSpanExporter } from './console-exporter.js';
 import type { TraceSettings } from './settings.js';
 import { SpanBuilder } from './spans.js';
@@ -21,6 +23,11 @@ export interface RunTelemetry {
    * how a batch can make one trace with a span per item. Undefined for a traceparent that is not one.
    */
   spansUnder(parent: string): SpanBuilder | undefined;
+  /**
+   * A batch as one trace: its root span (under the incoming TRACEPARENT, as a run's root), a span
+   * per item, each item's run under its item's span.
+   */
+  batch(batch: { id: string; agent: string; items: number }): BatchTrace;
   /** Warnings about the settings (an incoming TRACEPARENT that is not one). */
   readonly warnings: readonly string[];
 }
@@ -86,6 +93,12 @@ export async function startTelemetry(
       const under = parentContext(traceparent, undefined);
       return under ? new SpanBuilder(tracer, { ...builderOptions, parent: under }) : undefined;
     },
+    batch: (batch) =>
+      new BatchSpans(tracer, batch, {
+        ...(parent ? { parent } : {}),
+        mask: options.secrets.mask,
+        runSpans: (under, runId) => new SpanBuilder(tracer, { ...builderOptions, parent: under, runId }),
+      }),
     warnings,
     close: () => flushWithin(provider, settings, FLUSH_BOUND_MS),
   };

@@ -119,4 +119,29 @@ describe.concurrent('batch tracing', () => {
     expect(rerun[0]?.parentSpanId).toBe(resumedBatch?.spanId);
     expect(named(again, 'invoke_agent ')[0]?.parentSpanId).toBe(rerun[0]?.spanId);
   });
+
+  it('a collector that never answers: every result line, exit 0, one warning, and the process ends', async () => {
+    const { home, fake } = await setup();
+    const otlp = await startOtlpReceiver({ hang: true });
+    receivers.push(otlp);
+    home.agent('labeler', agentToml('labeler'));
+    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
+    home.file('items.txt', 'one\ntwo\n');
+    const env = home.env(fake.url, { OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url });
+    const result = await runAxe(['run', 'labeler', '--agents-dir', home.agentsDir, '--map', 'items.txt'], {
+      env,
+      cwd: home.root,
+    });
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout).map((line) => (JSON.parse(line) as Line).status)).toEqual([
+      'completed',
+      'completed',
+    ]);
+    expect(otlp.requests.length).toBeGreaterThan(0);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `: 2 completed, 0 failed\\nWarning: traces: the spans could not be sent to ${otlp.url}/v1/traces within 2 s: they are dropped\\n$`,
+      ),
+    );
+  });
 });

@@ -19,11 +19,6 @@ export interface RunTelemetry {
   /** Sends what is left, within FLUSH_BOUND_MS: a warning when the spans did not all leave. */
   close(): Promise<string | undefined>;
   /**
-   * The spans of one more run sent with these, its root span under `parent` (a W3C traceparent):
-   * how a batch can make one trace with a span per item. Undefined for a traceparent that is not one.
-   */
-  spansUnder(parent: string): SpanBuilder | undefined;
-  /**
    * A batch as one trace: its root span (under the incoming TRACEPARENT, as a run's root), a span
    * per item, each item's run under its item's span.
    */
@@ -89,10 +84,6 @@ export async function startTelemetry(
   const spans = new SpanBuilder(tracer, { ...builderOptions, ...(parent ? { parent } : {}) });
   return {
     spans,
-    spansUnder: (traceparent) => {
-      const under = parentContext(traceparent, undefined);
-      return under ? new SpanBuilder(tracer, { ...builderOptions, parent: under }) : undefined;
-    },
     batch: (batch) =>
       new BatchSpans(tracer, batch, {
         ...(parent ? { parent } : {}),

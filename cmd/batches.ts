@@ -19,6 +19,7 @@ import type { RunEvent } from '../internal/runner/events.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { agentsDirFlags, lastValue, promptOf } from './argv.js';
 import { stderr, stdout } from './stdio.js';
+import { closeTelemetry, openTelemetry } from './telemetry.js';
 
 const DEFAULT_CONCURRENCY = 8;
 /** The batches this process got as far as starting. */
@@ -229,9 +230,13 @@ async function execute(
       stderr.write(`Warning: ${maskSecrets(event.message)}\n`);
     }
   };
+  // The batch is one trace; each item's run its own record, so the spans take no run id of the batch.
+  const telemetry = await openTelemetry(env, () => undefined, globalConfig);
+  const trace = telemetry?.batch({ id: record.id, agent: record.agent, items: record.input.items });
   const { control, finished } = await runBatch(session, spec, {
     env,
     ...where,
+    ...(trace ? { trace } : {}),
     globalConfig,
     defaultMessage: DEFAULT_USER_MESSAGE,
     write: (result) => {
@@ -295,6 +300,8 @@ async function execute(
     return recordError ? ExitCode.runtime : ExitCode.ok;
   } finally {
     for (const name of signals) process.off(name, onSignal);
+    // After the results are out: the spans leave within a bound, or are dropped with one warning.
+    await closeTelemetry(telemetry);
   }
 }
 

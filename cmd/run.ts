@@ -28,11 +28,10 @@ import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 // the renderers, the run record) is evaluated by a run that calls a model, not by every start of `run`.
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
-import { addSecret, maskSecrets } from '../internal/secrets.js';
-import type { RunTelemetry } from '../internal/telemetry/export.js';
-import { traceSettings } from '../internal/telemetry/settings.js';
+import { maskSecrets } from '../internal/secrets.js';
 import { agentsDirFlags, inputFlags, lastValue, promptOf, switchValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
+import { closeTelemetry, openTelemetry } from './telemetry.js';
 
 /** After a signal the run has this long to wind down before the process exits regardless. */
 const SIGNAL_EXIT_GRACE_MS = 500;
@@ -291,8 +290,7 @@ async function runAgent(
     renderer.finish(outcome, { ...(runId !== '' ? { runId } : {}), ...(price ? { price } : {}) });
     if (record) await closeRunRecord(record, outcome, warn);
     // After the answer is out: the spans leave within a bound, or are dropped with one warning.
-    const dropped = await telemetry?.close();
-    if (dropped) stderr.write(`Warning: ${maskSecrets(dropped)}\n`);
+    await closeTelemetry(telemetry);
     if (outcome.error) throw outcome.error;
     return ExitCode.ok;
   } catch (error) {
@@ -308,39 +306,6 @@ async function runAgent(
     if (signal) process.exit(signalExitCode(signal));
     stopSignals.runOver();
   }
-}
-
-/**
- * Traces, when an OpenTelemetry variable asks for them (telemetry/): nothing of OpenTelemetry is
- * loaded otherwise. Spans printed by the console exporter go to stderr: stdout is the answer's.
- */
-async function openTelemetry(
-  env: NodeJS.ProcessEnv,
-  runId: () => string | undefined,
-  globalConfig: () => Promise<GlobalConfig>,
-): Promise<RunTelemetry | undefined> {
-  const { settings, warnings } = traceSettings(env);
-  for (const warning of warnings) stderr.write(`Warning: ${warning}\n`);
-  if (!settings) return undefined;
-  // `[telemetry] propagate`, known before the first model call (the run reads config.toml first);
-  // a config.toml that cannot be read is the run's to report.
-  let propagate = false;
-  globalConfig().then(
-    (config) => {
-      propagate = config.telemetryPropagate === true;
-    },
-    () => {},
-  );
-  const { startTelemetry } = await import('../internal/telemetry/export.js');
-  const telemetry = await startTelemetry(settings, {
-    env,
-    write: (line) => stderr.write(line),
-    secrets: { add: addSecret, mask: maskSecrets },
-    runId,
-    propagate: () => propagate,
-  });
-  for (const warning of telemetry.warnings) stderr.write(`Warning: ${maskSecrets(warning)}\n`);
-  return telemetry;
 }
 
 /** The flags of a batch (`--map`), refused without it rather than ignored. */

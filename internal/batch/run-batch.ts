@@ -2,13 +2,14 @@ import type { AgentSpec } from '../agent/spec.js';
 import type { Budget } from '../budget/budget.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
-import { CancelledError } from '../errors.js';
+import { CancelledError, errorMessage } from '../errors.js';
 import type { HttpPool } from '../http/pool.js';
 import { type OpenRecord, openRunRecord, runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
 import type { EmitEvent, RunEvent } from '../runner/events.js';
 import { runTopLevel } from '../runner/top-level.js';
 import type { AgentRunResult, RunOutcome, RunRequest } from '../runner/types.js';
+import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { type MapFormat, readItems } from './input.js';
 import { type BatchItem, toItem } from './items.js';
 import type { Journal } from './journal.js';
@@ -69,6 +70,8 @@ export interface BatchRun {
   emit: EmitEvent;
   /** After every change of the counts (an item started or ended). */
   onCounts?: (counts: BatchCounts) => void;
+  /** When the batch is traced: its spans, a span per item this process runs or passes over. */
+  trace?: BatchTrace;
 }
 
 type RecordBase = Omit<Parameters<typeof openRunRecord>[2], 'input' | 'inputs'>;
@@ -133,9 +136,11 @@ export function startBatch(run: BatchRun): BatchControl {
     const where = { path: run.spec.name, agent: run.spec.name, depth: 0 };
     run.emit({ ...where, time: startedAt, type: 'item.start', key: item.key, line: item.line });
     let record: OpenRecord | undefined;
+    const traced = run.trace?.item(item, startedAt, () => record?.recorder.id);
     const emit: EmitEvent = (event: RunEvent) => {
       run.emit(event);
       record?.recorder.observe(event);
+      traced?.observe(event);
     };
     const warn = (message: string) => emit({ ...where, time: Date.now(), type: 'warning', message });
     if (run.records) {
@@ -157,6 +162,7 @@ export function startBatch(run: BatchRun): BatchControl {
       emit,
       shared: run.shared,
       ...(run.budget ? { sharedBudget: run.budget } : {}),
+      ...(traced ? { trace: traced.links } : {}),
     });
     let runId: string | undefined;
     if (record) {
@@ -166,6 +172,7 @@ export function startBatch(run: BatchRun): BatchControl {
     const cancelled = outcome.result.status === 'cancelled' && controller.signal.aborted;
     const line = resultLine(item, outcome, runId, Date.now() - startedAt, run.costOf(outcome.result));
     counts.running--;
+    traced?.end({ status: line.status, error: line.error, ...(runId ? { runId } : {}) }, Date.now());
     run.emit({
       ...where,
       time: Date.now(),
@@ -195,41 +202,49 @@ export function startBatch(run: BatchRun): BatchControl {
   };
   const track = (promise: Promise<void>) => keep(promise, running);
 
-  const done = (async (): Promise<BatchSummary> => {
-    let index = 0;
-    for await (const raw of readItems(run.input.file, run.input.format)) {
-      const item = toItem(raw, {
-        spec: run.spec,
-        defaultMessage: run.defaultMessage,
-        ...(run.keyField !== undefined ? { keyField: run.keyField } : {}),
-        ...(run.prompt !== undefined ? { prompt: run.prompt } : {}),
-      });
-      const at = index++;
-      const earlier = run.journaled.get(item.line);
-      if (earlier && !(run.retryFailed && earlier.status !== 'completed')) {
-        await finish(at, earlier, false);
-        continue;
+  const done = traceEnd(
+    run,
+    counts,
+    () => stopping,
+    () => failure,
+    async (): Promise<BatchSummary> => {
+      let index = 0;
+      for await (const raw of readItems(run.input.file, run.input.format)) {
+        const item = toItem(raw, {
+          spec: run.spec,
+          defaultMessage: run.defaultMessage,
+          ...(run.keyField !== undefined ? { keyField: run.keyField } : {}),
+          ...(run.prompt !== undefined ? { prompt: run.prompt } : {}),
+        });
+        const at = index++;
+        const earlier = run.journaled.get(item.line);
+        if (earlier && !(run.retryFailed && earlier.status !== 'completed')) {
+          await finish(at, earlier, false);
+          continue;
+        }
+        if (item.error !== undefined) {
+          run.trace?.unran({ ...item, status: 'error', error: item.error }, Date.now());
+          keep(finish(at, unranLine(item, 'error', item.error), true), writes);
+          continue;
+        }
+        while (running.size >= run.concurrency && stopping === undefined) await Promise.race(running);
+        capReached();
+        if (stopping !== undefined) {
+          run.trace?.unran({ ...item, status: 'skipped', error: null }, Date.now());
+          await finish(at, unranLine(item, 'skipped', null), false);
+          continue;
+        }
+        track(runOne(at, item));
       }
-      if (item.error !== undefined) {
-        keep(finish(at, unranLine(item, 'error', item.error), true), writes);
-        continue;
-      }
-      while (running.size >= run.concurrency && stopping === undefined) await Promise.race(running);
-      capReached();
-      if (stopping !== undefined) {
-        await finish(at, unranLine(item, 'skipped', null), false);
-        continue;
-      }
-      track(runOne(at, item));
-    }
-    await Promise.all(running);
-    await Promise.all(writes);
-    if (failure !== undefined) throw failure;
-    // The records of the items count against `[runs] keep` as any run's: the oldest go once, at the end.
-    if (run.records)
-      await pruneRuns(run.records.runsDir, await runsToKeep(run.records.globalConfig)).catch(() => 0);
-    return { counts, ...(stopping ? { stoppedBy: stopping } : {}) };
-  })();
+      await Promise.all(running);
+      await Promise.all(writes);
+      if (failure !== undefined) throw failure;
+      // The records of the items count against `[runs] keep` as any run's: the oldest go once, at the end.
+      if (run.records)
+        await pruneRuns(run.records.runsDir, await runsToKeep(run.records.globalConfig)).catch(() => 0);
+      return { counts, ...(stopping ? { stoppedBy: stopping } : {}) };
+    },
+  );
 
   return {
     stop: () => {
@@ -241,4 +256,35 @@ export function startBatch(run: BatchRun): BatchControl {
     },
     done,
   };
+}
+
+/** Runs the batch, then ends its trace's root span with the counts, whatever the batch's end. */
+async function traceEnd(
+  run: BatchRun,
+  counts: BatchCounts,
+  stoppedBy: () => BatchStop | undefined,
+  failure: () => unknown,
+  body: () => Promise<BatchSummary>,
+): Promise<BatchSummary> {
+  let thrown: unknown;
+  try {
+    return await body();
+  } catch (error) {
+    thrown = error;
+    throw error;
+  } finally {
+    const stop = stoppedBy();
+    const error = failure() ?? thrown;
+    run.trace?.end(
+      {
+        total: counts.total,
+        completed: counts.completed,
+        failed: counts.failed,
+        skipped: counts.skipped,
+        ...(stop ? { stoppedBy: stop } : {}),
+        ...(error !== undefined ? { error: errorMessage(error) } : {}),
+      },
+      Date.now(),
+    );
+  }
 }

@@ -15,6 +15,7 @@ import { RateGates } from '../ratelimit/index.js';
 import { runsDir } from '../record/store.js';
 import type { EmitEvent } from '../runner/events.js';
 import { resolveModel } from '../runner/resolve.js';
+import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { inputDigest, type MapFormat, readItems } from './input.js';
 import { itemKey } from './items.js';
 import { Journal, readJournal } from './journal.js';
@@ -141,6 +142,8 @@ export interface BatchOutlets {
   emit: EmitEvent;
   onCounts?: (counts: BatchCounts) => void;
   defaultMessage: string;
+  /** When OpenTelemetry's variables ask for traces: the batch's trace. */
+  trace?: BatchTrace;
 }
 
 /**
@@ -224,6 +227,7 @@ export async function runBatch(
     write: outlets.write,
     emit: outlets.emit,
     ...(outlets.onCounts ? { onCounts: outlets.onCounts } : {}),
+    ...(outlets.trace ? { trace: outlets.trace } : {}),
   });
   const finished = (async () => {
     try {

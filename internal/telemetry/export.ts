@@ -4,6 +4,8 @@ import { detectResources, envDetector, resourceFromAttributes } from '@opentelem
 import { BasicTracerProvider, BatchSpanProcessor, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { errorMessage } from '../errors.js';
 import { VERSION } from '../version.js';
+import { BatchSpans } from './batch-spans.js';
+import type { BatchTrace } from './batch-trace.js';
 import { LineSpanExporter } from './console-exporter.js';
 import type { TraceSettings } from './settings.js';
 import { SpanBuilder } from './spans.js';
@@ -17,10 +19,10 @@ export interface RunTelemetry {
   /** Sends what is left, within FLUSH_BOUND_MS: a warning when the spans did not all leave. */
   close(): Promise<string | undefined>;
   /**
-   * The spans of one more run sent with these, its root span under `parent` (a W3C traceparent):
-   * how a batch can make one trace with a span per item. Undefined for a traceparent that is not one.
+   * A batch as one trace: its root span (under the incoming TRACEPARENT, as a run's root), a span
+   * per item, each item's run under its item's span.
    */
-  spansUnder(parent: string): SpanBuilder | undefined;
+  batch(batch: { id: string; agent: string; items: number }): BatchTrace;
   /** Warnings about the settings (an incoming TRACEPARENT that is not one). */
   readonly warnings: readonly string[];
 }
@@ -82,10 +84,12 @@ export async function startTelemetry(
   const spans = new SpanBuilder(tracer, { ...builderOptions, ...(parent ? { parent } : {}) });
   return {
     spans,
-    spansUnder: (traceparent) => {
-      const under = parentContext(traceparent, undefined);
-      return under ? new SpanBuilder(tracer, { ...builderOptions, parent: under }) : undefined;
-    },
+    batch: (batch) =>
+      new BatchSpans(tracer, batch, {
+        ...(parent ? { parent } : {}),
+        mask: options.secrets.mask,
+        runSpans: (under, runId) => new SpanBuilder(tracer, { ...builderOptions, parent: under, runId }),
+      }),
     warnings,
     close: () => flushWithin(provider, settings, FLUSH_BOUND_MS),
   };

@@ -44,13 +44,55 @@ async function traced(incoming?: string) {
 }
 
 describe('startTelemetry', () => {
-  it('spansUnder: another run (a batch item) sent with the run, its root under the given span', async () => {
-    const { telemetry, spans } = await traced();
-    const item = telemetry.spansUnder(`00-${TRACE_ID}-${PARENT}-01`);
-    for (const event of oneAgent('item')) item?.observe(event);
-    expect(telemetry.spansUnder('00-not-a-traceparent')).toBeUndefined();
+  it('batch: the batch span under TRACEPARENT, a span per item, each item run under its item with its run id', async () => {
+    const { telemetry, spans } = await traced(`00-${TRACE_ID}-${PARENT}-01`);
+    const batch = telemetry.batch({ id: 'b-1', agent: 'labeler', items: 2 });
+    const item = batch.item({ key: 'a', line: 1 }, Date.now(), () => 'run-a');
+    for (const event of oneAgent('labeler')) item.observe(event);
+    item.end({ status: 'completed', runId: 'run-a', error: null }, Date.now());
+    batch.unran({ key: 'b', line: 2, status: 'error', error: 'line 2: not JSON' }, Date.now());
+    batch.end({ total: 2, completed: 1, failed: 1, skipped: 0 }, Date.now());
     expect(await telemetry.close()).toBeUndefined();
-    expect(spans()).toMatchObject([{ name: 'invoke_agent item', traceId: TRACE_ID, parentSpanId: PARENT }]);
+    type Line = {
+      traceId: string;
+      spanId: string;
+      parentSpanId?: string;
+      name: string;
+      attributes: Record<string, unknown>;
+      status: { code: number; message?: string };
+    };
+    const all = spans() as Line[];
+    const one = (name: string, key?: string) =>
+      all.find(
+        (span) => span.name === name && (key === undefined || span.attributes['axe.batch.item.key'] === key),
+      );
+    const root = one('axe.batch labeler');
+    expect(root).toMatchObject({
+      traceId: TRACE_ID,
+      parentSpanId: PARENT,
+      attributes: {
+        'axe.batch.id': 'b-1',
+        'axe.batch.items': 2,
+        'axe.batch.failed': 1,
+        'axe.batch.status.completed': 1,
+        'axe.batch.status.error': 1,
+      },
+      status: { code: 2 },
+    });
+    expect(one('axe.batch.item', 'a')).toMatchObject({
+      parentSpanId: root?.spanId,
+      attributes: { 'axe.batch.item.status': 'completed', 'axe.run.id': 'run-a' },
+      status: { code: 0 },
+    });
+    expect(one('axe.batch.item', 'b')).toMatchObject({
+      parentSpanId: root?.spanId,
+      attributes: { 'axe.batch.item.line': 2, 'axe.batch.item.status': 'error', 'error.type': 'error' },
+      status: { code: 2, message: 'line 2: not JSON' },
+    });
+    expect(one('invoke_agent labeler')).toMatchObject({
+      parentSpanId: one('axe.batch.item', 'a')?.spanId,
+      attributes: { 'axe.run.id': 'run-a' },
+    });
   });
 
   it('an incoming TRACEPARENT that is not one: a warning, and a trace of its own', async () => {

@@ -129,6 +129,12 @@ const structured = fc.tuple(format, tree.table).map(([kind, table]) => {
   return { kind, text: kind === 'yaml' ? yaml : `---\n${yaml}---\nbody\n` };
 });
 
+/**
+ * Only a guard against a hang: each property writes and loads hundreds of files, which on a busy
+ * 2-core machine (CI with other work running) took over 20 s.
+ */
+const PROPERTY_TIMEOUT_MS = 180_000;
+
 describe('agent loaders under random input (fast-check)', () => {
   it('never crash on random bytes and text: every failure is a ConfigError', async () => {
     await fc.assert(
@@ -139,21 +145,21 @@ describe('agent loaders under random input (fast-check)', () => {
       ),
       { numRuns: 800 },
     );
-  }, 20_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it('never crash on mutated valid files', async () => {
     await fc.assert(
       fc.asyncProperty(mutated, ({ kind, text }) => check(kind, text)),
       { numRuns: 1000 },
     );
-  }, 20_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it('never crash on random structured files written by TOML and YAML serialisers', async () => {
     await fc.assert(
       fc.asyncProperty(structured, ({ kind, text }) => check(kind, text)),
       { numRuns: 800 },
     );
-  }, 20_000);
+  }, PROPERTY_TIMEOUT_MS);
 
   it('load every seed unchanged', async () => {
     for (const kind of ['toml', 'yaml', 'md'] as const) {

@@ -97,8 +97,11 @@ describe.concurrent('ask_parent', () => {
         : { text: `lead done: ${request.toolResults[0]?.content}` };
     });
     // `script` gives axe a pseudo-terminal; the test types the answer once the question shows.
+    // Typed once: the echo can reach the screen after the screen is looked at again.
+    let typed = false;
     const terminal = interactiveRun(home, fake.url, [], (screen, t) => {
-      if (screen.includes('sub-agent "asker" asks: Which file?\r\n> ') && !screen.includes('b.txt')) {
+      if (!typed && screen.includes('sub-agent "asker" asks: Which file?\r\n> ')) {
+        typed = true;
         t.type('b.txt\r');
       }
     });

@@ -167,12 +167,18 @@ describe.concurrent('tool tiers and permissions', () => {
         ? { toolCalls: [write('lead.txt'), callAgent('worker', 'write')] }
         : { text: 'lead done' };
     });
+    // Each question is answered once: the echo of a typed answer can reach the screen after the
+    // screen is looked at again, so the screen alone cannot say it was answered.
+    const answered = new Set<string>();
     const terminal = interactiveRun(home, fake.url, [], (screen, t) => {
-      const asks = (agent: string, file: string) =>
-        screen.includes(`"${agent}" asks: may it call write_file on ${file}?`) &&
-        !screen.includes(`${file} ok`);
-      if (asks('lead', 'lead.txt')) t.type('yes, lead.txt ok\r');
-      if (asks('worker', 'child.txt')) t.type('no, child.txt ok to skip\r');
+      const answer = (agent: string, file: string, text: string) => {
+        if (answered.has(agent) || !screen.includes(`"${agent}" asks: may it call write_file on ${file}?`))
+          return;
+        answered.add(agent);
+        t.type(text);
+      };
+      answer('lead', 'lead.txt', 'yes, lead.txt ok\r');
+      answer('worker', 'child.txt', 'no, child.txt ok to skip\r');
     });
     expect(await terminal.done).toBe(0);
     expect(fake.requests.filter(isApproval)).toHaveLength(0);

@@ -136,30 +136,42 @@ const structured = fc.tuple(format, tree.table).map(([kind, table]) => {
 const PROPERTY_TIMEOUT_MS = 180_000;
 
 describe('agent loaders under random input (fast-check)', () => {
-  it('never crash on random bytes and text: every failure is a ConfigError', async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        format,
-        fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.uint8Array({ maxLength: 200 })),
-        (kind, content) => check(kind, content),
-      ),
-      { numRuns: 800 },
-    );
-  }, PROPERTY_TIMEOUT_MS);
+  it(
+    'never crash on random bytes and text: every failure is a ConfigError',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(
+          format,
+          fc.oneof(fc.string({ unit: 'binary', maxLength: 200 }), fc.uint8Array({ maxLength: 200 })),
+          (kind, content) => check(kind, content),
+        ),
+        { numRuns: 800 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('never crash on mutated valid files', async () => {
-    await fc.assert(
-      fc.asyncProperty(mutated, ({ kind, text }) => check(kind, text)),
-      { numRuns: 1000 },
-    );
-  }, PROPERTY_TIMEOUT_MS);
+  it(
+    'never crash on mutated valid files',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(mutated, ({ kind, text }) => check(kind, text)),
+        { numRuns: 1000 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
-  it('never crash on random structured files written by TOML and YAML serialisers', async () => {
-    await fc.assert(
-      fc.asyncProperty(structured, ({ kind, text }) => check(kind, text)),
-      { numRuns: 800 },
-    );
-  }, PROPERTY_TIMEOUT_MS);
+  it(
+    'never crash on random structured files written by TOML and YAML serialisers',
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(structured, ({ kind, text }) => check(kind, text)),
+        { numRuns: 800 },
+      );
+    },
+    PROPERTY_TIMEOUT_MS,
+  );
 
   it('load every seed unchanged', async () => {
     for (const kind of ['toml', 'yaml', 'md'] as const) {

@@ -385,13 +385,7 @@ async function runCall(
 ): Promise<TimedCall> {
   const { ctx } = setup;
   const started = Date.now();
-  emitEvent(ctx, setup.agent, {
-    type: 'tool.start',
-    turn,
-    callId: call.id,
-    name: call.name,
-    input: call.arguments,
-  });
+  emitToolStart(setup, call, turn);
   let executed: ExecutedCall;
   const handler = setup.handlers.get(call.name);
   // Ending the agent is never refused for want of tool calls.
@@ -408,40 +402,46 @@ async function runCall(
     }
   }
   const durationMs = Date.now() - started;
-  emitEvent(ctx, setup.agent, {
-    type: 'tool.end',
-    turn,
-    callId: call.id,
-    name: call.name,
-    output: executed.output.content,
-    isError: executed.output.isError,
-    durationMs,
-  });
+  emitToolEnd(setup, call, turn, executed.output, durationMs);
   return { ...executed, durationMs };
 }
 
 /** A call after a submission in the same turn: never run, and said so in its result and events. */
 function skipCall(setup: LoopSetup, call: ToolCall, turn: number): TimedCall {
   const output = toolFailure(SKIPPED_AFTER_SUBMISSION);
-  const { ctx } = setup;
-  emitEvent(ctx, setup.agent, {
+  emitToolStart(setup, call, turn);
+  emitToolEnd(setup, call, turn, output, 0, true);
+  return { output, durationMs: 0 };
+}
+
+function emitToolStart(setup: LoopSetup, call: ToolCall, turn: number): void {
+  emitEvent(setup.ctx, setup.agent, {
     type: 'tool.start',
     turn,
     callId: call.id,
     name: call.name,
     input: call.arguments,
   });
-  emitEvent(ctx, setup.agent, {
+}
+
+function emitToolEnd(
+  setup: LoopSetup,
+  call: ToolCall,
+  turn: number,
+  output: ExecutedCall['output'],
+  durationMs: number,
+  skipped?: true,
+): void {
+  emitEvent(setup.ctx, setup.agent, {
     type: 'tool.end',
     turn,
     callId: call.id,
     name: call.name,
     output: output.content,
-    isError: true,
-    durationMs: 0,
-    skipped: true,
+    isError: output.isError,
+    durationMs,
+    ...(skipped ? { skipped } : {}),
   });
-  return { output, durationMs: 0 };
 }
 
 /** The result of a call skipped because an earlier call of its turn ended the agent. */

@@ -161,3 +161,29 @@ function splitAtEquals(arg: string): [string, string] {
   const at = arg.indexOf('=');
   return [arg.slice(0, at), arg.slice(at + 1)];
 }
+
+export function positiveNumberFlag(value: unknown, flag: string, expected: string): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === 'number' ? value : Number.NaN;
+  if (!Number.isFinite(number) || number <= 0) throw badFlag(flag, expected, value);
+  return number;
+}
+
+/**
+ * A count as typed (cac would read `0x10`, `0b11` and `1e308` as numbers): plain decimal digits
+ * only, above zero and small enough to count exactly.
+ */
+export function positiveIntegerFlag(
+  typed: string | undefined,
+  flag: string,
+  expected: string,
+): number | undefined {
+  if (typed === undefined) return undefined;
+  const number = /^\d+$/.test(typed) ? Number(typed) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number <= 0) throw badFlag(flag, expected, typed);
+  return number;
+}
+
+function badFlag(flag: string, expected: string, value: unknown): ConfigError {
+  return new ConfigError(`${flag}: expected ${expected}, got "${String(value)}"`);
+}

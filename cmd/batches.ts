@@ -17,7 +17,7 @@ import { openEventLog } from '../internal/output/event-log.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
 import type { RunEvent } from '../internal/runner/events.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, lastValue, promptOf } from './argv.js';
+import { agentsDirFlags, lastValue, positiveIntegerFlag, positiveNumberFlag, promptOf } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 import { closeTelemetry, openTelemetry } from './telemetry.js';
 
@@ -70,10 +70,7 @@ export async function mapCommand(
   const spec = system !== undefined ? { ...loaded, systemPrompt: system } : loaded;
   if (options.quiet !== true) for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   const maxFailures = options.failFast === true ? 1 : countFlag(argv, options.maxFailures, '--max-failures');
-  const timeout = options.timeout;
-  if (timeout !== undefined && (typeof timeout !== 'number' || !(timeout > 0))) {
-    throw new ConfigError(`--timeout: expected a positive number of seconds, got "${String(timeout)}"`);
-  }
+  const timeout = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
   const maxTokens = countFlag(argv, options.maxTokens, '--max-tokens');
   const maxCostUsd = dollarsFlag(stringFlag(argv, options.maxCost, '--max-cost'));
   // `-p`, or the words after the agent's name, as for one run.
@@ -318,13 +315,7 @@ function stringFlag(argv: string[], value: unknown, flag: string): string | unde
 
 /** A positive whole number as typed (plain decimal digits). */
 function countFlag(argv: string[], value: unknown, flag: string): number | undefined {
-  const typed = stringFlag(argv, value, flag);
-  if (typed === undefined) return undefined;
-  const number = /^\d+$/.test(typed) ? Number(typed) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number <= 0) {
-    throw new ConfigError(`${flag}: expected a positive whole number, got "${typed}"`);
-  }
-  return number;
+  return positiveIntegerFlag(stringFlag(argv, value, flag), flag, 'a positive whole number');
 }
 
 function definedCounts(counts: { rpm?: number | undefined; tpm?: number | undefined }): {

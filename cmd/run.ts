@@ -29,7 +29,15 @@ import type { OpenRecord, PickedUp } from '../internal/record/run-record.js';
 import { shorterTimeout } from '../internal/runner/context.js';
 import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, inputFlags, lastValue, promptOf, switchValue } from './argv.js';
+import {
+  agentsDirFlags,
+  inputFlags,
+  lastValue,
+  positiveIntegerFlag,
+  positiveNumberFlag,
+  promptOf,
+  switchValue,
+} from './argv.js';
 import { stderr, stdout } from './stdio.js';
 import { closeTelemetry, openTelemetry } from './telemetry.js';
 
@@ -536,26 +544,4 @@ function streamFlag(argv: string[]): boolean | undefined {
       stream = switchValue('stream', arg.slice('--stream='.length)) === true;
   }
   return stream;
-}
-
-function positiveNumberFlag(value: unknown, flag: string, expected: string): number | undefined {
-  if (value === undefined) return undefined;
-  const number = typeof value === 'number' ? value : Number.NaN;
-  if (!Number.isFinite(number) || number <= 0) throw badFlag(flag, expected, value);
-  return number;
-}
-
-/**
- * A count as typed (cac would read `0x10`, `0b11` and `1e308` as numbers): plain decimal digits
- * only, above zero and small enough to count exactly.
- */
-function positiveIntegerFlag(typed: string | undefined, flag: string, expected: string): number | undefined {
-  if (typed === undefined) return undefined;
-  const number = /^\d+$/.test(typed) ? Number(typed) : Number.NaN;
-  if (!Number.isSafeInteger(number) || number <= 0) throw badFlag(flag, expected, typed);
-  return number;
-}
-
-function badFlag(flag: string, expected: string, value: unknown): ConfigError {
-  return new ConfigError(`${flag}: expected ${expected}, got "${String(value)}"`);
 }

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { loadAgentFile } from '../internal/agent/load.js';
 import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { batchEnding } from '../internal/batch/ending.js';
 import { mapFormat } from '../internal/batch/input.js';
 import { progressLine } from '../internal/batch/progress.js';
 import { batchReport, renderList, renderReport } from '../internal/batch/report.js';
@@ -11,7 +12,7 @@ import { type BatchSession, prepareBatch, prepareResume, runBatch } from '../int
 import { batchesDir, batchIds, findBatch, readBatchRecord, removeBatch } from '../internal/batch/store.js';
 import { type GlobalConfig, loadGlobalConfig } from '../internal/config/global.js';
 import { agentLookup } from '../internal/config/paths.js';
-import { ConfigError, ExitCode, errorMessage, type StopSignal, signalExitCode } from '../internal/errors.js';
+import { ConfigError, ExitCode, errorMessage, type StopSignal } from '../internal/errors.js';
 import { DEFAULT_USER_MESSAGE } from '../internal/invocation/user-message.js';
 import { openEventLog } from '../internal/output/event-log.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
@@ -277,24 +278,15 @@ async function execute(
     clear();
     sink.close();
     events?.close();
-    const tally = `${counts.completed} completed, ${counts.failed} failed${counts.skipped > 0 ? `, ${counts.skipped} skipped` : ''}`;
-    if (signal !== undefined) {
-      stderr.write(`axe: batch ${record.id}: interrupted: ${tally} (axe batches resume ${record.id})\n`);
-      return signalExitCode(signal);
-    }
-    if (stoppedBy !== undefined && stoppedBy !== 'interrupted') {
-      stderr.write(
-        `axe: batch ${record.id}: stopped by ${stoppedBy}: ${tally} (axe batches resume ${record.id})\n`,
-      );
-      return ExitCode.budget;
-    }
-    if (recordError) stderr.write(`axe: ${recordError}\n`);
-    if (counts.failed > 0) {
-      stderr.write(`axe: batch ${record.id}: ${tally} (see axe batches show ${record.id})\n`);
-      return ExitCode.runtime;
-    }
-    stderr.write(`axe: batch ${record.id}: ${tally}\n`);
-    return recordError ? ExitCode.runtime : ExitCode.ok;
+    const ending = batchEnding({
+      id: record.id,
+      counts,
+      ...(signal !== undefined ? { signal } : {}),
+      ...(stoppedBy !== undefined && stoppedBy !== 'interrupted' ? { stoppedBy } : {}),
+      ...(recordError ? { recordError } : {}),
+    });
+    for (const line of ending.lines) stderr.write(`${line}\n`);
+    return ending.code;
   } finally {
     for (const name of signals) process.off(name, onSignal);
     // After the results are out: the spans leave within a bound, or are dropped with one warning.

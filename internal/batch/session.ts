@@ -16,8 +16,8 @@ import { runsDir } from '../record/store.js';
 import type { EmitEvent } from '../runner/events.js';
 import { resolveModel } from '../runner/resolve.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
-import { inputDigest, type MapFormat, readItems } from './input.js';
-import { itemKey } from './items.js';
+import { checkedItems } from './checked-items.js';
+import { inputDigest, type MapFormat } from './input.js';
 import { Journal, readJournal } from './journal.js';
 import { lockBatch } from './lock.js';
 import type { BatchCounts } from './progress.js';
@@ -67,24 +67,13 @@ export async function prepareBatch(asked: NewBatch, env: NodeJS.ProcessEnv): Pro
     }
   }
   const hash = createHash('sha256');
-  const seen = new Map<string, number>();
   let items = 0;
-  for await (const raw of readItems(file, asked.input.format, hash)) {
-    items++;
-    if (raw.error !== undefined && asked.strictInput) {
-      throw new ConfigError(`--map: ${asked.stdin ? 'stdin' : file}: ${raw.error} (--strict-input)`);
-    }
-    if (asked.keyField === undefined || raw.error !== undefined) continue;
-    const key = itemKey(raw, asked.keyField);
-    if (key === undefined) continue;
-    const first = seen.get(key);
-    if (first !== undefined) {
-      throw new ConfigError(
-        `--key ${asked.keyField}: the key "${key}" is on line ${first} and on line ${raw.line}: keys must be unique`,
-      );
-    }
-    seen.set(key, raw.line);
-  }
+  const checks = {
+    strictInput: asked.strictInput,
+    label: asked.stdin ? 'stdin' : file,
+    ...(asked.keyField !== undefined ? { keyField: asked.keyField } : {}),
+  };
+  for await (const _ of checkedItems(file, asked.input.format, checks, hash)) items++;
   const { strictInput: _strict, stdin: _stdin, ...rest } = asked;
   const record: BatchRecord = {
     ...rest,

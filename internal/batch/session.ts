@@ -245,16 +245,17 @@ export async function runBatch(
  */
 async function batchBudget(record: BatchRecord, spec: AgentSpec, price: Pricer): Promise<Budget | undefined> {
   if (record.maxTokens === undefined && record.maxCostUsd === undefined) return undefined;
-  if (record.maxCostUsd !== undefined) {
-    const model = resolveModel(spec, {
-      overrides: { ...(record.model !== undefined ? { model: record.model } : {}) },
-    });
-    if (price(model.provider, model.model) === undefined) {
-      throw new UnpricedModelError(`${model.provider}/${model.model}`);
-    }
-  }
+  if (record.maxCostUsd !== undefined) refuseUnpriced(spec, record.model, price);
   return new Budget({
     ...(record.maxTokens !== undefined ? { maxTokens: record.maxTokens } : {}),
     ...(record.maxCostUsd !== undefined ? { maxCostUsd: record.maxCostUsd } : {}),
   });
+}
+
+/** Under `--max-cost`: the agent's model (or `--model`) must have a price, else the batch is refused. */
+export function refuseUnpriced(spec: AgentSpec, model: string | undefined, price: Pricer): void {
+  const resolved = resolveModel(spec, { overrides: { ...(model !== undefined ? { model } : {}) } });
+  if (price(resolved.provider, resolved.model) === undefined) {
+    throw new UnpricedModelError(`${resolved.provider}/${resolved.model}`);
+  }
 }

@@ -41,6 +41,32 @@ const NOT_WITH_MAP: readonly (readonly [string, string])[] = [
   ['inputsJson', '--inputs-json'],
 ];
 
+/** Flags of a batch on a queue, refused without one. */
+const QUEUE_ONLY: readonly (readonly [string, string])[] = [
+  ['wait', '--wait'],
+  ['retries', '--retries'],
+];
+
+/** `--queue URL`, else `AXE_QUEUE`: where the batch goes; undefined for a batch run here. */
+function queueText(
+  argv: string[],
+  options: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+): { text: string; source: '--queue' | 'AXE_QUEUE' } | undefined {
+  const flag = stringFlag(argv, options.queue, '--queue');
+  if (flag !== undefined) return { text: flag, source: '--queue' };
+  const variable = env.AXE_QUEUE;
+  return variable !== undefined && variable !== '' ? { text: variable, source: 'AXE_QUEUE' } : undefined;
+}
+
+/** `--retries N`: how many times a failed item runs again on the workers (default 0). */
+function retriesFlag(typed: string | undefined): number {
+  if (typed === undefined) return 0;
+  if (!/^\d+$/.test(typed))
+    throw new ConfigError(`--retries: expected a whole number (0 or more), got "${typed}"`);
+  return Number(typed);
+}
+
 /** `axe run <agent> --map FILE`: flags → a new batch, then run it. Returns the exit code. */
 export async function mapCommand(
   agentName: string | undefined,
@@ -83,6 +109,41 @@ export async function mapCommand(
   const keyField = stringFlag(argv, options.key, '--key');
   const replay = absolute(stringFlag(argv, options.replay, '--replay'));
   const record = absolute(stringFlag(argv, options.record, '--record'));
+  const queue = queueText(argv, options, env);
+  if (queue !== undefined) {
+    const { enqueueCommand } = await import('./batches-queue.js');
+    return enqueueCommand(queue, options, {
+      agent: agentName,
+      spec,
+      searchDirs,
+      configDir,
+      cwd: process.cwd(),
+      env,
+      input: { file: map === '-' ? '-' : resolve(map), format },
+      strictInput: options.strictInput === true,
+      ...(keyField !== undefined ? { keyField } : {}),
+      ...(prompt !== undefined && prompt.trim() !== '' ? { prompt } : {}),
+      defaultMessage: DEFAULT_USER_MESSAGE,
+      timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+      ...(model !== undefined ? { model } : {}),
+      ...(skill !== undefined ? { skill } : {}),
+      ...(workdir !== undefined ? { workdir } : {}),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+      ...(maxFailures !== undefined ? { maxFailures } : {}),
+      ...definedCounts({
+        rpm: countFlag(argv, options.rpm, '--rpm'),
+        tpm: countFlag(argv, options.tpm, '--tpm'),
+      }),
+      outFormat: outFormat(stringFlag(argv, options.outFormat, '--out-format')),
+      recordRuns: options.recordRun !== false && env.AXE_NO_RUN_RECORD !== '1',
+      retries: retriesFlag(stringFlag(argv, options.retries, '--retries')),
+    });
+  }
+  for (const [key, flag] of QUEUE_ONLY) {
+    if (options[key] !== undefined && options[key] !== false)
+      throw new ConfigError(`${flag} needs --queue (or AXE_QUEUE)`);
+  }
   const session = await prepareBatch(
     {
       agent: agentName ?? spec.name,
@@ -131,6 +192,10 @@ export async function batchesCommand(
   options: Record<string, unknown>,
 ): Promise<number> {
   const env = process.env;
+  const queue = queueText(process.argv.slice(2), options, env);
+  if (queue !== undefined) {
+    return (await import('./batches-queue.js')).queueBatchesCommand(queue, action, ref, options);
+  }
   const dir = batchesDir(env);
   if (action === 'list') {
     const reports = [];
@@ -147,7 +212,9 @@ export async function batchesCommand(
     return ExitCode.ok;
   }
   if (!['show', 'rm', 'resume'].includes(action)) {
-    throw new ConfigError(`unknown batches action "${action}": expected list, show, rm or resume`);
+    throw new ConfigError(
+      `unknown batches action "${action}": expected list, show, rm or resume${action === 'cancel' ? ' (cancel is for a batch on a queue: add --queue URL)' : ''}`,
+    );
   }
   if (ref === undefined) {
     throw new ConfigError(

@@ -157,6 +157,9 @@ async function parseAndRun(): Promise<void> {
       .option('--rpm <n>', '--map: at most n requests per minute to each provider, over every item')
       .option('--tpm <n>', '--map: at most n tokens per minute to each provider, over every item')
       .option('--fail-fast', '--map: stop starting items after the first failed one (exit 4)')
+      .option('--queue <url>', '--map: store the batch on PostgreSQL for axe workers (default: AXE_QUEUE)')
+      .option('--retries <n>', '--queue: run a failed item again up to n times (default 0)')
+      .option('--wait', '--queue: then print the result lines as a local batch does, and its exit code')
       .example('axe run reviewer < changes.diff')
       .example('axe run reviewer "review the error handling" --json')
       .example('axe run -m openai/gpt-5-mini -p "name three prime numbers"')
@@ -205,8 +208,9 @@ async function parseAndRun(): Promise<void> {
     cli
       .command(
         'batches <action> [batch]',
-        'Batches (axe run --map): list | show <batch> | rm <batch> | resume <batch> (an id, a prefix, or last)',
+        'Batches (axe run --map): list | show <batch> | rm <batch> | resume <batch> | cancel <batch> (--queue) (an id, a prefix, or last)',
       )
+      .option('--queue <url>', 'The batches on this PostgreSQL queue (default: AXE_QUEUE)')
       .option('--json', 'list, show: as JSON')
       .option('--results', 'show: the result lines journaled so far, in input order')
       .option('--retry-failed', 'resume: run the items that did not complete again too')

@@ -329,6 +329,9 @@ const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
   ['failFast', '--fail-fast'],
   ['rpm', '--rpm'],
   ['tpm', '--tpm'],
+  ['queue', '--queue'],
+  ['retries', '--retries'],
+  ['wait', '--wait'],
 ];
 
 /** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */

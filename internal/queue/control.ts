@@ -1,0 +1,211 @@
+import type { BatchReport } from '../batch/report.js';
+import type { ResultLine } from '../batch/result-line.js';
+import { ConfigError } from '../errors.js';
+import type { QueueDb } from './db.js';
+import { BOSS_SCHEMA, jobId, QUEUE_PROTOCOL, queueName } from './protocol.js';
+import { resultsFrom, stopBatch } from './store.js';
+
+/** `axe batches show --queue`: a local batch's report, and where the batch stands on the queue. */
+export interface QueuedBatchReport extends BatchReport {
+  state: string;
+  stopped_by: string | null;
+  /** Late completions of an item that already had its result: discarded. */
+  duplicates: number;
+  /** Workers that ran its items, and those running one now. */
+  workers: { ran: number; running: number };
+}
+
+type ListedBatch = {
+  id: string;
+  agent: string;
+  input: string;
+  created_at: Date;
+  items: number;
+  state: string;
+  stopped_by: string | null;
+  duplicates: number;
+};
+
+const BATCH_COLUMNS = `id, agent, request->'input'->>'file' AS input, created_at, items, state, stopped_by, duplicates`;
+
+/** Every batch on the queue, newest first, with its counts. */
+export async function listQueuedBatches(db: QueueDb): Promise<QueuedBatchReport[]> {
+  const rows = await db.query<ListedBatch>(`SELECT ${BATCH_COLUMNS} FROM axe.batches ORDER BY id DESC`);
+  const reports: QueuedBatchReport[] = [];
+  for (const row of rows) reports.push(await reportOf(db, row, false));
+  return reports;
+}
+
+/** One batch's report (`show`), with its failed items. */
+export async function showQueuedBatch(db: QueueDb, id: string): Promise<QueuedBatchReport> {
+  const rows = await db.query<ListedBatch>(`SELECT ${BATCH_COLUMNS} FROM axe.batches WHERE id = $1`, [id]);
+  const row = rows[0];
+  if (row === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+  return reportOf(db, row, true);
+}
+
+/** `show --results`: the stored result lines in input order, handed over a page at a time. */
+export async function eachQueuedResult(
+  db: QueueDb,
+  id: string,
+  write: (result: ResultLine) => void,
+): Promise<void> {
+  const PAGE = 1000;
+  let from = 0;
+  for (;;) {
+    const rows = await resultsFrom(db.query, id, from, PAGE);
+    for (const row of rows) write(JSON.parse(row.line) as ResultLine);
+    const last = rows.at(-1);
+    if (rows.length < PAGE || last === undefined) return;
+    from = last.idx + 1;
+  }
+}
+
+async function reportOf(db: QueueDb, row: ListedBatch, withFailed: boolean): Promise<QueuedBatchReport> {
+  const sums = await db.query<{
+    status: string;
+    n: string;
+    input_tokens: string;
+    output_tokens: string;
+    cost: number | null;
+    last: Date | null;
+  }>(
+    `SELECT status, count(*) AS n,
+            coalesce(sum((result::jsonb->'usage'->>'input_tokens')::bigint), 0) AS input_tokens,
+            coalesce(sum((result::jsonb->'usage'->>'output_tokens')::bigint), 0) AS output_tokens,
+            sum((result::jsonb->>'cost_usd')::double precision) AS cost,
+            max(finished_at) AS last
+       FROM axe.results WHERE batch_id = $1 GROUP BY status`,
+    [row.id],
+  );
+  const counts: Record<string, number> = {};
+  let input = 0;
+  let output = 0;
+  let cost: number | null = null;
+  let last = row.created_at.getTime();
+  let done = 0;
+  for (const sum of sums) {
+    counts[sum.status] = Number(sum.n);
+    done += Number(sum.n);
+    input += Number(sum.input_tokens);
+    output += Number(sum.output_tokens);
+    if (sum.cost !== null) cost = (cost ?? 0) + sum.cost;
+    if (sum.last !== null) last = Math.max(last, sum.last.getTime());
+  }
+  if (row.items - done > 0) counts.pending = row.items - done;
+  const failed = withFailed
+    ? await db.query<{ key: string; line: number; status: string; error: string | null }>(
+        `SELECT key, (result::jsonb->>'line')::int AS line, status, result::jsonb->>'error' AS error
+           FROM axe.results WHERE batch_id = $1 AND status <> 'completed' ORDER BY idx`,
+        [row.id],
+      )
+    : [];
+  const workers = await db.query<{ ran: string; running: string }>(
+    `SELECT count(DISTINCT worker_id) AS ran,
+            count(DISTINCT worker_id) FILTER (WHERE state = 'running') AS running
+       FROM axe.items WHERE batch_id = $1`,
+    [row.id],
+  );
+  return {
+    id: row.id,
+    agent: row.agent,
+    input: row.input,
+    created_at: row.created_at.toISOString(),
+    items: row.items,
+    counts,
+    usage: { input_tokens: input, output_tokens: output },
+    cost_usd: cost,
+    elapsed_ms: Math.max(0, Math.round(last - row.created_at.getTime())),
+    failed,
+    state: row.state,
+    stopped_by: row.stopped_by,
+    duplicates: row.duplicates,
+    workers: { ran: Number(workers[0]?.ran ?? 0), running: Number(workers[0]?.running ?? 0) },
+  };
+}
+
+/** `cancel`: the batch's queued items end `cancelled` now, its running ones on their workers. */
+export async function cancelQueuedBatch(db: QueueDb, id: string): Promise<{ state: string }> {
+  return db.tx(async (tx) => {
+    const rows = await tx.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1 FOR UPDATE', [
+      id,
+    ]);
+    const state = rows[0]?.state;
+    if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+    if (state === 'done' || state === 'cancelled') return { state };
+    if (state === 'stopped') {
+      // Stopped by a cap: its queued items were settled already; its running ones end now.
+      await tx.query(`UPDATE axe.batches SET state = 'cancelled', stopped_by = 'cancel' WHERE id = $1`, [id]);
+    } else await stopBatch(tx, id, 'cancel');
+    return { state: 'cancelled' };
+  });
+}
+
+/**
+ * `resume`: a stopped or cancelled batch runs again. Its items without a result, and those a stop
+ * or a cancel passed over (skipped, cancelled), go back on the queue under new job ids; with
+ * `retryFailed`, its failed ones too. Its caps start anew, as a local resume's do.
+ */
+export async function resumeQueuedBatch(
+  db: QueueDb,
+  id: string,
+  options: { retryFailed: boolean },
+): Promise<{ requeued: number; items: number }> {
+  return db.tx(async (tx) => {
+    const rows = await tx.query<{ state: string; items: number; protocol: number }>(
+      'SELECT state, items, protocol FROM axe.batches WHERE id = $1 FOR UPDATE',
+      [id],
+    );
+    const batch = rows[0];
+    if (batch === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+    if (batch.protocol !== QUEUE_PROTOCOL) {
+      throw new ConfigError(
+        `batch ${id} needs queue protocol ${batch.protocol}; this axe speaks ${QUEUE_PROTOCOL}: resume it with that axe`,
+      );
+    }
+    const rerun = options.retryFailed ? `status <> 'completed'` : `status IN ('skipped', 'cancelled')`;
+    await tx.query(`DELETE FROM axe.results WHERE batch_id = $1 AND ${rerun}`, [id]);
+    const requeued = await tx.query<{ idx: number; generation: number }>(
+      `UPDATE axe.items i SET state = 'queued', worker_id = NULL, attempts = 0, generation = generation + 1
+        WHERE i.batch_id = $1 AND i.state = 'done'
+          AND NOT EXISTS (SELECT 1 FROM axe.results r WHERE r.batch_id = i.batch_id AND r.idx = i.idx)
+        RETURNING idx, generation`,
+      [id],
+    );
+    await tx.query(
+      `UPDATE axe.batches SET state = 'running', stopped_by = NULL, finished_at = NULL,
+              spent_tokens = 0, spent_usd = 0,
+              done = (SELECT count(*) FROM axe.results WHERE batch_id = $1),
+              failed = (SELECT count(*) FROM axe.results WHERE batch_id = $1 AND status NOT IN ('completed', 'skipped', 'cancelled'))
+        WHERE id = $1`,
+      [id],
+    );
+    for (let at = 0; at < requeued.length; at += 1000) {
+      const jobs = requeued.slice(at, at + 1000).map(({ idx, generation }) => ({
+        id: jobId(id, idx, generation),
+        data: { batch: id, idx, protocol: QUEUE_PROTOCOL },
+      }));
+      await tx.jobs.insert(id, jobs);
+    }
+    return { requeued: requeued.length, items: batch.items };
+  });
+}
+
+/** `rm`: a batch that is not running, with its items, results and pg-boss queue. */
+export async function removeQueuedBatch(db: QueueDb, id: string): Promise<void> {
+  const rows = await db.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1', [id]);
+  const state = rows[0]?.state;
+  if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+  if (state === 'running') {
+    throw new ConfigError(
+      `batch ${id} is running on the workers: cancel it first (axe batches cancel ${id})`,
+    );
+  }
+  await db.tx(async (tx) => {
+    await tx.query('DELETE FROM axe.batches WHERE id = $1', [id]);
+    // pg-boss's delete_queue fails on a queue that still holds jobs (its foreign key is checked
+    // after the queue's row is gone): its jobs go first.
+    await tx.query(`DELETE FROM ${BOSS_SCHEMA}.job WHERE name = $1`, [queueName(id)]);
+  });
+  await db.jobs.deleteQueue(id);
+}

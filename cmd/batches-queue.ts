@@ -174,9 +174,9 @@ async function control(
     return ExitCode.ok;
   }
   if (action === 'cancel') {
-    const { state } = await cancelQueuedBatch(db, id);
+    const { cancelled, state } = await cancelQueuedBatch(db, id);
     stderr.write(
-      state === 'cancelled'
+      cancelled
         ? `axe: batch ${id}: cancelled (its running items end on their workers)\n`
         : `axe: batch ${id}: already ${state}\n`,
     );

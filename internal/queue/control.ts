@@ -2,6 +2,7 @@ import type { BatchReport } from '../batch/report.js';
 import type { ResultLine } from '../batch/result-line.js';
 import { ConfigError } from '../errors.js';
 import type { QueueDb } from './db.js';
+import { oneAtATime } from './enqueue.js';
 import { BOSS_SCHEMA, jobId, QUEUE_PROTOCOL, queueName } from './protocol.js';
 import { resultsFrom, stopBatch } from './store.js';
 
@@ -125,19 +126,22 @@ async function reportOf(db: QueueDb, row: ListedBatch, withFailed: boolean): Pro
 }
 
 /** `cancel`: the batch's queued items end `cancelled` now, its running ones on their workers. */
-export async function cancelQueuedBatch(db: QueueDb, id: string): Promise<{ state: string }> {
+export async function cancelQueuedBatch(
+  db: QueueDb,
+  id: string,
+): Promise<{ cancelled: boolean; state: string }> {
   return db.tx(async (tx) => {
     const rows = await tx.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1 FOR UPDATE', [
       id,
     ]);
     const state = rows[0]?.state;
     if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
-    if (state === 'done' || state === 'cancelled') return { state };
+    if (state === 'done' || state === 'cancelled') return { cancelled: false, state };
     if (state === 'stopped') {
       // Stopped by a cap: its queued items were settled already; its running ones end now.
       await tx.query(`UPDATE axe.batches SET state = 'cancelled', stopped_by = 'cancel' WHERE id = $1`, [id]);
     } else await stopBatch(tx, id, 'cancel');
-    return { state: 'cancelled' };
+    return { cancelled: true, state: 'cancelled' };
   });
 }
 
@@ -207,5 +211,5 @@ export async function removeQueuedBatch(db: QueueDb, id: string): Promise<void> 
     // after the queue's row is gone): its jobs go first.
     await tx.query(`DELETE FROM ${BOSS_SCHEMA}.job WHERE name = $1`, [queueName(id)]);
   });
-  await db.jobs.deleteQueue(id);
+  await oneAtATime(db, () => db.jobs.deleteQueue(id));
 }

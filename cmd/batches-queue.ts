@@ -5,7 +5,7 @@ import { jsonLine } from '../internal/batch/result-line.js';
 import { openResultSink } from '../internal/batch/result-sink.js';
 import { refuseUnpriced } from '../internal/batch/session.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
-import { CancelledError, ConfigError, ExitCode, type StopSignal } from '../internal/errors.js';
+import { CancelledError, ConfigError, ExitCode, errorMessage, type StopSignal } from '../internal/errors.js';
 import { pricing } from '../internal/prices/index.js';
 import {
   cancelQueuedBatch,
@@ -80,7 +80,16 @@ export async function enqueueCommand(
       stdout,
     );
     try {
-      const ended = await waitForBatch(db, id, interrupt.signal, (result) => sink.write(result));
+      const ended = await waitForBatch(
+        db,
+        id,
+        interrupt.signal,
+        (result) => sink.write(result),
+        (error) =>
+          stderr.write(
+            `axe: batch ${id}: PostgreSQL at ${url.host} is away (${errorMessage(error)}): waiting for it\n`,
+          ),
+      );
       const ending = batchEnding({
         id,
         counts: ended.counts,

@@ -26,11 +26,22 @@ export async function waitForBatch(
   id: string,
   signal: AbortSignal,
   write: (result: ResultLine) => void,
+  /** Once per outage: PostgreSQL cannot be reached (the waiting goes on). */
+  onAway?: (error: Error) => void,
 ): Promise<WaitedBatch> {
   const counts = { completed: 0, failed: 0, skipped: 0 };
   let next = 0;
+  let away = false;
+  const query = async <T>(work: () => Promise<T>): Promise<T> => {
+    const value = await retrying(signal, work, (error) => {
+      if (!away) onAway?.(error);
+      away = true;
+    });
+    away = false;
+    return value;
+  };
   for (;;) {
-    const rows = await retrying(signal, () => resultsFrom(db.query, id, next));
+    const rows = await query(() => resultsFrom(db.query, id, next));
     for (const row of rows) {
       // Results arrive in any order; a line goes out only once every earlier one has.
       if (row.idx !== next) break;
@@ -40,7 +51,7 @@ export async function waitForBatch(
       next++;
     }
     if (rows.length > 0 && rows.at(-1)?.idx === next - 1) continue;
-    const batch = await retrying(signal, () => readBatch(db.query, id));
+    const batch = await query(() => readBatch(db.query, id));
     if (batch === undefined)
       throw new ConfigError(`batch ${id}: removed from the queue while waiting for it`);
     if (next >= batch.items) {

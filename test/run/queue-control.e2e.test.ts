@@ -6,7 +6,7 @@ import { openQueue, type QueueDb } from '../../internal/queue/db.js';
 import { jobId } from '../../internal/queue/protocol.js';
 import { insertResult, stopBatch } from '../../internal/queue/store.js';
 import { parseQueueUrl } from '../../internal/queue/url.js';
-import { testDatabase } from '../pg/index.js';
+import { startPrivatePostgres, testDatabase } from '../pg/index.js';
 import { skipBecause } from '../skip.js';
 import { agentToml } from './agents.js';
 import { e2eHomes, lines, runAxe, startAxe, waitFor } from './cli.js';
@@ -338,6 +338,53 @@ describe.concurrent('--wait', () => {
     const [batch] = await q.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1', [id]);
     expect(batch?.state).toBe('running');
   });
+});
+
+describe('--wait through a restart', () => {
+  it('PostgreSQL stopped and started while waiting: --wait carries on and prints every line once', async (context) => {
+    const server = await startPrivatePostgres();
+    if (typeof server === 'string') return skipBecause(context, server);
+    const own = await server.database('queue_restart');
+    const { home, map } = await seed();
+    home.file('items.jsonl', '{"message":"one"}\n{"message":"two"}\n');
+    const local = lines((await map(['--map', 'items.jsonl'])).stdout);
+    const waiting = startAxe(
+      ['run', 'labeler', '--agents-dir', home.agentsDir, '--map', 'items.jsonl', '--queue', own, '--wait'],
+      { env: home.env('http://127.0.0.1:1'), cwd: home.root },
+    );
+    await waitFor(() => /items queued/.test(waiting.stderrSoFar()), 60_000);
+    const id = queuedId(waiting.stderrSoFar());
+    const before = await openQueue(parseQueueUrl(own, '--queue'));
+    try {
+      await complete(before, id, 0, JSON.parse(local[0] ?? '') as ResultLine);
+      // The first line is out before the server goes: --wait was connected, and must reconnect.
+      await waitFor(() => lines(waiting.stdoutSoFar()).length === 1, 60_000);
+    } finally {
+      await before.close();
+    }
+    await server.stop();
+    // --wait has found it gone, and waits for it.
+    await waitFor(() => /is away/.test(waiting.stderrSoFar()), 60_000);
+    await server.start();
+    const after = await openQueue(parseQueueUrl(own, '--queue'));
+    try {
+      await complete(after, id, 1, JSON.parse(local[1] ?? '') as ResultLine);
+    } finally {
+      await after.close();
+    }
+    const result = await waiting.done;
+    expect(result.code, result.stderr).toBe(0);
+    expect(lines(result.stdout)).toEqual(local);
+    expect(lines(result.stderr)).toEqual([
+      `axe: batch ${id}: 2 items queued`,
+      expect.stringMatching(
+        new RegExp(
+          `^axe: batch ${id}: PostgreSQL at 127.0.0.1:${server.port} is away \\(.*\\): waiting for it$`,
+        ),
+      ),
+      `axe: batch ${id}: 2 completed, 0 failed`,
+    ]);
+  }, 120_000);
 });
 
 describe.concurrent('axe batches --queue', () => {

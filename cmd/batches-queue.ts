@@ -64,10 +64,12 @@ export async function enqueueCommand(
     // The workers price with their own tables; the model must have a price here too, as locally.
     refuseUnpriced(asked.spec, asked.model, pricing(await loadGlobalConfig(asked.configDir), asked.env));
   }
-  const interrupt = interruptions();
   const db = await openQueue(url);
+  // Installed once connected: Ctrl-C while connecting ends the process as usual.
+  const interrupt = interruptions();
   try {
     const { id, items } = await enqueueBatch(db, {
+      signal: interrupt.signal,
       ...asked,
       ...(asked.input.file === '-' ? { stdin: process.stdin } : {}),
     });
@@ -143,12 +145,10 @@ export async function queueBatchesCommand(
       throw new ConfigError(`${flag} cannot be used with --queue (a batch on a queue runs on its workers)`);
   }
   const url = parseQueueUrl(queue.text, queue.source);
-  const interrupt = interruptions();
   const db = await openQueue(url);
   try {
     return await control(db, action, ref ?? '', options);
   } finally {
-    interrupt.off();
     await db.close();
   }
 }

@@ -33,7 +33,7 @@ const BATCH_COLUMNS = `id, agent, request->'input'->>'file' AS input, created_at
 export async function listQueuedBatches(db: QueueDb): Promise<QueuedBatchReport[]> {
   const rows = await db.query<ListedBatch>(`SELECT ${BATCH_COLUMNS} FROM axe.batches ORDER BY id DESC`);
   const reports: QueuedBatchReport[] = [];
-  for (const row of rows) reports.push(await reportOf(db, row, false));
+  for (const row of rows) reports.push(await reportOf(db, row));
   return reports;
 }
 
@@ -42,7 +42,7 @@ export async function showQueuedBatch(db: QueueDb, id: string): Promise<QueuedBa
   const rows = await db.query<ListedBatch>(`SELECT ${BATCH_COLUMNS} FROM axe.batches WHERE id = $1`, [id]);
   const row = rows[0];
   if (row === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
-  return reportOf(db, row, true);
+  return reportOf(db, row);
 }
 
 /** `show --results`: the stored result lines in input order, handed over a page at a time. */
@@ -62,7 +62,7 @@ export async function eachQueuedResult(
   }
 }
 
-async function reportOf(db: QueueDb, row: ListedBatch, withFailed: boolean): Promise<QueuedBatchReport> {
+async function reportOf(db: QueueDb, row: ListedBatch): Promise<QueuedBatchReport> {
   const sums = await db.query<{
     status: string;
     n: string;
@@ -94,13 +94,11 @@ async function reportOf(db: QueueDb, row: ListedBatch, withFailed: boolean): Pro
     if (sum.last !== null) last = Math.max(last, sum.last.getTime());
   }
   if (row.items - done > 0) counts.pending = row.items - done;
-  const failed = withFailed
-    ? await db.query<{ key: string; line: number; status: string; error: string | null }>(
-        `SELECT key, (result::jsonb->>'line')::int AS line, status, result::jsonb->>'error' AS error
-           FROM axe.results WHERE batch_id = $1 AND status <> 'completed' ORDER BY idx`,
-        [row.id],
-      )
-    : [];
+  const failed = await db.query<{ key: string; line: number; status: string; error: string | null }>(
+    `SELECT key, (result::jsonb->>'line')::int AS line, status, result::jsonb->>'error' AS error
+       FROM axe.results WHERE batch_id = $1 AND status <> 'completed' ORDER BY idx`,
+    [row.id],
+  );
   const workers = await db.query<{ ran: string; running: string }>(
     `SELECT count(DISTINCT worker_id) AS ran,
             count(DISTINCT worker_id) FILTER (WHERE state = 'running') AS running

@@ -32,6 +32,8 @@ export interface QueuedBatchRequest {
   input: { file: string; format: MapFormat };
   /** `--map -`: where the items come from. */
   stdin?: NodeJS.ReadableStream;
+  /** Ctrl-C: the transaction is rolled back, nothing is stored. */
+  signal?: AbortSignal;
   strictInput: boolean;
   keyField?: string;
   prompt?: string;
@@ -140,6 +142,7 @@ async function store(
       let items = 0;
       let failed = 0;
       for await (const raw of checkedItems(file, asked.input.format, checks, digest)) {
+        asked.signal?.throwIfAborted();
         const item = toItem(raw, rules);
         if (item.error !== undefined) failed++;
         chunk.push({ idx: items++, item });

@@ -175,11 +175,14 @@ export async function resumeQueuedBatch(
       [id],
     );
     await tx.query(
-      `UPDATE axe.batches SET state = 'running', stopped_by = NULL, finished_at = NULL,
-              spent_tokens = 0, spent_usd = 0,
-              done = (SELECT count(*) FROM axe.results WHERE batch_id = $1),
+      `WITH r AS (SELECT count(*)::int AS done FROM axe.results WHERE batch_id = $1)
+       UPDATE axe.batches SET stopped_by = NULL, spent_tokens = 0, spent_usd = 0,
+              -- Nothing left to run (every item kept its result): the batch is over, not running.
+              state = CASE WHEN r.done >= items THEN 'done' ELSE 'running' END,
+              finished_at = CASE WHEN r.done >= items THEN coalesce(finished_at, now()) END,
+              done = r.done,
               failed = (SELECT count(*) FROM axe.results WHERE batch_id = $1 AND status NOT IN ('completed', 'skipped', 'cancelled'))
-        WHERE id = $1`,
+         FROM r WHERE id = $1`,
       [id],
     );
     for (let at = 0; at < requeued.length; at += 1000) {

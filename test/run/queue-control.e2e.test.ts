@@ -473,6 +473,11 @@ describe.concurrent('axe batches --queue', () => {
     await complete(q, id, 2, local[2] as ResultLine);
     const done = await batches(['show', id, '--results']);
     expect(done.stdout).toBe(local.map((line) => `${JSON.stringify(line)}\n`).join(''));
+    // A resume with nothing to run again leaves the batch done, not running with nothing queued.
+    const nothing = await batches(['resume', id]);
+    expect(nothing.stderr).toBe(`axe: batch ${id}: 0 of 3 items queued again\n`);
+    const [state] = await q.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1', [id]);
+    expect(state?.state).toBe('done');
 
     const removed = await batches(['rm', id]);
     expect(removed.code, removed.stderr).toBe(0);

@@ -5,7 +5,14 @@ import { jsonLine } from '../internal/batch/result-line.js';
 import { openResultSink } from '../internal/batch/result-sink.js';
 import { refuseUnpriced } from '../internal/batch/session.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
-import { CancelledError, ConfigError, ExitCode, errorMessage, type StopSignal } from '../internal/errors.js';
+import {
+  CancelledError,
+  ConfigError,
+  ExitCode,
+  errorMessage,
+  type StopSignal,
+  signalExitCode,
+} from '../internal/errors.js';
 import { pricing } from '../internal/prices/index.js';
 import {
   cancelQueuedBatch,
@@ -19,16 +26,16 @@ import {
 import { openQueue, type QueueDb } from '../internal/queue/db.js';
 import { enqueueBatch, type QueuedBatchRequest } from '../internal/queue/enqueue.js';
 import { findQueuedBatch } from '../internal/queue/store.js';
-import { parseQueueUrl } from '../internal/queue/url.js';
+import type { QueueUrl } from '../internal/queue/url.js';
 import { waitForBatch } from '../internal/queue/wait.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { lastValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
-/** Where a batch's queue was named: `--queue URL` or `AXE_QUEUE`. */
+/** The queue of a batch command, and whether `--queue` named it (else `AXE_QUEUE` did). */
 export interface QueueRef {
-  text: string;
-  source: '--queue' | 'AXE_QUEUE';
+  url: QueueUrl;
+  fromFlag: boolean;
 }
 
 /** Flags of a local batch that have no meaning when workers run the items. */
@@ -59,7 +66,7 @@ export async function enqueueCommand(
       '--out needs --wait with --queue: without it, axe batches show --results prints the lines',
     );
   }
-  const url = parseQueueUrl(queue.text, queue.source);
+  const { url } = queue;
   if (asked.maxCostUsd !== undefined) {
     // The workers price with their own tables; the model must have a price here too, as locally.
     refuseUnpriced(asked.spec, asked.model, pricing(await loadGlobalConfig(asked.configDir), asked.env));
@@ -75,7 +82,7 @@ export async function enqueueCommand(
     });
     stderr.write(`axe: batch ${id}: ${items} items queued\n`);
     if (!wait) return ExitCode.ok;
-    const suffix = queue.source === '--queue' ? ` --queue ${url.masked}` : '';
+    const suffix = queue.fromFlag ? ` --queue ${url.masked}` : '';
     const sink = openResultSink(
       outFlag !== undefined ? resolve(outFlag) : undefined,
       asked.outFormat,
@@ -144,7 +151,7 @@ export async function queueBatchesCommand(
     if (options[key] !== undefined && options[key] !== false)
       throw new ConfigError(`${flag} cannot be used with --queue (a batch on a queue runs on its workers)`);
   }
-  const url = parseQueueUrl(queue.text, queue.source);
+  const { url } = queue;
   const db = await openQueue(url);
   try {
     return await control(db, action, ref ?? '', options);
@@ -239,7 +246,9 @@ function interruptions(): { signal: AbortSignal; received: StopSignal | undefine
     },
   };
   const on = (name: StopSignal) => {
-    state.received ??= name;
+    // A second one while the first is being handled (closing the connections): exit now.
+    if (state.received !== undefined) process.exit(signalExitCode(name));
+    state.received = name;
     controller.abort(new CancelledError('interrupted', name));
   };
   const signals: StopSignal[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];

@@ -16,9 +16,11 @@ import { ConfigError, ExitCode, errorMessage, type StopSignal } from '../interna
 import { DEFAULT_USER_MESSAGE } from '../internal/invocation/user-message.js';
 import { openEventLog } from '../internal/output/event-log.js';
 import { progressMode, progressTarget } from '../internal/output/live-tree-driver.js';
+import { queueUrlFrom } from '../internal/queue/url.js';
 import type { RunEvent } from '../internal/runner/events.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { agentsDirFlags, lastValue, positiveIntegerFlag, positiveNumberFlag, promptOf } from './argv.js';
+import type { QueueRef } from './batches-queue.js';
 import { stderr, stdout } from './stdio.js';
 import { closeTelemetry, openTelemetry } from './telemetry.js';
 
@@ -48,15 +50,14 @@ const QUEUE_ONLY: readonly (readonly [string, string])[] = [
 ];
 
 /** `--queue URL`, else `AXE_QUEUE`: where the batch goes; undefined for a batch run here. */
-function queueText(
+function queueOf(
   argv: string[],
   options: Record<string, unknown>,
   env: NodeJS.ProcessEnv,
-): { text: string; source: '--queue' | 'AXE_QUEUE' } | undefined {
+): QueueRef | undefined {
   const flag = stringFlag(argv, options.queue, '--queue');
-  if (flag !== undefined) return { text: flag, source: '--queue' };
-  const variable = env.AXE_QUEUE;
-  return variable !== undefined && variable !== '' ? { text: variable, source: 'AXE_QUEUE' } : undefined;
+  const url = queueUrlFrom(flag, env);
+  return url === undefined ? undefined : { url, fromFlag: flag !== undefined };
 }
 
 /** `--retries N`: how many times a failed item runs again on the workers (default 0). */
@@ -109,7 +110,7 @@ export async function mapCommand(
   const keyField = stringFlag(argv, options.key, '--key');
   const replay = absolute(stringFlag(argv, options.replay, '--replay'));
   const record = absolute(stringFlag(argv, options.record, '--record'));
-  const queue = queueText(argv, options, env);
+  const queue = queueOf(argv, options, env);
   if (queue !== undefined) {
     const { enqueueCommand } = await import('./batches-queue.js');
     return enqueueCommand(queue, options, {
@@ -192,7 +193,7 @@ export async function batchesCommand(
   options: Record<string, unknown>,
 ): Promise<number> {
   const env = process.env;
-  const queue = queueText(process.argv.slice(2), options, env);
+  const queue = queueOf(process.argv.slice(2), options, env);
   if (queue !== undefined) {
     return (await import('./batches-queue.js')).queueBatchesCommand(queue, action, ref, options);
   }

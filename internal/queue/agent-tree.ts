@@ -11,16 +11,16 @@ import { formatBytes, readRegularFile } from '../fs/read-bounded.js';
 import { READ_LIMITS } from '../fs/read-limits.js';
 import { readContextFiles, readSkill } from '../runner/prompt.js';
 import {
+  type AgentTreeManifest,
   sha256Hex,
   TREE_DIRS,
   TREE_VERSION,
   type TreeFile,
-  type TreeManifest,
   treeDigest,
 } from './tree-manifest.js';
 
 export { type MaterializedTree, materializeTree } from './materialize-tree.js';
-export type { TreeFile, TreeManifest } from './tree-manifest.js';
+export type { AgentTreeManifest, TreeFile } from './tree-manifest.js';
 export { checkManifest, StoredTreeError, treeDigest } from './tree-manifest.js';
 
 /**
@@ -45,7 +45,7 @@ export interface CollectOptions {
 }
 
 export interface AgentTree {
-  manifest: TreeManifest;
+  manifest: AgentTreeManifest;
   /** sha256 → content, each file once. */
   blobs: Map<string, Buffer>;
 }

@@ -1,7 +1,13 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { fsPromises } from '../fs/promises.js';
-import { checkManifest, StoredTreeError, sha256Hex, TREE_DIRS, type TreeManifest } from './tree-manifest.js';
+import {
+  type AgentTreeManifest,
+  checkManifest,
+  StoredTreeError,
+  sha256Hex,
+  TREE_DIRS,
+} from './tree-manifest.js';
 
 /** A stored tree on a worker's disk: what an item's run uses instead of the enqueuing machine's files. */
 export interface MaterializedTree {
@@ -54,7 +60,7 @@ export async function materializeTree(
   return located(tree, dir);
 }
 
-function located(tree: TreeManifest, dir: string): MaterializedTree {
+function located(tree: AgentTreeManifest, dir: string): MaterializedTree {
   const agent = tree.files.find((file) => file.path.split('/')[0] === TREE_DIRS.agent) as { path: string };
   return {
     dir,
@@ -66,7 +72,7 @@ function located(tree: TreeManifest, dir: string): MaterializedTree {
 }
 
 async function writeTree(
-  tree: TreeManifest,
+  tree: AgentTreeManifest,
   readBlob: (sha256: string) => Promise<Uint8Array>,
   into: string,
   signal: AbortSignal | undefined,
@@ -77,7 +83,7 @@ async function writeTree(
     await fs.mkdir(path.join(into, ...dir.split('/')), { recursive: true, mode: 0o700 });
   }
   // Each blob read once, however many paths hold it (Map.groupBy is Node 21's).
-  const bySha = new Map<string, TreeManifest['files']>();
+  const bySha = new Map<string, AgentTreeManifest['files']>();
   for (const file of tree.files) bySha.set(file.sha256, [...(bySha.get(file.sha256) ?? []), file]);
   for (const [sha256, files] of bySha) {
     signal?.throwIfAborted();

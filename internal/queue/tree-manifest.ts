@@ -11,7 +11,7 @@ import { isPlainObject } from '../plain-object.js';
  * - `config/…`: skills, relative to the config directory (where a worker resolves them);
  * - `work/…`: context files, relative to the directory `axe run` was started in.
  */
-export interface TreeManifest {
+export interface AgentTreeManifest {
   version: 1;
   /** The name of the agent the batch runs. */
   agent: string;
@@ -46,7 +46,7 @@ export function sha256Hex(content: Uint8Array): string {
  * The digest of a manifest: sha256 of its version, agent, files (sorted by path) and dirs (sorted)
  * as JSON. The worker keys its materialized trees by it; its `digest` field is not part of it.
  */
-export function treeDigest(manifest: Omit<TreeManifest, 'digest'>): string {
+export function treeDigest(manifest: Omit<AgentTreeManifest, 'digest'>): string {
   const files = [...manifest.files]
     .sort((a, b) => compare(a.path, b.path))
     .map(({ path, sha256, role }) => ({ path, sha256, role }));
@@ -63,7 +63,7 @@ export function treeDigest(manifest: Omit<TreeManifest, 'digest'>): string {
  * A manifest as read back from the database, checked before any of it touches the disk: the
  * shape, the digest, and paths that stay inside the tree's folders (no `..`, nothing absolute).
  */
-export function checkManifest(value: unknown): TreeManifest {
+export function checkManifest(value: unknown): AgentTreeManifest {
   const bad = (why: string): never => {
     throw new StoredTreeError(`stored agent tree: ${why}`);
   };
@@ -91,7 +91,7 @@ export function checkManifest(value: unknown): TreeManifest {
       return bad(`unsafe directory ${JSON.stringify(dir)}`);
     }
   }
-  const manifest: TreeManifest = {
+  const manifest: AgentTreeManifest = {
     version: TREE_VERSION,
     agent,
     digest,

@@ -47,7 +47,10 @@ function project(): { cwd: string; configDir: string; searchDirs: string[] } {
       '---\nname: helper\ndescription: Helps\nmodel: openai/gpt-test\ntools: Read, Agent(lead)\nskills: [review]\n' +
       'files: ["notes.txt"]\n---\nYou help.\n',
     'axe/agents/checker.toml':
-      'name = "checker"\nmodel = "openai/gpt-test"\nworkdir = "sub"\nfiles = ["*.txt"]\n',
+      'name = "checker"\nmodel = "openai/gpt-test"\nworkdir = "sub"\nfiles = ["*.txt"]\nsub_agents = ["yamly", "codexy"]\n',
+    'axe/agents/yamly.yaml': 'name: yamly\nmodel: openai/gpt-test\nsystem_prompt: Yaml.\nfiles: ["*.md"]\n',
+    'axe/agents/codexy.yaml':
+      'agentType: codexy\nmodelConfig: { model: openai/gpt-test }\npromptConfig: { systemPrompt: Codex. }\n',
     'docs/a.md': 'alpha',
     'docs/b.md': 'beta',
     'docs/binary.md': 'bin\0ary',
@@ -87,23 +90,28 @@ describe('collectTree and materializeTree', () => {
       lead: await promptOf(lead, configDir, cwd),
       helper: await promptOf(await loadAgent('helper', { searchDirs, env: {} }), configDir, cwd),
       checker: await promptOf(await loadAgent('checker', { searchDirs, env: {} }), configDir, cwd),
+      codexy: await promptOf(await loadAgent('codexy', { searchDirs, env: {} }), configDir, cwd),
     };
     const tree = await collectTree(lead, { searchDirs, configDir, env: {}, cwd });
     expect(tree.manifest.files.map(({ path, role }) => [path, role])).toEqual([
       ['agent/lead.toml', 'agent'],
       ['agents/checker.toml', 'agent'],
+      ['agents/codexy.yaml', 'agent'],
       ['agents/helper.md', 'agent'],
       ['agents/lead.toml', 'agent'],
+      ['agents/yamly.yaml', 'agent'],
       ['config/skills/review/SKILL.md', 'skill'],
       ['config/skills/writing/SKILL.md', 'skill'],
       ['work/docs/a.md', 'context'],
       ['work/docs/b.md', 'context'],
       ['work/notes.txt', 'context'],
       ['work/sub/check.txt', 'context'],
+      // The YAML agent has no workdir: it runs in its caller's (sub/) or in the one axe runs in.
+      ['work/sub/other.md', 'context'],
     ]);
     expect(tree.manifest.dirs).toEqual(['work', 'work/sub']);
     // The lead's file is stored once, under both of its paths.
-    expect(tree.blobs.size).toBe(9);
+    expect(tree.blobs.size).toBe(12);
     expect(tree.manifest.digest).toBe(treeDigest(tree.manifest));
     const again = await collectTree(lead, { searchDirs, configDir, env: {}, cwd });
     expect(again.manifest.digest).toBe(tree.manifest.digest);
@@ -130,6 +138,9 @@ describe('collectTree and materializeTree', () => {
     expect(await promptOf(helper, stored.configDir, stored.workdir)).toBe(original.helper);
     const checker = await loadAgent('checker', { searchDirs: stored.searchDirs, env: {} });
     expect(await promptOf(checker, stored.configDir, stored.workdir)).toBe(original.checker);
+    const codexy = await loadAgent('codexy', { searchDirs: stored.searchDirs, env: {} });
+    expect(codexy.dialect).toBe('codex');
+    expect(await promptOf(codexy, stored.configDir, stored.workdir)).toBe(original.codexy);
     await expect(loadAgent('ghost', { searchDirs: stored.searchDirs, env: {} })).rejects.toThrow(
       'agent config not found: ghost',
     );
@@ -178,6 +189,7 @@ describe('collectTree and materializeTree', () => {
       'work/notes.txt',
       'work/sub/check.txt',
       'work/sub/docs/s.md',
+      'work/sub/other.md',
     ]);
     expect(tree.manifest.dirs).toEqual(['work', 'work/sub']);
 

@@ -37,27 +37,63 @@ export async function materializeTree(
   options: { signal?: AbortSignal } = {},
 ): Promise<MaterializedTree> {
   const tree = checkManifest(manifest);
-  const fs = fsPromises();
   const dir = path.join(root, tree.digest);
-  await fs.mkdir(root, { recursive: true, mode: 0o700 });
+  await fsPromises().mkdir(root, { recursive: true, mode: 0o700 });
   if (await isTreeDir(dir)) return located(tree, dir);
-  const temp = await fs.mkdtemp(path.join(root, `.${tree.digest.slice(0, 16)}-`));
+  await placeWhole(dir, (temp) => writeTree(tree, readBlob, temp, options.signal));
+  return located(tree, dir);
+}
+
+/**
+ * A copy of the tree's `work/` at `dir`, for the items of one batch to run in: what their tools
+ * write there stays out of the stored tree, which other batches of the same tree use as it was
+ * queued. Copied through a temp directory and one rename, as the tree itself (0700 directories,
+ * 0600 files); a copy already at `dir` is used as it is. Returns `dir`, the runs' `cwd`.
+ */
+export async function copyWorkdir(tree: MaterializedTree, dir: string): Promise<string> {
+  await fsPromises().mkdir(path.dirname(dir), { recursive: true, mode: 0o700 });
+  if (await isTreeDir(dir)) return dir;
+  await placeWhole(dir, (temp) => copyInto(tree.workdir, temp));
+  return dir;
+}
+
+/** Directories and regular files only: the stored tree holds nothing else. */
+async function copyInto(from: string, into: string): Promise<void> {
+  const fs = fsPromises();
+  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
+    const source = path.join(from, entry.name);
+    const target = path.join(into, entry.name);
+    if (entry.isDirectory()) {
+      await fs.mkdir(target, { mode: 0o700 });
+      await copyInto(source, target);
+    } else if (entry.isFile()) {
+      await writeSynced(target, await fs.readFile(source));
+    }
+  }
+}
+
+/**
+ * `fill`s a temp directory beside `dir` (0700), then renames it to `dir`: `dir` is whole or absent.
+ * When another process placed its copy first, that one is kept and this one removed.
+ */
+async function placeWhole(dir: string, fill: (temp: string) => Promise<void>): Promise<void> {
+  const fs = fsPromises();
+  const parent = path.dirname(dir);
+  const temp = await fs.mkdtemp(path.join(parent, `.${path.basename(dir).slice(0, 16)}-`));
   let placed = false;
   try {
-    await writeTree(tree, readBlob, temp, options.signal);
+    await fill(temp);
     try {
       await fs.rename(temp, dir);
       placed = true;
     } catch (error) {
-      // Another process placed the same tree first: the same files, whole.
       const code = (error as NodeJS.ErrnoException).code;
       if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await isTreeDir(dir))) throw error;
     }
-    await syncDir(root);
+    await syncDir(parent);
   } finally {
     if (!placed) await fs.rm(temp, { recursive: true, force: true });
   }
-  return located(tree, dir);
 }
 
 function located(tree: AgentTreeManifest, dir: string): MaterializedTree {

@@ -10,6 +10,7 @@ import {
   type AgentTree,
   checkManifest,
   collectTree,
+  copyWorkdir,
   materializeTree,
   StoredTreeError,
   TREE_LIMIT_BYTES,
@@ -306,6 +307,32 @@ describe('materializeTree on a worker', () => {
     expect(readdirSync(root)).toEqual([]);
   });
 
+  it("gives a batch its own copy of the tree's work/, so that what its runs write stays out of the tree", async () => {
+    const { cwd, configDir, searchDirs } = project();
+    const tree = await collectTree(await loadAgent('lead', { searchDirs, env: {} }), {
+      searchDirs,
+      configDir,
+      env: {},
+      cwd,
+    });
+    const stored = await materializeTree(tree.manifest, blobReader(tree), tempDirForFile('axe-worker-'));
+    const work = join(tempDirForFile('axe-batches-'), 'batch-1', 'work');
+    expect(await copyWorkdir(stored, work)).toBe(work);
+    const listed = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+    expect(listed(work)).toEqual(listed(stored.workdir));
+    expect(readFileSync(join(work, 'docs', 'a.md'), 'utf8')).toBe('alpha');
+    expect(statSync(join(work, 'docs')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(work, 'docs', 'a.md')).mode & 0o777).toBe(0o600);
+    // A run writes in its batch's copy; the stored tree stays as it was queued.
+    writeFileSync(join(work, 'docs', 'a.md'), 'changed by a tool');
+    writeFileSync(join(work, 'docs', 'new.md'), 'written by a tool');
+    expect(readFileSync(join(stored.workdir, 'docs', 'a.md'), 'utf8')).toBe('alpha');
+    expect(readdirSync(join(stored.workdir, 'docs'))).toEqual(['a.md', 'b.md']);
+    // The batch's next item (or another process of the same batch) finds its copy as it left it.
+    await copyWorkdir(stored, work);
+    expect(readFileSync(join(work, 'docs', 'a.md'), 'utf8')).toBe('changed by a tool');
+  });
+
   it('two worker processes writing the same tree at once both end with the whole tree', async () => {
     const { cwd, configDir, searchDirs } = project();
     const tree = await collectTree(await loadAgent('lead', { searchDirs, env: {} }), {
@@ -409,7 +436,7 @@ describe('a run of the stored tree', () => {
         env,
         searchDirs: stored.searchDirs,
         configDir: stored.configDir,
-        cwd: stored.workdir,
+        cwd: await copyWorkdir(stored, join(tempDirForFile('axe-batch-'), 'work')),
         globalConfig: () => loadGlobalConfig(workerConfig),
         timeoutSeconds: 20,
         stream: false,

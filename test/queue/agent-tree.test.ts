@@ -247,8 +247,18 @@ describe('collectTree and materializeTree', () => {
     expect(await refusal('noskill.toml', 'model = "openai/m"\nskill = "missing"\n')).toBe(
       `${dir}/noskill.toml: skill "missing" not found: ${configDir}/skills/missing/SKILL.md`,
     );
-    // An absolute workdir without context files is the worker's own directory: allowed.
-    writeFileSync(join(dir, 'shared.toml'), 'name = "shared"\nmodel = "openai/m"\nworkdir = "/"\n');
+    expect(await refusal('gone.toml', 'model = "openai/m"\nworkdir = "gone"\n')).toBe(
+      `${dir}/gone.toml: workdir: not a directory: ${cwd}/gone`,
+    );
+    // Under an absolute workdir, `files` would be read on the worker's disk, even when nothing matches here.
+    expect(
+      await refusal('elsewhere.toml', 'model = "openai/m"\nworkdir = "/nowhere/here"\nfiles = ["*.md"]\n'),
+    ).toMatch(/^.*elsewhere\.toml: files: context files under an absolute workdir \(\/nowhere\/here\)/);
+    // An absolute workdir without context files is the worker's own directory (it need not exist here).
+    writeFileSync(
+      join(dir, 'shared.toml'),
+      'name = "shared"\nmodel = "openai/m"\nworkdir = "/nowhere/here"\n',
+    );
     const shared = await collectTree(await loadAgentFile(join(dir, 'shared.toml'), {}), {
       searchDirs,
       configDir,

@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { fsPromises } from '../fs/promises.js';
+import { createLimiter } from '../runner/limiter.js';
 import {
   type AgentTreeManifest,
   checkManifest,
@@ -58,18 +59,22 @@ export async function copyWorkdir(tree: MaterializedTree, dir: string): Promise<
 }
 
 /** Directories and regular files only: the stored tree holds nothing else. */
-async function copyInto(from: string, into: string): Promise<void> {
+async function copyInto(from: string, into: string, limiter = createLimiter(WRITES_AT_ONCE)): Promise<void> {
   const fs = fsPromises();
-  for (const entry of await fs.readdir(from, { withFileTypes: true })) {
-    const source = path.join(from, entry.name);
-    const target = path.join(into, entry.name);
-    if (entry.isDirectory()) {
-      await fs.mkdir(target, { mode: 0o700 });
-      await copyInto(source, target);
-    } else if (entry.isFile()) {
-      await writeSynced(target, await fs.readFile(source));
-    }
+  const entries = await fs.readdir(from, { withFileTypes: true });
+  for (const entry of entries.filter((one) => one.isDirectory())) {
+    await fs.mkdir(path.join(into, entry.name), { mode: 0o700 });
+    await copyInto(path.join(from, entry.name), path.join(into, entry.name), limiter);
   }
+  await settleAll(
+    entries
+      .filter((entry) => entry.isFile())
+      .map((entry) =>
+        limiter.run(async () =>
+          writeSynced(path.join(into, entry.name), await fs.readFile(path.join(from, entry.name))),
+        ),
+      ),
+  );
 }
 
 /**
@@ -121,20 +126,37 @@ async function writeTree(
   // Each blob read once, however many paths hold it (Map.groupBy is Node 21's).
   const bySha = new Map<string, AgentTreeManifest['files']>();
   for (const file of tree.files) bySha.set(file.sha256, [...(bySha.get(file.sha256) ?? []), file]);
-  for (const [sha256, files] of bySha) {
-    signal?.throwIfAborted();
-    const content = await readBlob(sha256);
-    if (sha256Hex(content) !== sha256) {
-      throw new StoredTreeError(
-        `stored agent tree ${tree.digest}: the content of ${files[0]?.path} is not ${sha256}`,
-      );
-    }
-    for (const file of files) {
-      const target = path.join(into, ...file.path.split('/'));
-      await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
-      await writeSynced(target, content);
-    }
-  }
+  const limiter = createLimiter(WRITES_AT_ONCE);
+  await settleAll(
+    [...bySha].map(([sha256, files]) =>
+      limiter.run(async () => {
+        signal?.throwIfAborted();
+        const content = await readBlob(sha256);
+        if (sha256Hex(content) !== sha256) {
+          throw new StoredTreeError(
+            `stored agent tree ${tree.digest}: the content of ${files[0]?.path} is not ${sha256}`,
+          );
+        }
+        for (const file of files) {
+          const target = path.join(into, ...file.path.split('/'));
+          await fs.mkdir(path.dirname(target), { recursive: true, mode: 0o700 });
+          await writeSynced(target, content);
+        }
+      }, signal),
+    ),
+  );
+}
+
+/**
+ * Files written (and flushed) at once: each flush waits on the disk, ~2 ms here, so a tree of 500
+ * files took 1.5 s one at a time. Also the blobs read at once from the database.
+ */
+const WRITES_AT_ONCE = 8;
+
+/** Every one settled (none still writing into a directory about to be removed), then the first failure thrown. */
+async function settleAll(work: Promise<unknown>[]): Promise<void> {
+  const failed = (await Promise.allSettled(work)).find((outcome) => outcome.status === 'rejected');
+  if (failed) throw failed.reason;
 }
 
 /** A new file, flushed before the tree is renamed into place: a tree that is there is whole after a crash too. */

@@ -293,7 +293,7 @@ describe('collectTree and materializeTree', () => {
 });
 
 describe('materializeTree on a worker', () => {
-  it('refuses a manifest that would write outside its tree, or a blob that is not its sha256', async () => {
+  it('refuses a manifest that would write outside its tree or a blob that is not its sha256, and stops on Ctrl-C', async () => {
     const { cwd, configDir, searchDirs } = project();
     const tree = await collectTree(await loadAgent('lead', { searchDirs, env: {} }), {
       searchDirs,
@@ -313,6 +313,17 @@ describe('materializeTree on a worker', () => {
     const corrupt = async (sha256: string) =>
       Buffer.concat([await blobReader(tree)(sha256), Buffer.from(' changed')]);
     await expect(materializeTree(tree.manifest, corrupt, root)).rejects.toThrow(StoredTreeError);
+    // Ctrl-C while the blobs are read: nothing more is read, and the run's reason is the error.
+    const controller = new AbortController();
+    const reads: string[] = [];
+    const stopping = async (sha256: string) => {
+      controller.abort(new Error('stopped'));
+      return blobReader(tree, reads)(sha256);
+    };
+    await expect(
+      materializeTree(tree.manifest, stopping, root, { signal: controller.signal }),
+    ).rejects.toThrow('stopped');
+    expect(reads).toHaveLength(1);
     // Nothing half-written is left to be taken for a tree.
     expect(readdirSync(root)).toEqual([]);
   });

@@ -17,12 +17,13 @@ import type { EmitEvent } from '../runner/events.js';
 import { resolveModel } from '../runner/resolve.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { inputDigest, type MapFormat, readItems } from './input.js';
+import type { ItemRunBase } from './item-run.js';
 import { itemKey } from './items.js';
 import { Journal, readJournal } from './journal.js';
 import { lockBatch } from './lock.js';
 import type { BatchCounts } from './progress.js';
 import type { ResultLine } from './result-line.js';
-import { type BatchControl, type ItemRunBase, startBatch } from './run-batch.js';
+import { type BatchControl, startBatch } from './run-batch.js';
 import {
   type BatchRecord,
   batchesDir,

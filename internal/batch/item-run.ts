@@ -1,5 +1,5 @@
 import type { AgentSpec } from '../agent/spec.js';
-import type { Budget } from '../budget/budget.js';
+import type { SharedLimit } from '../budget/budget.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
@@ -38,7 +38,7 @@ export interface ItemRunner {
   spec: AgentSpec;
   base: ItemRunBase;
   /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
-  budget?: Budget;
+  budget?: SharedLimit;
   /** Each item's cost in dollars, from its tree (undefined when no price is known). */
   costOf: (result: AgentRunResult) => number | undefined;
   /** What the items share: one pool per provider, one cassette for the batch. */

@@ -1,3 +1,4 @@
+import type { Budget } from '../budget/budget.js';
 import { CancelledError, errorMessage } from '../errors.js';
 import { runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
@@ -12,8 +13,10 @@ import { type ResultLine, unranLine } from './result-line.js';
 /** Why a batch stopped starting items before its input ran out: a cap (its flag), or Ctrl-C. */
 export type BatchStop = '--max-failures' | '--max-cost' | '--max-tokens' | 'interrupted';
 
-export interface BatchRun extends Omit<ItemRunner, 'batchId'> {
+export interface BatchRun extends Omit<ItemRunner, 'batchId' | 'budget'> {
   id: string;
+  /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
+  budget?: Budget;
   input: { file: string; format: MapFormat; items: number };
   keyField?: string;
   prompt?: string;

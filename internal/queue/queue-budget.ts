@@ -3,7 +3,7 @@ import type { Estimate, SharedLimit } from '../budget/budget.js';
 import { BudgetError } from '../errors.js';
 import { costOf, type Price } from '../prices/index.js';
 import type { Usage } from '../provider/types.js';
-import type { Sql } from './sql.js';
+import type { Query } from './db.js';
 
 /** How long a call that does not fit waits before it asks again, first and at most. */
 const WAIT_FIRST_MS = 50;
@@ -18,7 +18,7 @@ export interface BatchCaps {
 /** Where the budget's statements go and what it does around them. */
 export interface QueueBudgetDeps {
   /** Runs a statement, reconnecting as the worker's other calls do (until `signal`). */
-  run<T>(signal: AbortSignal, statement: (sql: Sql) => Promise<T>): Promise<T>;
+  run<T>(signal: AbortSignal, statement: (query: Query) => Promise<T>): Promise<T>;
   /** Ends the retries of a release: the worker is leaving for good. */
   lifetime: AbortSignal;
   /** The batch is spent: stop it (its queued items skipped), as a local batch stops. */
@@ -68,9 +68,9 @@ export class QueueBudget implements SharedLimit {
     let wait = WAIT_FIRST_MS;
     for (;;) {
       signal.throwIfAborted();
-      const hold = await this.deps.run(signal, (sql) => this.tryHold(sql, estimate));
+      const hold = await this.deps.run(signal, (query) => this.tryHold(query, estimate));
       if (hold !== undefined) return () => this.release(hold);
-      const spent = await this.deps.run(signal, (sql) => this.spentError(sql));
+      const spent = await this.deps.run(signal, (query) => this.spentError(query));
       if (spent) {
         // Said to the batch once per worker: it stops, its queued items are skipped.
         if (!this.spent) await this.deps.stop(spent.limitFlag);
@@ -88,8 +88,8 @@ export class QueueBudget implements SharedLimit {
   }
 
   /** The hold's id when the estimate fits now; undefined when it must wait or the batch is spent. */
-  private async tryHold(sql: Sql, estimate: Estimate): Promise<string | undefined> {
-    const { rows } = await sql.query<{ id: string }>(
+  private async tryHold(query: Query, estimate: Estimate): Promise<string | undefined> {
+    const rows = await query<{ id: string }>(
       `WITH b AS (
          UPDATE axe.batches SET reserved_tokens = reserved_tokens + $2, reserved_usd = reserved_usd + $3,
            in_flight = in_flight + 1
@@ -108,9 +108,9 @@ export class QueueBudget implements SharedLimit {
 
   /** The BudgetError of a batch that reached a cap, as a local batch's budget says it. */
   private async spentError(
-    sql: Sql,
+    query: Query,
   ): Promise<{ error: BudgetError; limitFlag: '--max-cost' | '--max-tokens' } | undefined> {
-    const { rows } = await sql.query<{
+    const rows = await query<{
       spent_tokens: string;
       spent_usd: number;
       max_tokens: string | null;
@@ -140,8 +140,8 @@ export class QueueBudget implements SharedLimit {
     this.pendingTokens = 0;
     this.pendingUsd = 0;
     const written = this.deps
-      .run(this.deps.lifetime, (sql) =>
-        sql.query(
+      .run(this.deps.lifetime, (query) =>
+        query(
           `WITH h AS (DELETE FROM axe.holds WHERE id = $2 RETURNING tokens, usd)
            UPDATE axe.batches SET spent_tokens = spent_tokens + $3, spent_usd = spent_usd + $4,
              reserved_tokens = reserved_tokens - COALESCE((SELECT tokens FROM h), 0),

@@ -8,8 +8,8 @@ import { pricing, treeDollars } from '../prices/index.js';
 import { runsDir } from '../record/store.js';
 import type { EmitEvent } from '../runner/events.js';
 import { type AgentTreeManifest, materializeTree } from './agent-tree.js';
+import type { Query } from './db.js';
 import { QueueBudget, type QueueBudgetDeps } from './queue-budget.js';
-import type { Sql } from './sql.js';
 
 /** What a worker needs of a queued batch's row to run its items. */
 export interface QueuedBatch {
@@ -43,8 +43,8 @@ export interface WorkerBatch {
 }
 
 /** Reads a queued batch's row (undefined once it is deleted). */
-export async function readQueuedBatch(sql: Sql, id: string): Promise<QueuedBatch | undefined> {
-  const { rows } = await sql.query<{
+export async function readQueuedBatch(query: Query, id: string): Promise<QueuedBatch | undefined> {
+  const rows = await query<{
     id: string;
     agent: string;
     tree: AgentTreeManifest;

@@ -7,12 +7,12 @@ import { resolvePaths } from '../config/paths.js';
 import { CancelledError, errorMessage } from '../errors.js';
 import { createHttpPool } from '../provider/index.js';
 import type { RunEvent } from '../runner/events.js';
-import { openQueue, type QueueDb, retrying } from './db.js';
-import { claimItem, requeueItem, storeResult } from './item-states.js';
+import { openQueue, type Query, type QueueDb, retrying, type Tx } from './db.js';
+import { claimItem, retryItem } from './item-states.js';
 import { heartbeat, register, sweepDead, unregister, type WorkerRow } from './lease.js';
-import { jobId, QUEUE_PROTOCOL, queueName } from './protocol.js';
-import { bossOn, type Sql } from './sql.js';
-import { stopBatch } from './store.js';
+import { type JobData, QUEUE_PROTOCOL } from './protocol.js';
+import { batchStates, handBack, insertResult, stopBatch } from './store.js';
+import type { QueueUrl } from './url.js';
 import {
   openWorkerBatch,
   readQueuedBatch,
@@ -27,7 +27,7 @@ const STATE_POLL_MS = 1000;
 
 export interface WorkerOptions {
   /** The queue's URL (checked by `parseQueueUrl`). */
-  url: string;
+  url: QueueUrl;
   /** Items run at once. */
   concurrency: number;
   /** Seconds: the heartbeat's lease, and the grace running items get when the worker stops. */
@@ -60,7 +60,7 @@ interface Running {
 /** A job as pg-boss hands it out. */
 interface Job {
   id: string;
-  data: { batch: string; idx: number; protocol?: number };
+  data: JobData;
 }
 
 /**
@@ -71,7 +71,14 @@ interface Job {
 export async function startWorker(options: WorkerOptions): Promise<WorkerControl> {
   /** Ends every retry against the database: the worker is leaving for good. */
   const lifetime = new AbortController();
-  const db = await openQueue(options.url, { signal: lifetime.signal, worker: true });
+  let said: ((line: string) => void) | undefined;
+  const db = await openQueue(options.url, {
+    // A connection per running item's statements, and a few for the heartbeat, the polls and pg-boss.
+    connections: options.concurrency + 4,
+    maintenance: true,
+    // pg-boss's timers and idle connections report a restart as 'error' events: a line, never a crash.
+    onBackgroundError: (error) => said?.(`axe worker: PostgreSQL: ${errorMessage(error)}`),
+  });
   const worker: WorkerRow = {
     id: `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     host: hostname(),
@@ -79,17 +86,17 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerControl
     protocol: QUEUE_PROTOCOL,
     leaseSeconds: options.leaseSeconds,
   };
-  const call = <T>(statement: (sql: Sql) => Promise<T>): Promise<T> =>
-    retrying(lifetime.signal, () => statement(db.pool));
-  const inTx = <T>(statement: (sql: Sql) => Promise<T>): Promise<T> =>
-    retrying(lifetime.signal, () => db.tx(statement));
   try {
-    await call((sql) => register(sql, worker));
+    await retrying(lifetime.signal, () => register(db.query, worker));
   } catch (error) {
-    await db.close().catch(() => {});
+    await db.close();
     throw error;
   }
-  const work = new Worker(options, db, worker, lifetime, call, inTx);
+  const work = new Worker(options, db, worker, lifetime);
+  said = (line) => work.sayOnce(line);
+  options.say(
+    `axe worker: ${worker.id} on ${db.where}: up to ${options.concurrency} items at once, lease ${options.leaseSeconds} s`,
+  );
   return { stop: () => work.stop(), abandon: () => work.abandon(), done: work.run() };
 }
 
@@ -113,8 +120,6 @@ class Worker {
     private readonly db: QueueDb,
     private readonly row: WorkerRow,
     private readonly lifetime: AbortController,
-    private readonly call: <T>(statement: (sql: Sql) => Promise<T>) => Promise<T>,
-    private readonly inTx: <T>(statement: (sql: Sql) => Promise<T>) => Promise<T>,
   ) {
     const { env } = options;
     let config: ReturnType<typeof loadGlobalConfig> | undefined;
@@ -131,9 +136,24 @@ class Worker {
         if (event.type === 'warning') this.sayOnce(`axe worker: warning: ${event.message}`);
       },
     };
-    // pg-boss reports what goes wrong in its background work as 'error' events: said, never thrown.
-    db.boss.on('error', (error: Error) => this.sayOnce(`axe worker: queue: ${errorMessage(error)}`));
   }
+
+  /** A statement, again through a restart of PostgreSQL (until the worker leaves). */
+  private call<T>(statement: (query: Query) => Promise<T>): Promise<T> {
+    return retrying(this.lifetime.signal, () => statement(this.db.query), this.away);
+  }
+
+  /** A transaction, run again whole when its connection was lost. */
+  private inTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
+    return retrying(this.lifetime.signal, () => this.db.tx(work), this.away);
+  }
+
+  private readonly away = (error: Error, attempt: number): void => {
+    if (attempt === 1)
+      this.sayOnce(
+        `axe worker: PostgreSQL at ${this.db.where} is away (${errorMessage(error)}): trying again`,
+      );
+  };
 
   stop(): void {
     if (this.stopping) return;
@@ -171,7 +191,7 @@ class Worker {
     while (!this.stopping) {
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
-        const batches = await this.call((sql) => runnableBatches(sql));
+        const batches = await this.call(runnableBatches);
         this.forget(batches);
         let took = 0;
         let runnable = 0;
@@ -194,30 +214,9 @@ class Worker {
     }
   }
 
-  /**
-   * Up to `count` jobs of a batch. pg-boss's `fetch` keeps its own errors to itself (and finds
-   * nothing): the statement's error is caught on the way and thrown, so that a lost connection is
-   * retried as every other call is.
-   */
-  private async fetch(batchId: string, count: number): Promise<Job[]> {
-    return this.call(async (sql) => {
-      let failure: unknown;
-      const jobs = await this.db.boss.fetch<Job['data']>(queueName(batchId), {
-        batchSize: count,
-        db: {
-          executeSql: async (text: string, values: unknown[]) => {
-            try {
-              return await sql.query(text, values);
-            } catch (error) {
-              failure = error;
-              throw error;
-            }
-          },
-        },
-      });
-      if (failure !== undefined) throw failure;
-      return jobs as Job[];
-    });
+  /** Up to `count` jobs of a batch (pg-boss finds none while PostgreSQL is away: the next round tries again). */
+  private fetch(batchId: string, count: number): Promise<Job[]> {
+    return this.call(() => this.db.jobs.fetch(batchId, count));
   }
 
   private start(job: Job): void {
@@ -237,19 +236,16 @@ class Worker {
 
   private async runJob(job: Job, running: Running): Promise<void> {
     const { batch: batchId, idx } = job.data;
-    const queue = queueName(batchId);
-    const claim = await this.call((sql) => claimItem(sql, batchId, idx, this.row.id));
+    const claim = await this.call((query) => claimItem(query, batchId, idx, this.row.id));
     if (!claim.claimed) {
       // Delivered again after its result was stored (or its batch was deleted): nothing to run.
-      if (claim.state !== 'running') {
-        await this.call((sql) => this.db.boss.complete(queue, job.id, {}, bossOn(sql)));
-      }
+      if (claim.state !== 'running') await this.call(() => this.db.jobs.complete(batchId, [job.id]));
       return;
     }
     const { item } = claim;
     const startedAt = Date.now();
     let batch: WorkerBatch | undefined;
-    let line: ResultLine;
+    let line: ResultLine | undefined;
     let interrupted = false;
     try {
       batch = await this.batch(batchId);
@@ -261,37 +257,29 @@ class Worker {
     const took = `in ${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
     const where = `axe worker: ${batchId} line ${item.line} (key ${item.key})`;
     if (interrupted && running.why === 'shutdown') {
-      // Stopped with the worker: not an attempt, and not a result; another worker runs it.
-      await this.inTx(async (sql) => {
-        await requeueItem(sql, batchId, idx, this.row.id, false);
-        await this.db.boss.fail(queue, job.id, {}, bossOn(sql));
-      });
+      // Stopped with the worker: neither an attempt nor a result; another worker runs it.
+      await this.inTx((tx) => handBack(tx, batchId, [idx]));
       this.options.say(`${where}: handed back`);
       return;
     }
     const failure = isFailure(line);
     const retries = batch?.row.retries ?? 0;
     if (failure && !interrupted && claim.attempts < retries) {
-      await this.inTx(async (sql) => {
-        await requeueItem(sql, batchId, idx, this.row.id, true);
-        await this.db.boss.fail(queue, job.id, {}, bossOn(sql));
-      });
+      await this.inTx((tx) => retryItem(tx, batchId, idx, job.id, this.row.id));
       this.options.say(
         `${where}: ${line.status} ${took} (to run again: retry ${claim.attempts + 1} of ${retries})`,
       );
       return;
     }
-    const stored = await this.inTx(async (sql) => {
-      const result = await storeResult(sql, batchId, idx, line, this.row.id, failure);
-      await this.db.boss.complete(queue, job.id, {}, bossOn(sql));
-      return result;
+    const result = line;
+    const stored = await this.inTx(async (tx) => {
+      const outcome = await insertResult(tx, batchId, idx, result, this.row.id);
+      await tx.jobs.complete(batchId, [job.id]);
+      return outcome;
     });
     this.options.say(
-      `${where}: ${line.status} ${took}${stored.duplicate ? " (discarded: another worker's result came first)" : ''}`,
+      `${where}: ${line.status} ${took}${stored === 'duplicate' ? " (discarded: another worker's result came first)" : ''}`,
     );
-    if (failure && !stored.duplicate && stored.maxFailures !== null && stored.failed >= stored.maxFailures) {
-      await this.call(() => stopBatch(this.db, batchId, '--max-failures'));
-    }
   }
 
   /** The batch's runner on this worker, made on its first item. */
@@ -299,12 +287,14 @@ class Worker {
     let made = this.batches.get(batchId);
     if (!made) {
       made = (async () => {
-        const row = await this.call((sql) => readQueuedBatch(sql, batchId));
+        const row = await this.call((query) => readQueuedBatch(query, batchId));
         if (!row) throw new Error(`batch ${batchId} was deleted`);
-        return openWorkerBatch(row, this.side, (sha256) => this.call((sql) => readBlob(sql, sha256)), {
-          run: (signal, statement) => retrying(signal, () => statement(this.db.pool)),
+        return openWorkerBatch(row, this.side, (sha256) => this.call((query) => readBlob(query, sha256)), {
+          run: (signal, statement) => retrying(signal, () => statement(this.db.query), this.away),
           lifetime: this.lifetime.signal,
-          stop: (reason) => this.call(() => stopBatch(this.db, batchId, reason)),
+          stop: async (reason) => {
+            await this.inTx((tx) => stopBatch(tx, batchId, reason));
+          },
           warn: (message) => this.sayOnce(`axe worker: ${message}`),
         });
       })();
@@ -338,19 +328,8 @@ class Worker {
     const every = Math.max(1, this.options.leaseSeconds / 3) * 1000;
     while (!this.finished) {
       await this.quietly(async () => {
-        await this.call((sql) => heartbeat(sql, this.row));
-        await this.inTx(async (sql) => {
-          const back = await sweepDead(sql);
-          const byBatch = new Map<string, string[]>();
-          for (const item of back) {
-            const ids = byBatch.get(item.batchId) ?? [];
-            ids.push(jobId(item.batchId, item.idx, item.generation));
-            byBatch.set(item.batchId, ids);
-          }
-          for (const [batchId, ids] of byBatch) {
-            await this.db.boss.fail(queueName(batchId), ids, {}, bossOn(sql));
-          }
-        });
+        await this.call((query) => heartbeat(query, this.row));
+        await this.inTx(sweepDead);
       });
       await this.pause(every);
     }
@@ -362,14 +341,9 @@ class Worker {
       const ids = [...new Set([...this.running.values()].map((job) => job.batchId))];
       if (ids.length > 0) {
         await this.quietly(async () => {
-          const { rows } = await this.call((sql) =>
-            sql.query<{ id: string; state: string }>('SELECT id, state FROM axe.batches WHERE id = ANY($1)', [
-              ids,
-            ]),
-          );
-          const states = new Map(rows.map((row) => [row.id, row.state]));
+          const states = await this.call((query) => batchStates(query, ids));
           for (const job of this.running.values()) {
-            const state = states.get(job.batchId);
+            const state = states.get(job.batchId)?.state;
             if (state === undefined || state === 'cancelled') this.abort(job, 'cancel');
           }
         });
@@ -433,16 +407,16 @@ class Worker {
     giveUp.unref();
     try {
       for (const made of this.batches.values()) await (await made.catch(() => undefined))?.budget?.settled();
-      await this.quietly(() => this.call((sql) => unregister(sql, this.row.id)));
+      await this.quietly(() => this.call((query) => unregister(query, this.row.id)));
     } finally {
       clearTimeout(giveUp);
       this.lifetime.abort(new CancelledError('interrupted'));
       await this.side.pool.close();
-      await this.db.close().catch(() => {});
+      await this.db.close();
     }
   }
 
-  private sayOnce(line: string): void {
+  sayOnce(line: string): void {
     if (this.said.has(line)) return;
     this.said.add(line);
     this.options.say(line);
@@ -455,20 +429,16 @@ function isFailure(line: ResultLine): boolean {
 }
 
 /** Running batches with queued items, oldest first, whatever their protocol. */
-async function runnableBatches(sql: Sql): Promise<{ id: string; protocol: number }[]> {
-  const { rows } = await sql.query<{ id: string; protocol: number }>(
+function runnableBatches(query: Query): Promise<{ id: string; protocol: number }[]> {
+  return query<{ id: string; protocol: number }>(
     `SELECT b.id, b.protocol FROM axe.batches b
      WHERE b.state = 'running' AND EXISTS (SELECT 1 FROM axe.items i WHERE i.batch_id = b.id AND i.state = 'queued')
      ORDER BY b.created_at, b.id`,
   );
-  return rows;
 }
 
-async function readBlob(sql: Sql, sha256: string): Promise<Buffer> {
-  const { rows } = await sql.query<{ content: Buffer }>('SELECT content FROM axe.blobs WHERE sha256 = $1', [
-    sha256,
-  ]);
-  const row = rows[0];
+async function readBlob(query: Query, sha256: string): Promise<Buffer> {
+  const [row] = await query<{ content: Buffer }>('SELECT content FROM axe.blobs WHERE sha256 = $1', [sha256]);
   if (!row) throw new Error(`the stored file ${sha256} is missing`);
   return row.content;
 }

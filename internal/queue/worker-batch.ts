@@ -89,8 +89,7 @@ export async function openWorkerBatch(
   const spec = request.system !== undefined ? { ...loaded, systemPrompt: request.system } : loaded;
   const base = itemRunBase(
     spec,
-    // The enqueuing machine's paths mean nothing here: the item works in the stored tree's workdir.
-    { ...request, workdir: tree.workdir },
+    request,
     {
       env: side.env,
       searchDirs: tree.searchDirs,
@@ -114,7 +113,9 @@ export async function openWorkerBatch(
   const runner: ItemRunner = {
     batchId: row.id,
     spec,
-    base,
+    // The tree's `work/` stands for the directory the batch was queued from: relative workdirs
+    // (the agent's, the batch's `--workdir`) are below it, as they were there.
+    base: { ...base, cwd: tree.workdir },
     ...(budget ? { budget } : {}),
     costOf: (result) => treeDollars(result, price)?.usd,
     shared: { pool: side.pool },
@@ -131,7 +132,7 @@ export async function openWorkerBatch(
               agentsDirs: tree.searchDirs,
               ...(request.model !== undefined ? { model: request.model } : {}),
               ...(request.skill !== undefined ? { skill: request.skill } : {}),
-              workdir: tree.workdir,
+              ...(request.workdir !== undefined ? { workdir: request.workdir } : {}),
               timeoutSeconds: base.timeoutSeconds,
               stream: false,
             },

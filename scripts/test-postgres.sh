@@ -11,6 +11,7 @@
 # PORT a free one is picked (another try on a port taken meanwhile); with PORT the server comes
 # back where it was. As root, initdb refuses to run: the server runs as the `postgres` user, which
 # then owns DIR (keep DIR out of private directories such as a 0700 home: /tmp is right).
+# AXE_PG_BINDIR names another directory of PostgreSQL binaries (initdb, pg_ctl, postgres).
 # Failure: one line on stderr saying why, exit 1.
 set -euo pipefail
 
@@ -21,6 +22,7 @@ fail() {
 
 find_bindir() {
   if [ -n "${AXE_PG_BINDIR:-}" ]; then
+    [ -x "$AXE_PG_BINDIR/pg_ctl" ] && [ -x "$AXE_PG_BINDIR/initdb" ] || return 1
     echo "$AXE_PG_BINDIR"
     return
   fi

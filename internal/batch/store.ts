@@ -107,12 +107,16 @@ export function batchIds(dir: string): string[] {
 
 /** `last`, a whole id, or a unique prefix → that id; else a ConfigError (exit 2). */
 export function findBatch(dir: string, ref: string): string {
+  return pickBatch(batchIds(dir), ref, dir);
+}
+
+/** The batch `ref` names among `ids` (newest first): an id, a unique prefix of one, or `last`. */
+export function pickBatch(ids: readonly string[], ref: string, where: string): string {
   if (ref === '')
     throw new ConfigError('empty batch id: expected a batch id, a unique prefix of one, or last');
-  const ids = batchIds(dir);
   if (ref === 'last') {
     const newest = ids[0];
-    if (newest === undefined) throw new ConfigError(`no batches in ${dir}`);
+    if (newest === undefined) throw new ConfigError(`no batches in ${where}`);
     return newest;
   }
   if (ids.includes(ref)) return ref;

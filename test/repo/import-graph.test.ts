@@ -105,6 +105,7 @@ function describeCircle(graph: ReadonlyMap<string, readonly string[]>, set: read
  */
 const LAYERS: readonly (readonly string[])[] = [
   ['cmd'],
+  ['queue'],
   ['batch'],
   ['gc', 'invocation'],
   ['output', 'telemetry'],

@@ -79,7 +79,7 @@ export async function testDatabase(name = 'test'): Promise<TestDatabase | string
  */
 export async function startPrivatePostgres(): Promise<PrivatePostgres | string> {
   const known = process.env.AXE_TEST_PG_UNAVAILABLE;
-  if (known) return known;
+  if (known) return unavailable(new PostgresUnavailable(known));
   const dir = mkdtempSync(path.join(runDir(), 'private-'));
   privates.push({ dir });
   let url: string;
@@ -101,7 +101,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres | string> 
 }
 
 function unavailable(error: unknown): string {
-  if (error instanceof PostgresUnavailable) return `no PostgreSQL for the tests: ${error.message}`;
+  if (error instanceof PostgresUnavailable)
+    return `no PostgreSQL for the tests: ${error.message.replace(/^cannot start PostgreSQL: /, '')}`;
   throw error;
 }
 

@@ -43,6 +43,7 @@ find_bindir() {
 command=${1:-}
 dir=${2:-}
 [ -n "$command" ] && [ -n "$dir" ] || fail "usage: $0 start|stop DIR [PORT]"
+dir=$(realpath -m -- "$dir")
 bindir=$(find_bindir) || fail "no initdb/pg_ctl (install Debian's postgresql-15)"
 
 # The server's user: as root, `postgres`; else whoever runs this.
@@ -81,7 +82,7 @@ start)
     [ -n "${3:-}" ] || port=$((20000 + RANDOM % 40000))
     # A throwaway server: fsync off (a clean stop still writes everything), and room for the
     # connection pools of several workers and test files at once.
-    options="-c listen_addresses=127.0.0.1 -c port=$port -c unix_socket_directories=$dir"
+    options="-c listen_addresses=127.0.0.1 -c port=$port -c 'unix_socket_directories=$dir'"
     options+=" -c max_connections=400 -c fsync=off -c full_page_writes=off -c synchronous_commit=off"
     if "${as[@]}" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$options" start \
       >/dev/null 2>&1; then

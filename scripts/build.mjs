@@ -17,7 +17,16 @@ const common = {
   target: 'node20',
   // cac and smol-toml are bundled: nearly every command needs them, and resolving a package
   // through node_modules at start costs more than their few KB.
-  external: ['@modelcontextprotocol/sdk', '@pydantic/genai-prices', 'ajv', 'csv-parse', 'pg', 'pg-boss', 'undici', 'yaml'],
+  external: [
+    '@modelcontextprotocol/sdk',
+    '@pydantic/genai-prices',
+    'ajv',
+    'csv-parse',
+    'pg',
+    'pg-boss',
+    'undici',
+    'yaml',
+  ],
   // ASCII only (the default, said here because code-cache.ts reads the bundle as latin1).
   charset: 'ascii',
   sourcemap: false,

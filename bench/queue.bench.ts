@@ -10,7 +10,7 @@
 //   (its process start-up taken out: a batch of one item), the difference per item.
 // Item run records are off (`--no-record-run`) in both: this is the queue's cost, not a record's.
 // Medians of 3 runs. Without PostgreSQL binaries the bench says why and measures nothing.
-import { execFile, spawn } from 'node:child_process';
+import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,6 +86,8 @@ async function throughQueue(server: string, workers: number, count: number): Pro
     }),
   );
   try {
+    // Timed from the batch being queued: the workers' own start (tables, pg-boss) is not the queue's cost.
+    await untilRegistered(url, running);
     const args = ['run', 'labeler', '--agents-dir', agentsDir, '--map', itemsFile(count), '--key', 'id'];
     const queued = await axe([...args, '--no-record-run', '--queue', url]);
     const id = /axe: batch (\S+): \d+ items queued/.exec(queued.stderr)?.[1];
@@ -99,6 +101,21 @@ async function throughQueue(server: string, workers: number, count: number): Pro
   } finally {
     for (const worker of running) worker.kill('SIGTERM');
     await Promise.all(running.map((worker) => new Promise((resolve) => worker.once('exit', resolve))));
+  }
+}
+
+/** Until every worker has registered on the queue (its tables may not be there yet); one that ends fails the bench. */
+async function untilRegistered(url: string, workers: ChildProcess[]): Promise<void> {
+  const count = workers.length;
+  for (;;) {
+    if (workers.some((worker) => worker.exitCode !== null))
+      throw new Error('a worker ended before it registered');
+    const registered = await query(url, 'SELECT count(*)::int AS n FROM axe.workers').then(
+      ({ rows }) => rows[0]?.n as number,
+      () => 0,
+    );
+    if (registered >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 

@@ -87,16 +87,12 @@ export async function openWorkerBatch(
   const { request } = row;
   // `--system` of the enqueue replaces the agent's system prompt for every item, as locally.
   const spec = request.system !== undefined ? { ...loaded, systemPrompt: request.system } : loaded;
-  const base = itemRunBase(
-    spec,
-    request,
-    {
-      env: side.env,
-      searchDirs: tree.searchDirs,
-      configDir: tree.configDir,
-      globalConfig: side.globalConfig,
-    },
-  );
+  const base = itemRunBase(spec, request, {
+    env: side.env,
+    searchDirs: tree.searchDirs,
+    configDir: tree.configDir,
+    globalConfig: side.globalConfig,
+  });
   const price = pricing(await side.globalConfig().catch(() => undefined), side.env);
   const budget =
     row.maxTokens !== null || row.maxCostUsd !== null

@@ -94,8 +94,8 @@ describe('axe worker: failed items', () => {
       'skipped',
     ]);
     expect(fake.requests).toHaveLength(2);
-    expect(lines(waited.stderr).at(-1)).toBe(
-      `axe: batch ${id}: stopped by --max-failures: 0 completed, 2 failed, 4 skipped (axe batches resume ${id})`,
+    expect(lines(waited.stderr).at(-1)).toMatch(
+      `axe: batch ${id}: stopped by --max-failures: 0 completed, 2 failed, 4 skipped (axe batches resume ${id} --queue `,
     );
     expect(await sql('SELECT state, stopped_by, failed FROM axe.batches WHERE id = $1', [id])).toEqual([
       { state: 'stopped', stopped_by: '--max-failures', failed: 2 },

@@ -24,6 +24,8 @@ import {
 /** How often an idle worker looks for items, and a busy one checks its batches for a cancel. */
 const IDLE_POLL_MS = 250;
 const STATE_POLL_MS = 1000;
+/** Lines said once that a worker remembers, at most. */
+const SAID_KEPT = 1000;
 
 export interface WorkerOptions {
   /** The queue's URL (checked by `parseQueueUrl`). */
@@ -114,6 +116,11 @@ class Worker {
   /** Set once nothing runs and nothing more will: the heartbeat and the batch watch end. */
   private finished = false;
   private readonly finishedWaiters = new Set<() => void>();
+  /** Aborted at Ctrl-C / SIGTERM: a fetch waiting for PostgreSQL gives up. */
+  private readonly fetching = new AbortController();
+  /** Aborted once the worker is done: the heartbeat's and the watch's calls give up. */
+  private readonly duties = new AbortController();
+  private giveUpTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -138,14 +145,14 @@ class Worker {
     };
   }
 
-  /** A statement, again through a restart of PostgreSQL (until the worker leaves). */
-  private call<T>(statement: (query: Query) => Promise<T>): Promise<T> {
-    return retrying(this.lifetime.signal, () => statement(this.db.query), this.away);
+  /** A statement, again through a restart of PostgreSQL (until `signal`: by default, until the worker leaves). */
+  private call<T>(statement: (query: Query) => Promise<T>, signal = this.lifetime.signal): Promise<T> {
+    return retrying(signal, () => statement(this.db.query), this.away);
   }
 
   /** A transaction, run again whole when its connection was lost. */
-  private inTx<T>(work: (tx: Tx) => Promise<T>): Promise<T> {
-    return retrying(this.lifetime.signal, () => this.db.tx(work), this.away);
+  private inTx<T>(work: (tx: Tx) => Promise<T>, signal = this.lifetime.signal): Promise<T> {
+    return retrying(signal, () => this.db.tx(work), this.away);
   }
 
   private readonly away = (error: Error, attempt: number): void => {
@@ -158,13 +165,19 @@ class Worker {
   stop(): void {
     if (this.stopping) return;
     this.stopping = true;
+    this.fetching.abort();
     this.wake();
-    this.graceTimer = setTimeout(() => this.abandon(), this.options.leaseSeconds * 1000);
+    const lease = this.options.leaseSeconds * 1000;
+    this.graceTimer = setTimeout(() => this.abandon(), lease);
     this.graceTimer.unref();
+    // Handing back needs PostgreSQL: gone for another lease, it is given up on (a sweep elsewhere
+    // hands the items back once this worker's heartbeat is old).
+    this.giveUpTimer = setTimeout(() => this.lifetime.abort(new CancelledError('interrupted')), 2 * lease);
+    this.giveUpTimer.unref();
   }
 
   abandon(): void {
-    this.stopping = true;
+    this.stop();
     for (const job of this.running.values()) this.abort(job, 'shutdown');
     this.wake();
   }
@@ -173,11 +186,15 @@ class Worker {
     const beats = this.keepAlive();
     const polls = this.watchBatches();
     try {
-      await this.fetchLoop();
+      await this.fetchLoop().catch((error: unknown) => {
+        if (!this.fetching.signal.aborted) throw error;
+      });
       while (this.running.size > 0) await this.nextChange(IDLE_POLL_MS);
     } finally {
       clearTimeout(this.graceTimer);
       this.stopping = true;
+      this.fetching.abort();
+      this.duties.abort();
       this.finished = true;
       for (const waiter of this.finishedWaiters) waiter();
       this.wake();
@@ -191,7 +208,7 @@ class Worker {
     while (!this.stopping) {
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
-        const batches = await this.call(runnableBatches);
+        const batches = await this.call(runnableBatches, this.fetching.signal);
         this.forget(batches);
         let took = 0;
         let runnable = 0;
@@ -216,7 +233,7 @@ class Worker {
 
   /** Up to `count` jobs of a batch (pg-boss finds none while PostgreSQL is away: the next round tries again). */
   private fetch(batchId: string, count: number): Promise<Job[]> {
-    return this.call(() => this.db.jobs.fetch(batchId, count));
+    return this.call(() => this.db.jobs.fetch(batchId, count), this.fetching.signal);
   }
 
   private start(job: Job): void {
@@ -328,8 +345,8 @@ class Worker {
     const every = Math.max(1, this.options.leaseSeconds / 3) * 1000;
     while (!this.finished) {
       await this.quietly(async () => {
-        await this.call((query) => heartbeat(query, this.row));
-        await this.inTx(sweepDead);
+        await this.call((query) => heartbeat(query, this.row), this.duties.signal);
+        await this.inTx(sweepDead, this.duties.signal);
       });
       await this.pause(every);
     }
@@ -341,7 +358,7 @@ class Worker {
       const ids = [...new Set([...this.running.values()].map((job) => job.batchId))];
       if (ids.length > 0) {
         await this.quietly(async () => {
-          const states = await this.call((query) => batchStates(query, ids));
+          const states = await this.call((query) => batchStates(query, ids), this.duties.signal);
           for (const job of this.running.values()) {
             const state = states.get(job.batchId)?.state;
             if (state === undefined || state === 'cancelled') this.abort(job, 'cancel');
@@ -393,7 +410,7 @@ class Worker {
     try {
       await duty();
     } catch (error) {
-      if (!this.lifetime.signal.aborted) this.sayOnce(`axe worker: ${errorMessage(error)}`);
+      if (!this.duties.signal.aborted) this.sayOnce(`axe worker: ${errorMessage(error)}`);
     }
   }
 
@@ -410,6 +427,7 @@ class Worker {
       await this.quietly(() => this.call((query) => unregister(query, this.row.id)));
     } finally {
       clearTimeout(giveUp);
+      clearTimeout(this.giveUpTimer);
       this.lifetime.abort(new CancelledError('interrupted'));
       await this.side.pool.close();
       await this.db.close();
@@ -418,6 +436,8 @@ class Worker {
 
   sayOnce(line: string): void {
     if (this.said.has(line)) return;
+    // A long-lived worker does not keep every line it ever said.
+    if (this.said.size >= SAID_KEPT) this.said.clear();
     this.said.add(line);
     this.options.say(line);
   }

@@ -230,6 +230,33 @@ async function parseAndRun(): Promise<void> {
           : runFullCli(),
       );
 
+  if (declared('worker'))
+    cli
+      .command(
+        'worker',
+        'Run the items of batches queued in PostgreSQL (axe run --map … --queue), on this machine',
+      )
+      .option(
+        '--queue <url>',
+        'The PostgreSQL of the queue: postgres://user@host:5432/db (default: $AXE_QUEUE)',
+      )
+      .option('--concurrency <n>', 'Items run at once (default 8)')
+      .option(
+        '--lease <seconds>',
+        'Heartbeat lease: a worker silent this long is taken for dead and its items run elsewhere; also the grace running items get at Ctrl-C / SIGTERM (default 60)',
+      )
+      .option(
+        '--workdir <dir>',
+        "Where the batches' stored agent trees are written (default: <cache dir>/axe/worker)",
+      )
+      .option('--exit-when-idle', 'Exit once nothing runs here and no queued item is left')
+      .example('axe worker --queue postgres://axe@db.internal/axe --concurrency 16')
+      .action((options: Record<string, unknown>) =>
+        AXE_BUNDLE === 'all'
+          ? dispatch(async () => (await import('./worker.js')).workerCommand(lastWins(options, switches)))
+          : runFullCli(),
+      );
+
   if (declared('gc'))
     cli
       .command('gc [agent]', "Analyze an agent's memory with its model, then trim it (Go axe's gc)")
@@ -312,6 +339,7 @@ const DOCS_PAGES: Record<string, string> = {
   config: 'docs/config.md',
   runs: 'docs/records.md',
   batches: 'docs/batches.md',
+  worker: 'docs/scale.md',
   gc: 'docs/memory-and-artifacts.md',
   models: 'docs/config.md',
   version: 'README.md',

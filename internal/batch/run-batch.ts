@@ -1,44 +1,22 @@
-import type { AgentSpec } from '../agent/spec.js';
 import type { Budget } from '../budget/budget.js';
-import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
-import type { GlobalConfig } from '../config/global.js';
 import { CancelledError, errorMessage } from '../errors.js';
-import type { HttpPool } from '../http/pool.js';
-import { type OpenRecord, openRunRecord, runsToKeep } from '../record/run-record.js';
+import { runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
-import type { EmitEvent, RunEvent } from '../runner/events.js';
-import { runTopLevel } from '../runner/top-level.js';
-import type { AgentRunResult, RunOutcome, RunRequest } from '../runner/types.js';
-import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { type MapFormat, readItems } from './input.js';
+import { type ItemRunner, runItem } from './item-run.js';
 import { type BatchItem, toItem } from './items.js';
 import type { Journal } from './journal.js';
 import { OrderedOutput } from './ordered-output.js';
 import { type BatchCounts, emptyCounts } from './progress.js';
-import { type ResultLine, resultLine, unranLine } from './result-line.js';
+import { type ResultLine, unranLine } from './result-line.js';
 
 /** Why a batch stopped starting items before its input ran out: a cap (its flag), or Ctrl-C. */
 export type BatchStop = '--max-failures' | '--max-cost' | '--max-tokens' | 'interrupted';
 
-/** What every item's run shares: the agent and everything of a normal run but its message and inputs. */
-export type ItemRunBase = Omit<
-  RunRequest,
-  | 'input'
-  | 'inputs'
-  | 'signal'
-  | 'emit'
-  | 'startedAt'
-  | 'pool'
-  | 'record'
-  | 'replay'
-  | 'shared'
-  | 'sharedBudget'
->;
-
-export interface BatchRun {
+export interface BatchRun extends Omit<ItemRunner, 'batchId' | 'budget'> {
   id: string;
-  spec: AgentSpec;
-  base: ItemRunBase;
+  /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
+  budget?: Budget;
   input: { file: string; format: MapFormat; items: number };
   keyField?: string;
   prompt?: string;
@@ -46,35 +24,16 @@ export interface BatchRun {
   concurrency: number;
   /** `--max-failures` (`--fail-fast`: 1): that many failed items stop the batch. */
   maxFailures?: number;
-  /** `--max-tokens` / `--max-cost` of the whole batch: every item's tree reserves in it too. */
-  budget?: Budget;
-  /** Each item's cost in dollars, from its tree (undefined when no price is known). */
-  costOf: (result: AgentRunResult) => number | undefined;
   journal: Journal;
   /** Journaled results (a resume): these items are not run again, their lines are given as they were. */
   journaled: ReadonlyMap<number, ResultLine>;
   /** `--retry-failed`: journaled items that did not complete run again. */
   retryFailed: boolean;
-  /** What the items share: one pool per provider, one cassette for the batch. */
-  shared: { pool?: HttpPool; player?: CassettePlayer; recorder?: CassetteRecorder };
-  /** Each item's run record (linked to the batch), when runs are recorded. */
-  records?: {
-    globalConfig: () => Promise<GlobalConfig>;
-    env: NodeJS.ProcessEnv;
-    request: RecordBase;
-    runsDir: string;
-  };
   /** Each result line, in input order, as soon as every earlier one is out. */
   write: (result: ResultLine) => void;
-  /** Every event of every item's run, and `item.start` / `item.end`. */
-  emit: EmitEvent;
   /** After every change of the counts (an item started or ended). */
   onCounts?: (counts: BatchCounts) => void;
-  /** When the batch is traced: its spans, a span per item this process runs or passes over. */
-  trace?: BatchTrace;
 }
-
-type RecordBase = Omit<Parameters<typeof openRunRecord>[2], 'input' | 'inputs'>;
 
 export interface BatchControl {
   /** Start no new item (Ctrl-C once); running ones finish. */
@@ -129,62 +88,15 @@ export function startBatch(run: BatchRun): BatchControl {
     return run.journal.append(line).then(() => ordered.put(index, line));
   };
 
+  const runner: ItemRunner = { ...run, batchId: run.id };
   const runOne = async (index: number, item: BatchItem): Promise<void> => {
     counts.running++;
     changed();
-    const startedAt = Date.now();
-    const where = { path: run.spec.name, agent: run.spec.name, depth: 0 };
-    run.emit({ ...where, time: startedAt, type: 'item.start', key: item.key, line: item.line });
-    let record: OpenRecord | undefined;
-    const traced = run.trace?.item(item, startedAt, () => record?.recorder.id);
-    const emit: EmitEvent = (event: RunEvent) => {
-      run.emit(event);
-      record?.recorder.observe(event);
-      traced?.observe(event);
-    };
-    const warn = (message: string) => emit({ ...where, time: Date.now(), type: 'warning', message });
-    if (run.records) {
-      const { globalConfig, env, request } = run.records;
-      record = openRunRecord(
-        globalConfig,
-        env,
-        { ...request, input: item.message, inputs: item.inputs },
-        { batch: run.id },
-        warn,
-      );
-    }
-    const outcome: RunOutcome = await runTopLevel({
-      ...run.base,
-      input: item.message,
-      inputs: item.inputs,
-      startedAt,
-      signal: controller.signal,
-      emit,
-      shared: run.shared,
-      ...(run.budget ? { sharedBudget: run.budget } : {}),
-      ...(traced ? { trace: traced.links } : {}),
-    });
-    let runId: string | undefined;
-    if (record) {
-      await record.recorder.finish(outcome, outcome.error?.exitCode ?? 0);
-      runId = (await record.recorder.created()) || undefined;
-    }
-    const cancelled = outcome.result.status === 'cancelled' && controller.signal.aborted;
-    const line = resultLine(item, outcome, runId, Date.now() - startedAt, run.costOf(outcome.result));
+    const { line, interrupted } = await runItem(runner, item, controller.signal);
     counts.running--;
-    traced?.end({ status: line.status, error: line.error, ...(runId ? { runId } : {}) }, Date.now());
-    run.emit({
-      ...where,
-      time: Date.now(),
-      type: 'item.end',
-      key: item.key,
-      line: item.line,
-      status: line.status,
-      durationMs: line.duration_ms,
-    });
     // An item Ctrl-C cancelled did not finish: it is not journaled, and a resume runs it again.
     // Its place goes to the next item now; its line waits for the journal's fsync, not the slot.
-    keep(finish(index, line, !cancelled), writes);
+    keep(finish(index, line, !interrupted), writes);
   };
 
   /** The items running, and the results on their way to the journal. */

@@ -18,11 +18,12 @@ import { resolveModel } from '../runner/resolve.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { checkedItems } from './checked-items.js';
 import { inputDigest, type MapFormat } from './input.js';
+import type { ItemRunBase } from './item-run.js';
 import { Journal, readJournal } from './journal.js';
 import { lockBatch } from './lock.js';
 import type { BatchCounts } from './progress.js';
 import type { ResultLine } from './result-line.js';
-import { type BatchControl, type ItemRunBase, startBatch } from './run-batch.js';
+import { type BatchControl, startBatch } from './run-batch.js';
 import {
   type BatchRecord,
   batchesDir,
@@ -154,25 +155,7 @@ export async function runBatch(
   const player = record.replay !== undefined ? await CassettePlayer.open(record.replay) : undefined;
   const recorder = record.record !== undefined ? await CassetteRecorder.open(record.record) : undefined;
   const pool = player ? undefined : createHttpPool();
-  const base: ItemRunBase = {
-    spec,
-    env: outlets.env,
-    searchDirs: outlets.searchDirs,
-    configDir: outlets.configDir,
-    globalConfig: outlets.globalConfig,
-    ...(record.model !== undefined ? { modelOverride: record.model } : {}),
-    ...(record.skill !== undefined ? { skillOverride: record.skill } : {}),
-    ...(record.workdir !== undefined ? { workdirOverride: record.workdir } : {}),
-    timeoutSeconds: record.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
-    // Each item's tree keeps the agent's own `[budget] max_tokens`; `--max-tokens` is the batch's.
-    ...(spec.budget.maxTokens !== undefined ? { maxTokens: spec.budget.maxTokens } : {}),
-    stream: false,
-  };
-  // One rate gate per provider for every item: a 429 to one holds all of them back.
-  base.rateGates = new RateGates({
-    ...(record.rpm !== undefined ? { rpm: record.rpm } : {}),
-    ...(record.tpm !== undefined ? { tpm: record.tpm } : {}),
-  });
+  const base = itemRunBase(spec, record, outlets);
   const price = pricing(player ? undefined : await outlets.globalConfig(), player ? {} : outlets.env);
   const budget = await batchBudget(record, spec, price);
   const control = startBatch({
@@ -236,6 +219,39 @@ export async function runBatch(
     }
   })();
   return { control, finished };
+}
+
+/** What a batch asks of each item's run, beside its agent. */
+export type ItemAsk = Pick<BatchRecord, 'model' | 'skill' | 'workdir' | 'timeoutSeconds' | 'rpm' | 'tpm'>;
+
+/**
+ * What every item of a batch runs with (its agent, flags, config), whichever process runs it: a
+ * local batch's or a queue worker. One rate gate per provider for all of them: a 429 to one holds
+ * every item back.
+ */
+export function itemRunBase(
+  spec: AgentSpec,
+  asked: ItemAsk,
+  where: Pick<BatchOutlets, 'env' | 'searchDirs' | 'configDir' | 'globalConfig'>,
+): ItemRunBase {
+  return {
+    spec,
+    env: where.env,
+    searchDirs: where.searchDirs,
+    configDir: where.configDir,
+    globalConfig: where.globalConfig,
+    ...(asked.model !== undefined ? { modelOverride: asked.model } : {}),
+    ...(asked.skill !== undefined ? { skillOverride: asked.skill } : {}),
+    ...(asked.workdir !== undefined ? { workdirOverride: asked.workdir } : {}),
+    timeoutSeconds: asked.timeoutSeconds ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    // Each item's tree keeps the agent's own `[budget] max_tokens`; `--max-tokens` is the batch's.
+    ...(spec.budget.maxTokens !== undefined ? { maxTokens: spec.budget.maxTokens } : {}),
+    stream: false,
+    rateGates: new RateGates({
+      ...(asked.rpm !== undefined ? { rpm: asked.rpm } : {}),
+      ...(asked.tpm !== undefined ? { tpm: asked.tpm } : {}),
+    }),
+  };
 }
 
 /**

@@ -23,9 +23,22 @@ export interface BudgetLimits {
 }
 
 /** What one call is expected to use, reserved before it is sent. */
-interface Estimate {
+export interface Estimate {
   tokens: number;
   usd: number;
+}
+
+/**
+ * A budget a tree's Budget counts in as its parent: another Budget (a local batch's), or one kept
+ * outside this process (a queued batch's, shared by every worker). `reserveEstimate` waits until
+ * the estimate may be held and returns its release; `add` counts a call's usage before its release.
+ */
+export interface SharedLimit {
+  readonly needsPrice: boolean;
+  /** Whether no new call may start anywhere under it. */
+  readonly exhausted: boolean;
+  reserveEstimate(estimate: Estimate, signal: AbortSignal): Promise<() => void>;
+  add(usage: Usage, price?: Price): void;
 }
 
 /**
@@ -45,7 +58,7 @@ interface Estimate {
  * in its own budget and in the parent, and its usage counts in both, so the parent's overrun too
  * is bounded by the calls in flight across everything that shares it.
  */
-export class Budget {
+export class Budget implements SharedLimit {
   private spent = 0;
   private spentUsd = 0;
   private reserved = 0;
@@ -57,14 +70,14 @@ export class Budget {
   readonly limit: number | undefined;
   /** US dollars; undefined: unlimited. */
   readonly usdLimit: number | undefined;
-  readonly parent: Budget | undefined;
+  readonly parent: SharedLimit | undefined;
   /** Whether each call must come with its price: this budget or a parent caps dollars. */
   readonly needsPrice: boolean;
   /** Neither a limit nor a parent: every call starts at once, with nothing to count but use. */
   private readonly free: boolean;
 
   /** `limits` as a number: a token limit (the tree's `--max-tokens`). */
-  constructor(limits?: number | BudgetLimits, parent?: Budget) {
+  constructor(limits?: number | BudgetLimits, parent?: SharedLimit) {
     const { maxTokens, maxCostUsd } = typeof limits === 'number' ? { maxTokens: limits } : (limits ?? {});
     this.limit = maxTokens !== undefined && maxTokens > 0 ? maxTokens : undefined;
     this.usdLimit = maxCostUsd !== undefined && maxCostUsd > 0 ? maxCostUsd : undefined;
@@ -120,7 +133,8 @@ export class Budget {
     return this.reserveEstimate({ tokens: tokensIn + tokensOut, usd }, signal);
   }
 
-  private async reserveEstimate(estimate: Estimate, signal: AbortSignal): Promise<() => void> {
+  /** `reserve` once the estimate is known; a child budget's reservation reaches its parent through it. */
+  async reserveEstimate(estimate: Estimate, signal: AbortSignal): Promise<() => void> {
     const own =
       this.limit !== undefined || this.usdLimit !== undefined
         ? await this.reserveOwn(estimate, signal)

@@ -85,7 +85,7 @@ export async function insertResult(
   const [batch] = await tx.query<{ state: string; failed: number; max_failures: number | null }>(
     `UPDATE axe.batches
         SET done = done + 1, failed = failed + $2,
-            state = CASE WHEN done + 1 >= items THEN 'done' ELSE state END,
+            state = CASE WHEN done + 1 >= items AND state = 'running' THEN 'done' ELSE state END,
             finished_at = CASE WHEN done + 1 >= items THEN now() ELSE finished_at END
       WHERE id = $1 RETURNING state, failed, max_failures`,
     [batchId, failed],

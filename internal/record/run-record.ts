@@ -77,13 +77,29 @@ export async function closeRunRecord(
 ): Promise<void> {
   const recorded = await record.recorder.finish(outcome, outcome.error?.exitCode ?? ExitCode.ok);
   if (!recorded) return;
-  process.once('exit', (code) => record.recorder.exitedWith(code));
+  exitCodeGoesTo(record.recorder);
   const keep = await record.keep;
   try {
     await pruneRuns(record.runsDir, keep);
   } catch (error) {
     warn(`run records: cannot remove old runs in ${record.runsDir} (${errorMessage(error)})`);
   }
+}
+
+/** The record whose run.json takes the process's exit code, and whether the exit hook is set. */
+let exitRecord: RunRecorder | undefined;
+let exitHooked = false;
+
+/**
+ * The process's exit code is written into this record's run.json when it differs from the one
+ * recorded. One hook for the whole process, whichever record closed last: a long-lived process
+ * closing many records does not pile up listeners, nor keep its closed records alive.
+ */
+function exitCodeGoesTo(recorder: RunRecorder): void {
+  exitRecord = recorder;
+  if (exitHooked) return;
+  exitHooked = true;
+  process.once('exit', (code) => exitRecord?.exitedWith(code));
 }
 
 /** A recorded run this run follows: its id, what it was asked, and where the new run starts. */

@@ -1,6 +1,6 @@
 import type { AgentSpec } from '../agent/spec.js';
 import type { ArtifactEntry } from '../artifacts/artifacts.js';
-import type { Budget } from '../budget/budget.js';
+import type { SharedLimit } from '../budget/budget.js';
 import type { CassettePlayer, CassetteRecorder } from '../cassette/cassette.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
@@ -57,7 +57,7 @@ export interface RunRequest {
    * A budget shared with other runs (a batch's `--max-cost` / `--max-tokens`): every call of this
    * run also reserves in it and counts in it; once it is spent no call of this run starts.
    */
-  sharedBudget?: Budget;
+  sharedBudget?: SharedLimit;
   /**
    * The providers' rate gates, shared with other runs (a batch hands one to all its items): a
    * 429 seen by one run holds back the requests of all. Without it the run makes its own.

@@ -15,7 +15,17 @@ export function bundleFile(bundle: Bundle): string {
 }
 
 /** The commands that get a code cache of their own: each compiles a different part of the CLI. */
-const COMMANDS = new Set(['run', 'agents', 'validate', 'runs', 'batches', 'gc', 'config', 'models']);
+const COMMANDS = new Set([
+  'run',
+  'agents',
+  'validate',
+  'runs',
+  'batches',
+  'worker',
+  'gc',
+  'config',
+  'models',
+]);
 
 /** The command argv names: its first word that is not a flag, or `other`. */
 export function commandOf(argv: readonly string[]): string {

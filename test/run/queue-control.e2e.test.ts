@@ -10,6 +10,7 @@ import { startPrivatePostgres, testDatabase } from '../pg/index.js';
 import { skipBecause } from '../skip.js';
 import { agentToml } from './agents.js';
 import { e2eHomes, lines, runAxe, startAxe, waitFor } from './cli.js';
+import { comparable } from './queue.js';
 
 /**
  * `axe run --map --queue`, `--wait` and `axe batches … --queue` against a real PostgreSQL. Items are
@@ -337,6 +338,46 @@ describe.concurrent('--wait', () => {
     expectNoPassword(result);
     const [batch] = await q.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1', [id]);
     expect(batch?.state).toBe('running');
+  });
+});
+
+describe('--wait with a real worker', () => {
+  it('failed and unreadable items: the lines, last line and exit code of a local --map run', {
+    timeout: 300_000,
+  }, async (context) => {
+    const database = await testDatabase('queue_wait_worker');
+    if (typeof database === 'string') return skipBecause(context, database);
+    const { home, axe, map } = await seed();
+    home.agent('labeler', `${agentToml('labeler')}[input.count]\ntype = "integer"\n`);
+    home.file('items.jsonl', '{"count":1}\n{"count":"x"}\nnot json\n{"count":4}\n');
+    const local = await map(['--map', 'items.jsonl']);
+    expect(local.code).toBe(1);
+    const waiting = startAxe(
+      [
+        'run',
+        'labeler',
+        '--agents-dir',
+        home.agentsDir,
+        '--map',
+        'items.jsonl',
+        '--queue',
+        database.url,
+        '--wait',
+      ],
+      { env: home.env('http://127.0.0.1:1'), cwd: home.root },
+    );
+    await waitFor(() => /items queued/.test(waiting.stderrSoFar()), 60_000);
+    const id = queuedId(waiting.stderrSoFar());
+    const worker = await axe(['worker', '--queue', database.url, '--exit-when-idle']);
+    expect(worker.code, worker.stderr).toBe(0);
+    const result = await waiting.done;
+    expect(result.code, result.stderr).toBe(1);
+    const localId = /^axe: batch (\S+): /.exec(local.stderr)?.[1] ?? '';
+    expect(comparable(result.stdout)).toEqual(comparable(local.stdout));
+    // The same line, its command naming the queue the batch is on.
+    expect(lines(result.stderr).at(-1)).toBe(
+      lines(local.stderr).at(-1)?.replaceAll(localId, id).replace(/\)$/, ` --queue ${database.url})`),
+    );
   });
 });
 

@@ -45,7 +45,6 @@ const NOT_WITH_QUEUE: readonly (readonly [string, string, string])[] = [
   ['replay', '--replay', 'the workers call the providers'],
   ['events', '--events', "the items' events happen on the workers"],
   ['progress', '--progress', 'axe batches show tells where the batch stands'],
-  ['system', '--system', 'the stored agent file is what the workers run: edit its system prompt'],
 ];
 
 /** `axe run <agent> --map FILE --queue URL [--wait]`: stores the batch; with `--wait`, prints it as it ends. */

@@ -127,6 +127,7 @@ export async function mapCommand(
       defaultMessage: DEFAULT_USER_MESSAGE,
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
       ...(model !== undefined ? { model } : {}),
+      ...(system !== undefined ? { system } : {}),
       ...(skill !== undefined ? { skill } : {}),
       ...(workdir !== undefined ? { workdir } : {}),
       ...(maxTokens !== undefined ? { maxTokens } : {}),

@@ -40,6 +40,8 @@ export interface QueuedBatchRequest {
   defaultMessage: string;
   timeoutSeconds: number;
   model?: string;
+  /** `--system`: replaces the agent's system prompt for every item, on the workers. */
+  system?: string;
   /** `--skill` and `--workdir` of the top-level agent: collected into the stored tree. */
   skill?: string;
   workdir?: string;
@@ -180,6 +182,7 @@ function requestOf(asked: QueuedBatchRequest, label: string): Record<string, unk
     ...(asked.prompt !== undefined ? { prompt: asked.prompt } : {}),
     ...(asked.keyField !== undefined ? { keyField: asked.keyField } : {}),
     ...(asked.model !== undefined ? { model: asked.model } : {}),
+    ...(asked.system !== undefined ? { system: asked.system } : {}),
     ...(asked.skill !== undefined ? { skill: asked.skill } : {}),
     ...(asked.workdir !== undefined ? { workdir: asked.workdir } : {}),
     timeoutSeconds: asked.timeoutSeconds,

@@ -342,15 +342,15 @@ describe.concurrent('--wait', () => {
 });
 
 describe('--wait with a real worker', () => {
-  it('failed and unreadable items: the lines, last line and exit code of a local --map run', {
+  it('failed and unreadable items, --system: the lines, last line and exit code of a local --map run', {
     timeout: 300_000,
   }, async (context) => {
     const database = await testDatabase('queue_wait_worker');
     if (typeof database === 'string') return skipBecause(context, database);
-    const { home, axe, map } = await seed();
+    const { home, fake, axe, map } = await seed();
     home.agent('labeler', `${agentToml('labeler')}[input.count]\ntype = "integer"\n`);
     home.file('items.jsonl', '{"count":1}\n{"count":"x"}\nnot json\n{"count":4}\n');
-    const local = await map(['--map', 'items.jsonl']);
+    const local = await map(['--map', 'items.jsonl', '--system', 'ROLE:custom']);
     expect(local.code).toBe(1);
     const waiting = startAxe(
       [
@@ -360,6 +360,8 @@ describe('--wait with a real worker', () => {
         home.agentsDir,
         '--map',
         'items.jsonl',
+        '--system',
+        'ROLE:custom',
         '--queue',
         database.url,
         '--wait',
@@ -368,8 +370,12 @@ describe('--wait with a real worker', () => {
     );
     await waitFor(() => /items queued/.test(waiting.stderrSoFar()), 60_000);
     const id = queuedId(waiting.stderrSoFar());
+    fake.reset();
+    fake.respond((request) => ({ text: `A:${request.lastUserText.toUpperCase()}` }));
     const worker = await axe(['worker', '--queue', database.url, '--exit-when-idle']);
     expect(worker.code, worker.stderr).toBe(0);
+    // --system went with the batch: the worker's runs send it instead of the agent's prompt.
+    expect(fake.requests.map((request) => request.system)).toEqual(['ROLE:custom', 'ROLE:custom']);
     const result = await waiting.done;
     expect(result.code, result.stderr).toBe(1);
     const localId = /^axe: batch (\S+): /.exec(local.stderr)?.[1] ?? '';

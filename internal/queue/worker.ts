@@ -208,16 +208,16 @@ class Worker {
     while (!this.stopping) {
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
-        const batches = await this.call(runnableBatches, this.fetching.signal);
+        const batches = await this.call(runningBatches, this.fetching.signal);
         this.forget(batches);
+        const ours: string[] = [];
         let took = 0;
-        let runnable = 0;
         for (const batch of batches) {
           if (batch.protocol !== QUEUE_PROTOCOL) {
             this.leaveAlone(batch.id, batch.protocol);
             continue;
           }
-          runnable++;
+          ours.push(batch.id);
           if (took >= free || this.stopping) continue;
           for (const job of await this.fetch(batch.id, free - took)) {
             took++;
@@ -225,7 +225,10 @@ class Worker {
           }
         }
         if (took > 0) continue;
-        if (this.options.exitWhenIdle && this.running.size === 0 && runnable === 0) return;
+        if (this.options.exitWhenIdle && this.running.size === 0) {
+          // Only when there was nothing to take: whether anything is left to run at all.
+          if (!(await this.call((query) => anyQueued(query, ours), this.fetching.signal))) return;
+        }
       }
       await this.nextChange(IDLE_POLL_MS);
     }
@@ -448,13 +451,25 @@ function isFailure(line: ResultLine): boolean {
   return line.status !== 'completed' && line.status !== 'skipped' && line.status !== 'cancelled';
 }
 
-/** Running batches with queued items, oldest first, whatever their protocol. */
-function runnableBatches(query: Query): Promise<{ id: string; protocol: number }[]> {
+/**
+ * The running batches, oldest first, whatever their protocol. Their items are not looked at: a
+ * batch with none queued gives no job, and looking for a queued item of a long batch costs a scan
+ * of its finished ones at every free slot.
+ */
+function runningBatches(query: Query): Promise<{ id: string; protocol: number }[]> {
   return query<{ id: string; protocol: number }>(
-    `SELECT b.id, b.protocol FROM axe.batches b
-     WHERE b.state = 'running' AND EXISTS (SELECT 1 FROM axe.items i WHERE i.batch_id = b.id AND i.state = 'queued')
-     ORDER BY b.created_at, b.id`,
+    "SELECT id, protocol FROM axe.batches WHERE state = 'running' ORDER BY created_at, id",
   );
+}
+
+/** Whether any of `batchIds` has an item still to run. */
+async function anyQueued(query: Query, batchIds: readonly string[]): Promise<boolean> {
+  if (batchIds.length === 0) return false;
+  const rows = await query(
+    "SELECT 1 FROM axe.items WHERE batch_id = ANY($1::text[]) AND state = 'queued' LIMIT 1",
+    [batchIds],
+  );
+  return rows.length > 0;
 }
 
 async function readBlob(query: Query, sha256: string): Promise<Buffer> {

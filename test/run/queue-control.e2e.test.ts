@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, type TestContext } from 'vitest';
 import type { ResultLine } from '../../internal/batch/result-line.js';
@@ -168,6 +168,45 @@ describe.concurrent('axe run --map --queue', () => {
     } finally {
       await own.close();
     }
+  });
+
+  it('--map -: the items of stdin are stored (with -p before each), nothing of stdin is left on disk', async (context) => {
+    const q = queue(context);
+    const { home, fake } = await setup();
+    home.agent('labeler', agentToml('labeler'));
+    const result = await runAxe(
+      [
+        'run',
+        'labeler',
+        '--agents-dir',
+        home.agentsDir,
+        '--map',
+        '-',
+        '--map-format',
+        'lines',
+        '-p',
+        'Label:',
+        '--queue',
+        url,
+      ],
+      { env: { ...home.env(fake.url), TMPDIR: home.root }, cwd: home.root, stdin: 'alpha\n\nbeta\n' },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const id = queuedId(result.stderr);
+    const items = await q.query<{ key: string; message: string }>(
+      `SELECT key, item->>'message' AS message FROM axe.items WHERE batch_id = $1 ORDER BY idx`,
+      [id],
+    );
+    expect(items).toEqual([
+      { key: '1', message: 'Label:\n\nalpha' },
+      { key: '3', message: 'Label:\n\nbeta' },
+    ]);
+    const [batch] = await q.query<{ input: string }>(
+      `SELECT request->'input'->>'file' AS input FROM axe.batches WHERE id = $1`,
+      [id],
+    );
+    expect(batch?.input).toBe('stdin');
+    expect(readdirSync(home.root).filter((name) => name.startsWith('axe-map-'))).toEqual([]);
   });
 
   it('refuses what has no meaning on workers, and --wait/--retries without a queue (exit 2, one line)', async () => {

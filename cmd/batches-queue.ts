@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { batchEnding } from '../internal/batch/ending.js';
 import { renderReport } from '../internal/batch/report.js';
 import { jsonLine } from '../internal/batch/result-line.js';
-import { openResultSink } from '../internal/batch/result-sink.js';
+import { openResultSink, type ResultSink } from '../internal/batch/result-sink.js';
 import { refuseUnpriced } from '../internal/batch/session.js';
 import { loadGlobalConfig } from '../internal/config/global.js';
 import {
@@ -73,26 +73,26 @@ export async function enqueueCommand(
   const db = await openQueue(url);
   // Installed once connected: Ctrl-C while connecting ends the process as usual.
   const interrupt = interruptions();
+  let sink: ResultSink | undefined;
   try {
+    // Opened before the batch is stored: an --out that cannot be written stores nothing.
+    if (wait)
+      sink = openResultSink(outFlag !== undefined ? resolve(outFlag) : undefined, asked.outFormat, stdout);
     const { id, items } = await enqueueBatch(db, {
       signal: interrupt.signal,
       ...asked,
       ...(asked.input.file === '-' ? { stdin: process.stdin } : {}),
     });
     stderr.write(`axe: batch ${id}: ${items} items queued\n`);
-    if (!wait) return ExitCode.ok;
+    if (sink === undefined) return ExitCode.ok;
     const suffix = queue.fromFlag ? ` --queue ${url.masked}` : '';
-    const sink = openResultSink(
-      outFlag !== undefined ? resolve(outFlag) : undefined,
-      asked.outFormat,
-      stdout,
-    );
+    const out = sink;
     try {
       const ended = await waitForBatch(
         db,
         id,
         interrupt.signal,
-        (result) => sink.write(result),
+        (result) => out.write(result),
         (error) =>
           stderr.write(
             `axe: batch ${id}: PostgreSQL at ${url.host} is away (${errorMessage(error)}): waiting for it\n`,
@@ -117,10 +117,9 @@ export async function enqueueCommand(
       });
       for (const line of ending.lines) stderr.write(`${line}\n`);
       return ending.code;
-    } finally {
-      sink.close();
     }
   } finally {
+    sink?.close();
     interrupt.off();
     await db.close();
   }

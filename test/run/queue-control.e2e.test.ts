@@ -155,6 +155,19 @@ describe.concurrent('axe run --map --queue', () => {
       'axe: --key id: the key "k7" is on line 8 and on line 2501: keys must be unique\n',
     );
     expect(result.stdout).toBe('');
+    // An --out that cannot be written refuses the batch before it is stored.
+    const badOut = await map([
+      '--map',
+      'dup.jsonl',
+      '--queue',
+      database.url,
+      '--wait',
+      '--out',
+      'no/such/dir/out.jsonl',
+    ]);
+    expect(badOut.code).toBe(2);
+    expect(badOut.stderr).toMatch(/^axe: --out: cannot write .*out\.jsonl/);
+    expect(badOut.stderr).not.toMatch(/items queued/);
     // Its first 2,500 items were written (in chunks), its tree and its queue made, before the
     // duplicate was read: none of it may be left.
     const own = await openQueue(parseQueueUrl(database.url, '--queue'));

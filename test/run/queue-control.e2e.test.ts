@@ -267,6 +267,27 @@ describe.concurrent('axe run --map --queue', () => {
     expect(control.stdout).toBe('');
     expectNoPassword(bad, badEnv, unreachable, control);
   });
+
+  it('a database that is not there (exit 3) and a batch that is not there (exit 2): never the password', async (context) => {
+    queue(context);
+    const { axe } = await seed();
+    const noDatabase = await axe([
+      'batches',
+      'list',
+      '--queue',
+      `${url.replace(/\/[^/?]*$/, '/no_such_db')}`,
+    ]);
+    expect(noDatabase.code).toBe(3);
+    expect(noDatabase.stderr).toMatch(
+      /^axe: cannot reach PostgreSQL at 127\.0\.0\.1:\d+ \(.*"no_such_db" does not exist\)\n$/,
+    );
+    const noBatch = await axe(['batches', 'show', 'nope', '--queue', url]);
+    expect(noBatch.code).toBe(2);
+    expect(noBatch.stderr).toBe('axe: no batch matches "nope" (see axe batches list)\n');
+    const inQuery = await axe(['batches', 'show', 'nope'], { AXE_QUEUE: `${url}?password=${PASSWORD}` });
+    expect(inQuery.code).toBe(2);
+    expectNoPassword(noDatabase, noBatch, inQuery);
+  });
 });
 
 describe.concurrent('--wait', () => {

@@ -2,10 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { runItem } from '../batch/item-run.js';
 import { type ResultLine, unranLine } from '../batch/result-line.js';
-import { loadGlobalConfig } from '../config/global.js';
+import { type GlobalConfig, loadGlobalConfig } from '../config/global.js';
 import { resolvePaths } from '../config/paths.js';
 import { CancelledError, errorMessage } from '../errors.js';
 import { createHttpPool } from '../provider/index.js';
+import { runsToKeep } from '../record/run-record.js';
+import { pruneRuns } from '../record/store.js';
 import type { RunEvent } from '../runner/events.js';
 import { openQueue, type Query, type QueueDb, retrying, type Tx } from './db.js';
 import { claimItem, retryItem } from './item-states.js';
@@ -26,6 +28,8 @@ const IDLE_POLL_MS = 250;
 const STATE_POLL_MS = 1000;
 /** Lines said once that a worker remembers, at most. */
 const SAID_KEPT = 1000;
+/** Items between two prunings of the run records (`[runs] keep`), as a local batch prunes at its end. */
+const PRUNE_EVERY = 100;
 
 export interface WorkerOptions {
   /** The queue's URL (checked by `parseQueueUrl`). */
@@ -121,6 +125,9 @@ class Worker {
   /** Aborted once the worker is done: the heartbeat's and the watch's calls give up. */
   private readonly duties = new AbortController();
   private giveUpTimer: NodeJS.Timeout | undefined;
+  /** Items ended since the run records were last pruned, and the pruning under way. */
+  private sincePrune = 0;
+  private pruning: Promise<void> | undefined;
 
   constructor(
     private readonly options: WorkerOptions,
@@ -300,6 +307,27 @@ class Worker {
     this.options.say(
       `${where}: ${line.status} ${took}${stored === 'duplicate' ? " (discarded: another worker's result came first)" : ''}`,
     );
+    if (batch?.runner.records && ++this.sincePrune >= PRUNE_EVERY) this.prune(batch.runner.records);
+  }
+
+  /**
+   * The oldest run records beyond `[runs] keep` go, every hundred items: a worker never ends the
+   * way a local batch does, where they go once.
+   */
+  private prune(records: { runsDir: string; globalConfig: () => Promise<GlobalConfig> }): void {
+    if (this.pruning) return;
+    this.sincePrune = 0;
+    this.pruning = (async () => {
+      try {
+        await pruneRuns(records.runsDir, await runsToKeep(records.globalConfig));
+      } catch (error) {
+        this.sayOnce(
+          `axe worker: run records: cannot remove old runs in ${records.runsDir} (${errorMessage(error)})`,
+        );
+      } finally {
+        this.pruning = undefined;
+      }
+    })();
   }
 
   /** The batch's runner on this worker, made on its first item. */
@@ -427,6 +455,7 @@ class Worker {
     giveUp.unref();
     try {
       for (const made of this.batches.values()) await (await made.catch(() => undefined))?.budget?.settled();
+      await this.pruning;
       await this.quietly(() => this.call((query) => unregister(query, this.row.id)));
     } finally {
       clearTimeout(giveUp);

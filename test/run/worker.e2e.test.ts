@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultLine } from '../../internal/batch/result-line.js';
 import { testDatabase } from '../pg/index.js';
@@ -199,6 +201,30 @@ describe('axe worker: stopping', () => {
     expect(shown.stdout).toMatch(/"duplicates":2/);
     for (const w of [silent, other]) w.kill('SIGTERM');
     for (const w of [silent, other]) expect((await w.done).code).toBe(143);
+  });
+});
+
+describe('axe worker: a long-lived process', () => {
+  it("records each item's run, linked to the batch, and keeps only [runs] keep of them as it goes", {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, enqueue, worker } = await scene(context, await testDatabase('records'));
+    home.file('config/axe/config.toml', '[runs]\nkeep = 2\n');
+    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
+    home.file('items.jsonl', itemsJsonl(101));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--wait']);
+    const ran = await worker(['--concurrency', '1', '--exit-when-idle']).done;
+    expect(ran.code, ran.stderr).toBe(0);
+    const waited = await run.done;
+    expect(waited.code, waited.stderr).toBe(0);
+    // Pruned after the 100th item: the newest two, and the 101st, which may have started by then.
+    const kept = home.runIds();
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThanOrEqual(3);
+    const last = results(waited.stdout).at(-1);
+    expect(kept).toContain(last?.run_id);
+    const record = JSON.parse(readFileSync(path.join(home.runsDir, last?.run_id ?? '', 'run.json'), 'utf8'));
+    expect(record).toMatchObject({ batch: id, status: 'completed' });
   });
 });
 

@@ -26,6 +26,8 @@ import {
 /** How often an idle worker looks for items, and a busy one checks its batches for a cancel. */
 const IDLE_POLL_MS = 250;
 const STATE_POLL_MS = 1000;
+/** The heartbeat's shortest interval (a lease of one second beats three times in it). */
+const HEARTBEAT_MIN_MS = 250;
 /** Lines said once that a worker remembers, at most. */
 const SAID_KEPT = 1000;
 /** Items between two prunings of the run records (`[runs] keep`), as a local batch prunes at its end. */
@@ -373,7 +375,7 @@ class Worker {
    * items queued again and their jobs failed, in one transaction, so pg-boss hands them out again).
    */
   private async keepAlive(): Promise<void> {
-    const every = Math.max(1, this.options.leaseSeconds / 3) * 1000;
+    const every = Math.max(HEARTBEAT_MIN_MS, (this.options.leaseSeconds * 1000) / 3);
     while (!this.finished) {
       await this.quietly(async () => {
         await this.call((query) => heartbeat(query, this.row), this.duties.signal);

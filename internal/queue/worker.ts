@@ -293,8 +293,12 @@ class Worker {
     }
     const failure = isFailure(line);
     const retries = batch?.row.retries ?? 0;
-    if (failure && !interrupted && claim.attempts < retries) {
-      await this.inTx((tx) => retryItem(tx, batchId, idx, job.id, this.row.id));
+    if (
+      failure &&
+      !interrupted &&
+      claim.attempts < retries &&
+      (await this.inTx((tx) => retryItem(tx, batchId, idx, job.id, this.row.id)))
+    ) {
       this.options.say(
         `${where}: ${line.status} ${took} (to run again: retry ${claim.attempts + 1} of ${retries})`,
       );

@@ -2,6 +2,9 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultLine } from '../../internal/batch/result-line.js';
+import { openQueue } from '../../internal/queue/db.js';
+import { stopBatch } from '../../internal/queue/store.js';
+import { parseQueueUrl } from '../../internal/queue/url.js';
 import { testDatabase } from '../pg/index.js';
 import { agentToml } from './agents.js';
 import { lines, runAxe } from './cli.js';
@@ -74,6 +77,37 @@ describe('axe worker: failed items', () => {
     const [line] = results(ended.stdout).filter((l) => l.key === 'flaky-1');
     expect(line).toMatchObject({ status: 'error' });
     expect(line?.error).toContain('bad luck');
+  });
+
+  it('--retries in a batch stopped while the item ran: its failure is its result, not a retry', {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, url, enqueue, worker } = await scene(context, await testDatabase('retrystop'));
+    const answer = held();
+    fake.respond(async () => {
+      await answer.reply;
+      return { fault: { kind: 'status', status: 400, message: 'still wrong' } };
+    });
+    home.file('items.jsonl', itemsJsonl(2));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--retries', '3', '--wait']);
+    const running = worker(['--concurrency', '1']);
+    await until(() => fake.requests.length === 1);
+    const db = await openQueue(parseQueueUrl(url, '--queue'));
+    try {
+      await db.tx((tx) => stopBatch(tx, id, '--max-tokens'));
+    } finally {
+      await db.close();
+    }
+    answer.release();
+    const waited = await run.done;
+    expect(waited.code).toBe(4);
+    expect(results(waited.stdout).map((l) => [l.key, l.status])).toEqual([
+      ['ticket-0', 'error'],
+      ['ticket-1', 'skipped'],
+    ]);
+    expect(fake.requests).toHaveLength(1);
+    running.kill('SIGTERM');
+    await running.done;
   });
 
   it('--max-failures 2: the batch stops at its second failure, the items not run are skipped, --wait exits 4', {

@@ -262,6 +262,32 @@ describe('axe worker: a long-lived process', () => {
   });
 });
 
+describe('axe worker: delivered twice', () => {
+  it('a job delivered again after its item has its result is completed without running the item', {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, enqueue, worker, sql } = await scene(context, await testDatabase('twice'));
+    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
+    home.file('items.jsonl', itemsJsonl(1));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--wait']);
+    expect((await worker(['--exit-when-idle']).done).code).toBe(0);
+    expect((await run.done).code).toBe(0);
+    // pg-boss hands the job out once more (as after an expiry), its batch still taken for running.
+    await sql(`UPDATE axe_boss.job SET state = 'retry' WHERE name = $1`, [`axe-batch-${id}`]);
+    await sql(`UPDATE axe.batches SET state = 'running' WHERE id = $1`, [id]);
+    const again = await worker(['--exit-when-idle']).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(workerItems(again.stderr, id)).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    expect(await sql('SELECT state FROM axe_boss.job WHERE name = $1', [`axe-batch-${id}`])).toEqual([
+      { state: 'completed' },
+    ]);
+    expect(await sql('SELECT count(*)::int AS n FROM axe.results WHERE batch_id = $1', [id])).toEqual([
+      { n: 1 },
+    ]);
+  });
+});
+
 describe('axe worker: caps across workers', () => {
   it('--max-cost over two workers: the batch stops once spent, overrun within the calls in flight, nothing held after', {
     timeout: 300_000,

@@ -19,7 +19,7 @@ import {
   treeDigest,
 } from './tree-manifest.js';
 
-export { type MaterializedTree, materializeTree } from './materialize-tree.js';
+export { copyWorkdir, type MaterializedTree, materializeTree } from './materialize-tree.js';
 export type { AgentTreeManifest, TreeFile } from './tree-manifest.js';
 export { checkManifest, StoredTreeError, treeDigest } from './tree-manifest.js';
 
@@ -58,8 +58,9 @@ export interface AgentTree {
  * is not there, a sub-agent's missing skill) stays missing in the tree, so the worker says the same.
  * Refused with a ConfigError (exit 2) naming the agent file and field: what a worker could not
  * have — a skill given by absolute path or outside the config directory, a relative workdir
- * outside `cwd`, context files under an absolute workdir (they would be read from the worker's
- * disk) — and a tree larger than TREE_LIMIT_BYTES.
+ * outside `cwd`, `files` with an absolute workdir (the worker would read them from its own disk;
+ * an absolute workdir without `files` is the worker's own directory) — and a tree larger than
+ * TREE_LIMIT_BYTES.
  */
 export async function collectTree(spec: AgentSpec, options: CollectOptions): Promise<AgentTree> {
   const collector = new TreeCollector(options);
@@ -109,12 +110,19 @@ class TreeCollector {
     const key = `${spec.source}\0${workdir.value}`;
     if (this.visited.has(key)) return;
     this.visited.add(key);
-    if (where.top && workdir.real === undefined) {
+    await this.addSkill(spec, where.top);
+    if (path.isAbsolute(workdir.value)) {
+      // A directory of the worker's machine, which may not exist here: only its context files are refused.
+      if (spec.files.length > 0) {
+        throw new ConfigError(
+          `${spec.source}: files: context files under an absolute workdir (${workdir.value}) cannot be stored for a worker, which would read its own disk: give the workdir relative to ${options.cwd}`,
+        );
+      }
+    } else if (workdir.real !== undefined) {
+      await this.addContextFiles(spec, this.treeWorkdir(workdir), workdir.real, where.top);
+    } else if (where.top) {
       throw new ConfigError(`${workdir.label}: not a directory: ${path.resolve(options.cwd, workdir.value)}`);
     }
-    await this.addSkill(spec, where.top);
-    const { real } = workdir;
-    if (real !== undefined) await this.addContextFiles(spec, workdir, real, where.top);
     for (const name of new Set(spec.subAgents)) {
       const child = await this.addSubAgent(spec, name);
       if (child === undefined) continue;
@@ -204,13 +212,7 @@ class TreeCollector {
    * relative to `cwd`. Under a sub-agent, what the run would fail on only when called (no such
    * workdir, a file too large) is left out: the worker's run fails on it the same way.
    */
-  private async addContextFiles(
-    spec: AgentSpec,
-    workdir: Workdir,
-    real: string,
-    top: boolean,
-  ): Promise<void> {
-    const under = this.treeWorkdir(workdir);
+  private async addContextFiles(spec: AgentSpec, under: string, real: string, top: boolean): Promise<void> {
     let files: Awaited<ReturnType<typeof readContextFiles>>;
     try {
       files = await readContextFiles(spec.files, real, spec.source);
@@ -219,12 +221,6 @@ class TreeCollector {
       return;
     }
     const field = `${spec.source}: files`;
-    if (files.length === 0) return;
-    if (under === undefined) {
-      throw new ConfigError(
-        `${field}: context files under an absolute workdir (${workdir.value}) cannot be stored for a worker, which would read its own disk: give the workdir relative to ${this.options.cwd}`,
-      );
-    }
     for (const file of files) {
       this.add(
         { path: `${under}/${file.path}`, role: 'context' },
@@ -252,11 +248,10 @@ class TreeCollector {
 
   /**
    * `work/<relative path>` of a relative workdir that exists here, made on the worker even when no
-   * file lands in it (its run needs the directory); undefined for an absolute one (the worker's own). A relative workdir outside
-   * `cwd` would land outside the tree's `work/`: refused.
+   * file lands in it (its run needs the directory). One outside `cwd` would land outside the
+   * tree's `work/`: refused.
    */
-  private treeWorkdir(workdir: Workdir): string | undefined {
-    if (path.isAbsolute(workdir.value)) return undefined;
+  private treeWorkdir(workdir: Workdir): string {
     const { cwd } = this.options;
     const relative = path.relative(cwd, path.resolve(cwd, workdir.value));
     if (relative.startsWith('..') || path.isAbsolute(relative)) {

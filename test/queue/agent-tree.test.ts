@@ -10,6 +10,7 @@ import {
   type AgentTree,
   checkManifest,
   collectTree,
+  copyWorkdir,
   materializeTree,
   StoredTreeError,
   TREE_LIMIT_BYTES,
@@ -246,8 +247,18 @@ describe('collectTree and materializeTree', () => {
     expect(await refusal('noskill.toml', 'model = "openai/m"\nskill = "missing"\n')).toBe(
       `${dir}/noskill.toml: skill "missing" not found: ${configDir}/skills/missing/SKILL.md`,
     );
-    // An absolute workdir without context files is the worker's own directory: allowed.
-    writeFileSync(join(dir, 'shared.toml'), 'name = "shared"\nmodel = "openai/m"\nworkdir = "/"\n');
+    expect(await refusal('gone.toml', 'model = "openai/m"\nworkdir = "gone"\n')).toBe(
+      `${dir}/gone.toml: workdir: not a directory: ${cwd}/gone`,
+    );
+    // Under an absolute workdir, `files` would be read on the worker's disk, even when nothing matches here.
+    expect(
+      await refusal('elsewhere.toml', 'model = "openai/m"\nworkdir = "/nowhere/here"\nfiles = ["*.md"]\n'),
+    ).toMatch(/^.*elsewhere\.toml: files: context files under an absolute workdir \(\/nowhere\/here\)/);
+    // An absolute workdir without context files is the worker's own directory (it need not exist here).
+    writeFileSync(
+      join(dir, 'shared.toml'),
+      'name = "shared"\nmodel = "openai/m"\nworkdir = "/nowhere/here"\n',
+    );
     const shared = await collectTree(await loadAgentFile(join(dir, 'shared.toml'), {}), {
       searchDirs,
       configDir,
@@ -282,7 +293,7 @@ describe('collectTree and materializeTree', () => {
 });
 
 describe('materializeTree on a worker', () => {
-  it('refuses a manifest that would write outside its tree, or a blob that is not its sha256', async () => {
+  it('refuses a manifest that would write outside its tree or a blob that is not its sha256, and stops on Ctrl-C', async () => {
     const { cwd, configDir, searchDirs } = project();
     const tree = await collectTree(await loadAgent('lead', { searchDirs, env: {} }), {
       searchDirs,
@@ -302,8 +313,45 @@ describe('materializeTree on a worker', () => {
     const corrupt = async (sha256: string) =>
       Buffer.concat([await blobReader(tree)(sha256), Buffer.from(' changed')]);
     await expect(materializeTree(tree.manifest, corrupt, root)).rejects.toThrow(StoredTreeError);
+    // Ctrl-C while the blobs are read: nothing more is read, and the run's reason is the error.
+    const controller = new AbortController();
+    const reads: string[] = [];
+    const stopping = async (sha256: string) => {
+      controller.abort(new Error('stopped'));
+      return blobReader(tree, reads)(sha256);
+    };
+    await expect(
+      materializeTree(tree.manifest, stopping, root, { signal: controller.signal }),
+    ).rejects.toThrow('stopped');
+    expect(reads).toHaveLength(1);
     // Nothing half-written is left to be taken for a tree.
     expect(readdirSync(root)).toEqual([]);
+  });
+
+  it("gives a batch its own copy of the tree's work/, so that what its runs write stays out of the tree", async () => {
+    const { cwd, configDir, searchDirs } = project();
+    const tree = await collectTree(await loadAgent('lead', { searchDirs, env: {} }), {
+      searchDirs,
+      configDir,
+      env: {},
+      cwd,
+    });
+    const stored = await materializeTree(tree.manifest, blobReader(tree), tempDirForFile('axe-worker-'));
+    const work = join(tempDirForFile('axe-batches-'), 'batch-1', 'work');
+    expect(await copyWorkdir(stored, work)).toBe(work);
+    const listed = (dir: string) => readdirSync(dir, { recursive: true }).map(String).sort();
+    expect(listed(work)).toEqual(listed(stored.workdir));
+    expect(readFileSync(join(work, 'docs', 'a.md'), 'utf8')).toBe('alpha');
+    expect(statSync(join(work, 'docs')).mode & 0o777).toBe(0o700);
+    expect(statSync(join(work, 'docs', 'a.md')).mode & 0o777).toBe(0o600);
+    // A run writes in its batch's copy; the stored tree stays as it was queued.
+    writeFileSync(join(work, 'docs', 'a.md'), 'changed by a tool');
+    writeFileSync(join(work, 'docs', 'new.md'), 'written by a tool');
+    expect(readFileSync(join(stored.workdir, 'docs', 'a.md'), 'utf8')).toBe('alpha');
+    expect(readdirSync(join(stored.workdir, 'docs'))).toEqual(['a.md', 'b.md']);
+    // The batch's next item (or another process of the same batch) finds its copy as it left it.
+    await copyWorkdir(stored, work);
+    expect(readFileSync(join(work, 'docs', 'a.md'), 'utf8')).toBe('changed by a tool');
   });
 
   it('two worker processes writing the same tree at once both end with the whole tree', async () => {
@@ -409,7 +457,7 @@ describe('a run of the stored tree', () => {
         env,
         searchDirs: stored.searchDirs,
         configDir: stored.configDir,
-        cwd: stored.workdir,
+        cwd: await copyWorkdir(stored, join(tempDirForFile('axe-batch-'), 'work')),
         globalConfig: () => loadGlobalConfig(workerConfig),
         timeoutSeconds: 20,
         stream: false,

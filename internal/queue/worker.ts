@@ -15,13 +15,7 @@ import { heartbeat, register, sweepDead, unregister, type WorkerRow } from './le
 import { type JobData, QUEUE_PROTOCOL } from './protocol.js';
 import { batchStates, handBack, insertResult, stopBatch } from './store.js';
 import type { QueueUrl } from './url.js';
-import {
-  openWorkerBatch,
-  readQueuedBatch,
-  treesDir,
-  type WorkerBatch,
-  type WorkerSide,
-} from './worker-batch.js';
+import { openWorkerBatch, readQueuedBatch, type WorkerBatch, type WorkerSide } from './worker-batch.js';
 
 /** How often an idle worker looks for items, and a busy one checks its batches for a cancel. */
 const IDLE_POLL_MS = 250;
@@ -147,7 +141,7 @@ class Worker {
         return config;
       },
       pool: createHttpPool(),
-      treesDir: treesDir(options.workdir),
+      workdir: options.workdir,
       emit: (event: RunEvent) => {
         if (event.type === 'warning') this.sayOnce(`axe worker: warning: ${event.message}`);
       },

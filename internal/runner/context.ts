@@ -167,7 +167,7 @@ export function agentLoader(searchDirs: readonly string[]): RunContext['loadAgen
  * workdir lookup and one read of the skill and context files instead of one per call. Once it
  * settles it is dropped, so a later call reads the files afresh, as every call does in Go axe.
  */
-export function agentResolver(): RunContext['resolveAgent'] {
+export function agentResolver(cwd?: string): RunContext['resolveAgent'] {
   const inFlight = new Map<string, Promise<ResolvedAgentRun>>();
   return (spec, ctx) => {
     const inherited = ctx.inheritedModel ? qualifiedModelName(ctx.inheritedModel) : '';
@@ -190,6 +190,7 @@ export function agentResolver(): RunContext['resolveAgent'] {
     if (pending) return pending;
     const resolution = resolveAgentRun(spec, {
       configDir: ctx.configDir,
+      ...(cwd !== undefined ? { cwd } : {}),
       depth: ctx.depth,
       maxDepth: ctx.maxDepth,
       inheritedModel: ctx.inheritedModel,

@@ -57,7 +57,7 @@ export async function runTopLevel(request: RunRequest): Promise<RunOutcome> {
       trace: request.trace,
       providers: opened.providers,
       loadAgent: agentLoader(request.searchDirs),
-      resolveAgent: agentResolver(),
+      resolveAgent: agentResolver(request.cwd),
       env: request.env,
       configDir: request.configDir,
       promptCachingDefault: opened.promptCachingDefault,

@@ -35,6 +35,12 @@ export interface RunRequest {
   skillOverride?: string;
   /** `--workdir` (top-level agent only). */
   workdirOverride?: string;
+  /**
+   * The directory relative workdirs (an agent's `workdir`, `--workdir`, none at all) are resolved
+   * against, for every agent of the run (default: the process's). A queue worker runs each batch in
+   * its stored agent tree this way, many at once in one process.
+   */
+  cwd?: string;
   /** `--artifact-dir` (top-level agent only; turns its artifact system on). */
   artifactDirOverride?: string;
   /** `--input name=value` / `--inputs-json`: the top-level agent's typed inputs, unchecked. */

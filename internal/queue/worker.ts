@@ -1,10 +1,12 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { runItem } from '../batch/item-run.js';
 import { type ResultLine, unranLine } from '../batch/result-line.js';
 import { type GlobalConfig, loadGlobalConfig } from '../config/global.js';
 import { resolvePaths } from '../config/paths.js';
 import { CancelledError, errorMessage } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import { createHttpPool } from '../provider/index.js';
 import { runsToKeep } from '../record/run-record.js';
 import { pruneRuns } from '../record/store.js';
@@ -124,6 +126,8 @@ class Worker {
   /** Items ended since the run records were last pruned, and the pruning under way. */
   private sincePrune = 0;
   private pruning: Promise<void> | undefined;
+  /** Copies of finished batches' `work/` being removed. */
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(
     private readonly options: WorkerOptions,
@@ -353,11 +357,23 @@ class Worker {
     return made;
   }
 
-  /** Batches no longer runnable, with nothing running here, are dropped from the cache. */
-  private forget(runnable: readonly { id: string }[]): void {
-    const keep = new Set(runnable.map((batch) => batch.id));
+  /**
+   * Batches no longer running, with nothing running here, are dropped: their runner, and their copy
+   * of `work/` (what their items' tools wrote there; a resumed batch gets a fresh copy).
+   */
+  private forget(running: readonly { id: string }[]): void {
+    const keep = new Set(running.map((batch) => batch.id));
     for (const job of this.running.values()) keep.add(job.batchId);
-    for (const id of this.batches.keys()) if (!keep.has(id)) this.batches.delete(id);
+    for (const id of this.batches.keys()) {
+      if (keep.has(id)) continue;
+      this.batches.delete(id);
+      const dir = join(this.options.workdir, 'batches', id);
+      const removed = fsPromises()
+        .rm(dir, { recursive: true, force: true })
+        .catch((error: unknown) => this.sayOnce(`axe worker: cannot remove ${dir} (${errorMessage(error)})`));
+      this.removals.add(removed);
+      void removed.finally(() => this.removals.delete(removed));
+    }
   }
 
   private leaveAlone(batchId: string, protocol: number): void {
@@ -456,6 +472,7 @@ class Worker {
     try {
       for (const made of this.batches.values()) await (await made.catch(() => undefined))?.budget?.settled();
       await this.pruning;
+      await Promise.all(this.removals);
       await this.quietly(() => this.call((query) => unregister(query, this.row.id)));
     } finally {
       clearTimeout(giveUp);

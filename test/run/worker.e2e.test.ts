@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultLine } from '../../internal/batch/result-line.js';
@@ -67,6 +67,10 @@ describe('axe worker: failed items', () => {
         'flaky-1',
       ]),
     ).toEqual([{ attempts: 2, state: 'done' }]);
+    // The stored tree stays for the next batch of the same agent; the batch's copy of work/ is gone with the batch.
+    const workerDir = path.join(home.root, 'cache', 'axe', 'worker');
+    expect(readdirSync(path.join(workerDir, 'trees'))).toHaveLength(1);
+    expect(existsSync(path.join(workerDir, 'batches', retried.id))).toBe(false);
 
     flaky = 0;
     const plain = await enqueue('items.jsonl', ['--key', 'id', '--wait']);

@@ -9,10 +9,14 @@
 //   `--concurrency 8`, against a local `--map` run of the same items at the same concurrency
 //   (its process start-up taken out: a batch of one item), the difference per item.
 // Item run records are off (`--no-record-run`) in both: this is the queue's cost, not a record's.
+// Beside the throughput: the model calls in flight on average (8 per worker at best; fewer means
+// slots waiting on the queue between items), and the workers' CPU per item and their share of one
+// core: on a small machine the workers, PostgreSQL and the fake server share the cores, and a
+// scaling short of linear is the machine's limit when their shares near the cores' count.
 // Medians of 3 runs. Without PostgreSQL binaries the bench says why and measures nothing.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm } from '../test/fake-llm/index.js';
 import {
@@ -30,6 +34,14 @@ const agentsDir = join(home, 'agents');
 mkdirSync(agentsDir);
 writeFileSync(join(agentsDir, 'labeler.toml'), 'name = "labeler"\nmodel = "anthropic/claude-sonnet-4-5"\n');
 const pgDir = mkdtempSync(join(tmpdir(), 'axe-bench-pg-'));
+// Each worker writes its CPU time at exit: how much of the machine the workers took.
+const usageDir = join(home, 'usage');
+mkdirSync(usageDir);
+const preload = join(home, 'usage.cjs');
+writeFileSync(
+  preload,
+  `process.on('exit', () => require('node:fs').writeFileSync(require('node:path').join(process.env.USAGE_DIR, process.pid + '.json'), JSON.stringify(process.resourceUsage())));\n`,
+);
 
 let latencyMs = 0;
 const fake = await startFakeLlm({ respond: () => ({ text: 'label', delayMs: latencyMs }) });
@@ -41,8 +53,11 @@ const env: NodeJS.ProcessEnv = {
   XDG_CACHE_HOME: join(home, 'cache'),
   AXE_ANTHROPIC_BASE_URL: fake.url,
   ANTHROPIC_API_KEY: 'bench-key',
+  USAGE_DIR: usageDir,
 };
 const RUNS = 3;
+const devNull = openSync('/dev/null', 'w');
+const loadBefore = loadavg()[0]?.toFixed(1);
 
 function itemsFile(count: number): string {
   const file = join(home, `items-${count}.jsonl`);
@@ -75,19 +90,41 @@ async function freshQueue(server: string): Promise<string> {
   return withDatabase(server, name);
 }
 
-/** `workers` workers waiting on a fresh queue, then `count` items queued: ms from queued to the last result stored. */
-async function throughQueue(server: string, workers: number, count: number): Promise<number> {
+interface Through {
+  /** From queued to the last result stored. */
+  ms: number;
+  /** The workers' CPU time (user + system), start to exit. */
+  cpuMs: number;
+  /** Model calls open at the fake server on average over `ms` (the time it held them, over `ms`). */
+  inFlight: number;
+}
+
+/** `workers` workers waiting on a fresh queue, then `count` items queued through them. */
+async function throughQueue(server: string, workers: number, count: number): Promise<Through> {
   const url = await freshQueue(server);
+  fake.reset();
+  fake.respond(() => ({ text: 'label', delayMs: latencyMs }));
   const running = Array.from({ length: workers }, () =>
-    spawn(process.execPath, [cli, 'worker', '--queue', url, '--concurrency', '8'], {
+    spawn(process.execPath, ['--require', preload, cli, 'worker', '--queue', url, '--concurrency', '8'], {
       env,
       cwd: home,
-      stdio: ['ignore', 'ignore', 'ignore'],
+      // stdout as a shell's `>/dev/null` (write-only): axe takes a read-write one for a closed stdout.
+      stdio: ['ignore', devNull, 'pipe'],
     }),
   );
+  // A worker's per-item lines are dropped; its last words are kept, for a worker that fails.
+  const said = running.map(() => ({ text: '' }));
+  for (const [i, worker] of running.entries()) {
+    worker.stderr?.setEncoding('utf8').on('data', (chunk: string) => {
+      const kept = said[i] as { text: string };
+      kept.text = (kept.text + chunk).slice(-2000);
+    });
+  }
   try {
     // Timed from the batch being queued: the workers' own start (tables, pg-boss) is not the queue's cost.
-    await untilRegistered(url, running);
+    await untilRegistered(url, running).catch((error: Error) => {
+      throw new Error(`${error.message}: ${said.map((kept) => kept.text).join('\n')}`);
+    });
     const args = ['run', 'labeler', '--agents-dir', agentsDir, '--map', itemsFile(count), '--key', 'id'];
     const queued = await axe([...args, '--no-record-run', '--queue', url]);
     const id = /axe: batch (\S+): \d+ items queued/.exec(queued.stderr)?.[1];
@@ -95,13 +132,33 @@ async function throughQueue(server: string, workers: number, count: number): Pro
     const started = performance.now();
     for (;;) {
       const { rows } = await query(url, 'SELECT done FROM axe.batches WHERE id = $1', [id]);
-      if (rows[0]?.done === count) return performance.now() - started;
+      if (rows[0]?.done === count) break;
       await new Promise((resolve) => setTimeout(resolve, 10));
     }
+    const ms = performance.now() - started;
+    await stopWorkers(running);
+    let cpuMs = 0;
+    for (const worker of running) {
+      const usage = JSON.parse(
+        readFileSync(join(usageDir, `${worker.pid}.json`), 'utf8'),
+      ) as NodeJS.ResourceUsage;
+      cpuMs += (usage.userCPUTime + usage.systemCPUTime) / 1000;
+    }
+    const held = fake.requests.reduce((sum, r) => sum + ((r.finishedAt ?? r.receivedAt) - r.receivedAt), 0);
+    return { ms, cpuMs, inFlight: held / ms };
   } finally {
-    for (const worker of running) worker.kill('SIGTERM');
-    await Promise.all(running.map((worker) => new Promise((resolve) => worker.once('exit', resolve))));
+    await stopWorkers(running);
   }
+}
+
+async function stopWorkers(workers: ChildProcess[]): Promise<void> {
+  const ended = workers.map((worker) =>
+    worker.exitCode !== null || worker.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => worker.once('exit', resolve)),
+  );
+  for (const worker of workers) worker.kill('SIGTERM');
+  await Promise.all(ended);
 }
 
 /** Until every worker has registered on the queue (its tables may not be there yet); one that ends fails the bench. */
@@ -143,21 +200,24 @@ try {
     let single = 0;
     for (const workers of [1, 2, 4]) {
       const count = 8 * 25 * workers;
-      const times: number[] = [];
-      for (let run = 0; run < RUNS; run++) times.push(await throughQueue(server, workers, count));
-      const rate = count / (median(times) / 1000);
+      const runs: Through[] = [];
+      for (let run = 0; run < RUNS; run++) runs.push(await throughQueue(server, workers, count));
+      const wall = median(runs.map((r) => r.ms));
+      const rate = count / (wall / 1000);
+      const cpuPerItem = median(runs.map((r) => r.cpuMs)) / count;
+      const inFlight = median(runs.map((r) => r.inFlight));
       if (workers === 1) single = rate;
       const ideal = 40 * workers;
       rows.push([
         `${workers} worker${workers === 1 ? '' : 's'} × --concurrency 8, ${count} items × 200 ms`,
-        `${rate.toFixed(1)} items/s`,
+        `${rate.toFixed(1)} items/s; ${inFlight.toFixed(1)} of ${8 * workers} calls in flight on average; workers' CPU ${cpuPerItem.toFixed(1)} ms/item (${((cpuPerItem * rate) / 10).toFixed(0)}% of one core)`,
         `ideal ${ideal}/s: ${(rate / ideal).toFixed(3)}×; vs 1 worker: ${(rate / single / workers).toFixed(3)}× linear`,
         '>= 0.9x linear',
       ]);
     }
     latencyMs = 0;
     const count = 1000;
-    const queueTimes: number[] = [];
+    const queueTimes: Through[] = [];
     const localTimes: number[] = [];
     const startups: number[] = [];
     for (let run = 0; run < RUNS; run++) {
@@ -165,7 +225,7 @@ try {
       localTimes.push(await local(count));
       startups.push(await local(1));
     }
-    const queueMs = median(queueTimes);
+    const queueMs = median(queueTimes.map((r) => r.ms));
     const localMs = median(localTimes) - median(startups);
     rows.push([
       `queue overhead per item (1,000 items answered at once, 1 worker, --concurrency 8)`,
@@ -173,6 +233,8 @@ try {
       `queue ${(queueMs / 1000).toFixed(2)} s vs local --map ${(localMs / 1000).toFixed(2)} s (start-up out)`,
       '<= 10 ms',
     ]);
+    const cores = availableParallelism();
+    process.stdout.write(`\n${cores} cores, load average ${loadBefore} before the bench\n`);
     process.stdout.write('\n| row | measured | against | target |\n|---|---|---|---|\n');
     for (const row of rows) process.stdout.write(`| ${row.join(' | ')} |\n`);
   }

@@ -247,7 +247,7 @@ async function parseAndRun(): Promise<void> {
       )
       .option(
         '--workdir <dir>',
-        "Where the batches' stored agent trees are written (default: <cache dir>/axe/worker)",
+        "Where the batches' stored agent trees and working copies go (default: <cache dir>/axe/worker)",
       )
       .option('--exit-when-idle', 'Exit once nothing runs here and no queued item is left')
       .example('axe worker --queue postgres://axe@db.internal/axe --concurrency 16')

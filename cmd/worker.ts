@@ -1,7 +1,7 @@
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { resolvePaths } from '../internal/config/paths.js';
 import { ConfigError, ExitCode, type StopSignal, signalExitCode } from '../internal/errors.js';
-import { parseQueueUrl } from '../internal/queue/url.js';
+import { queueUrlFrom } from '../internal/queue/url.js';
 import { startWorker } from '../internal/queue/worker.js';
 import { maskSecrets } from '../internal/secrets.js';
 import { lastValue, positiveIntegerFlag } from './argv.js';
@@ -18,16 +18,15 @@ const DEFAULT_LEASE_SECONDS = 60;
 export async function workerCommand(options: Record<string, unknown>): Promise<number> {
   const argv = process.argv.slice(2);
   const env = process.env;
-  const typed = textFlag(argv, options.queue, '--queue');
-  const source = typed !== undefined ? '--queue' : 'AXE_QUEUE';
-  const text = typed ?? env.AXE_QUEUE;
-  if (text === undefined || text === '') {
+  const url = queueUrlFrom(textFlag(argv, options.queue, '--queue'), env);
+  if (url === undefined) {
     throw new ConfigError('--queue: name the PostgreSQL of the queue (postgres://…), or set AXE_QUEUE');
   }
-  const url = parseQueueUrl(text, source);
   const concurrency = count(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
   const leaseSeconds = count(argv, options.lease, '--lease') ?? DEFAULT_LEASE_SECONDS;
-  const workdir = textFlag(argv, options.workdir, '--workdir') ?? join(resolvePaths(env).cacheDir, 'worker');
+  const typedWorkdir = textFlag(argv, options.workdir, '--workdir');
+  const workdir =
+    typedWorkdir !== undefined ? resolve(typedWorkdir) : join(resolvePaths(env).cacheDir, 'worker');
   const worker = await startWorker({
     url,
     concurrency,

@@ -33,7 +33,8 @@ export async function claimItem(
 
 /**
  * A failed run of an item that `--retries` runs again: the attempt is counted, the item queued
- * again and its job failed in the same transaction, so that pg-boss hands it out again.
+ * again and its job failed in the same transaction, so that pg-boss hands it out again. Only while
+ * its batch runs: false for a batch stopped or cancelled since (its failure is then its result).
  */
 export async function retryItem(
   tx: Tx,
@@ -41,11 +42,15 @@ export async function retryItem(
   idx: number,
   job: string,
   workerId: string,
-): Promise<void> {
-  await tx.query(
+): Promise<boolean> {
+  const queued = await tx.query(
     `UPDATE axe.items SET state = 'queued', worker_id = NULL, attempts = attempts + 1
-     WHERE batch_id = $1 AND idx = $2 AND state = 'running' AND worker_id = $3`,
+     WHERE batch_id = $1 AND idx = $2 AND state = 'running' AND worker_id = $3
+       AND EXISTS (SELECT 1 FROM axe.batches b WHERE b.id = $1 AND b.state = 'running')
+     RETURNING idx`,
     [batchId, idx, workerId],
   );
+  if (queued.length === 0) return false;
   await tx.jobs.fail(batchId, [job]);
+  return true;
 }

@@ -7,7 +7,7 @@ import type { HttpPool } from '../http/pool.js';
 import { pricing, treeDollars } from '../prices/index.js';
 import { runsDir } from '../record/store.js';
 import type { EmitEvent } from '../runner/events.js';
-import { type AgentTreeManifest, materializeTree } from './agent-tree.js';
+import { type AgentTreeManifest, copyWorkdir, materializeTree } from './agent-tree.js';
 import type { Query } from './db.js';
 import { QueueBudget, type QueueBudgetDeps } from './queue-budget.js';
 
@@ -30,8 +30,8 @@ export interface WorkerSide {
   env: NodeJS.ProcessEnv;
   globalConfig: () => Promise<GlobalConfig>;
   pool: HttpPool;
-  /** Where stored agent trees are written, one directory per tree digest. */
-  treesDir: string;
+  /** The worker's `--workdir`: stored agent trees, and each batch's copy of its tree's `work/`. */
+  workdir: string;
   emit: EmitEvent;
 }
 
@@ -82,7 +82,10 @@ export async function openWorkerBatch(
   readBlob: (sha256: string) => Promise<Buffer>,
   budgetDeps: QueueBudgetDeps,
 ): Promise<WorkerBatch> {
-  const tree = await materializeTree(row.tree, readBlob, side.treesDir);
+  const tree = await materializeTree(row.tree, readBlob, join(side.workdir, 'trees'));
+  // The batch's own copy of `work/`: what its items' tools write stays out of the stored tree,
+  // which other batches of the same tree use as it was queued.
+  const cwd = await copyWorkdir(tree, join(side.workdir, 'batches', row.id));
   const loaded = await loadAgentFile(tree.agentFile, side.env);
   const { request } = row;
   // `--system` of the enqueue replaces the agent's system prompt for every item, as locally.
@@ -109,9 +112,9 @@ export async function openWorkerBatch(
   const runner: ItemRunner = {
     batchId: row.id,
     spec,
-    // The tree's `work/` stands for the directory the batch was queued from: relative workdirs
+    // The copy of `work/` stands for the directory the batch was queued from: relative workdirs
     // (the agent's, the batch's `--workdir`) are below it, as they were there.
-    base: { ...base, cwd: tree.workdir },
+    base: { ...base, cwd },
     ...(budget ? { budget } : {}),
     costOf: (result) => treeDollars(result, price)?.usd,
     shared: { pool: side.pool },
@@ -124,7 +127,7 @@ export async function openWorkerBatch(
             request: {
               agent: row.agent,
               agentFile: tree.agentFile,
-              cwd: tree.workdir,
+              cwd,
               agentsDirs: tree.searchDirs,
               ...(request.model !== undefined ? { model: request.model } : {}),
               ...(request.skill !== undefined ? { skill: request.skill } : {}),
@@ -138,9 +141,4 @@ export async function openWorkerBatch(
     emit: side.emit,
   };
   return { row, runner, ...(budget ? { budget } : {}) };
-}
-
-/** The stored agent trees of a worker, under its `--workdir`. */
-export function treesDir(workdir: string): string {
-  return join(workdir, 'trees');
 }

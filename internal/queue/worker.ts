@@ -1,11 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
+import { join } from 'node:path';
 import { runItem } from '../batch/item-run.js';
 import { type ResultLine, unranLine } from '../batch/result-line.js';
-import { loadGlobalConfig } from '../config/global.js';
+import { type GlobalConfig, loadGlobalConfig } from '../config/global.js';
 import { resolvePaths } from '../config/paths.js';
 import { CancelledError, errorMessage } from '../errors.js';
+import { fsPromises } from '../fs/promises.js';
 import { createHttpPool } from '../provider/index.js';
+import { runsToKeep } from '../record/run-record.js';
+import { pruneRuns } from '../record/store.js';
 import type { RunEvent } from '../runner/events.js';
 import { openQueue, type Query, type QueueDb, retrying, type Tx } from './db.js';
 import { claimItem, retryItem } from './item-states.js';
@@ -13,19 +17,17 @@ import { heartbeat, register, sweepDead, unregister, type WorkerRow } from './le
 import { type JobData, QUEUE_PROTOCOL } from './protocol.js';
 import { batchStates, handBack, insertResult, stopBatch } from './store.js';
 import type { QueueUrl } from './url.js';
-import {
-  openWorkerBatch,
-  readQueuedBatch,
-  treesDir,
-  type WorkerBatch,
-  type WorkerSide,
-} from './worker-batch.js';
+import { openWorkerBatch, readQueuedBatch, type WorkerBatch, type WorkerSide } from './worker-batch.js';
 
 /** How often an idle worker looks for items, and a busy one checks its batches for a cancel. */
 const IDLE_POLL_MS = 250;
 const STATE_POLL_MS = 1000;
+/** The heartbeat's shortest interval (a lease of one second beats three times in it). */
+const HEARTBEAT_MIN_MS = 250;
 /** Lines said once that a worker remembers, at most. */
 const SAID_KEPT = 1000;
+/** Items between two prunings of the run records (`[runs] keep`), as a local batch prunes at its end. */
+const PRUNE_EVERY = 100;
 
 export interface WorkerOptions {
   /** The queue's URL (checked by `parseQueueUrl`). */
@@ -121,6 +123,11 @@ class Worker {
   /** Aborted once the worker is done: the heartbeat's and the watch's calls give up. */
   private readonly duties = new AbortController();
   private giveUpTimer: NodeJS.Timeout | undefined;
+  /** Items ended since the run records were last pruned, and the pruning under way. */
+  private sincePrune = 0;
+  private pruning: Promise<void> | undefined;
+  /** Copies of finished batches' `work/` being removed. */
+  private readonly removals = new Set<Promise<void>>();
 
   constructor(
     private readonly options: WorkerOptions,
@@ -138,7 +145,7 @@ class Worker {
         return config;
       },
       pool: createHttpPool(),
-      treesDir: treesDir(options.workdir),
+      workdir: options.workdir,
       emit: (event: RunEvent) => {
         if (event.type === 'warning') this.sayOnce(`axe worker: warning: ${event.message}`);
       },
@@ -284,8 +291,12 @@ class Worker {
     }
     const failure = isFailure(line);
     const retries = batch?.row.retries ?? 0;
-    if (failure && !interrupted && claim.attempts < retries) {
-      await this.inTx((tx) => retryItem(tx, batchId, idx, job.id, this.row.id));
+    if (
+      failure &&
+      !interrupted &&
+      claim.attempts < retries &&
+      (await this.inTx((tx) => retryItem(tx, batchId, idx, job.id, this.row.id)))
+    ) {
       this.options.say(
         `${where}: ${line.status} ${took} (to run again: retry ${claim.attempts + 1} of ${retries})`,
       );
@@ -300,6 +311,27 @@ class Worker {
     this.options.say(
       `${where}: ${line.status} ${took}${stored === 'duplicate' ? " (discarded: another worker's result came first)" : ''}`,
     );
+    if (batch?.runner.records && ++this.sincePrune >= PRUNE_EVERY) this.prune(batch.runner.records);
+  }
+
+  /**
+   * The oldest run records beyond `[runs] keep` go, every hundred items: a worker never ends the
+   * way a local batch does, where they go once.
+   */
+  private prune(records: { runsDir: string; globalConfig: () => Promise<GlobalConfig> }): void {
+    if (this.pruning) return;
+    this.sincePrune = 0;
+    this.pruning = (async () => {
+      try {
+        await pruneRuns(records.runsDir, await runsToKeep(records.globalConfig));
+      } catch (error) {
+        this.sayOnce(
+          `axe worker: run records: cannot remove old runs in ${records.runsDir} (${errorMessage(error)})`,
+        );
+      } finally {
+        this.pruning = undefined;
+      }
+    })();
   }
 
   /** The batch's runner on this worker, made on its first item. */
@@ -325,11 +357,23 @@ class Worker {
     return made;
   }
 
-  /** Batches no longer runnable, with nothing running here, are dropped from the cache. */
-  private forget(runnable: readonly { id: string }[]): void {
-    const keep = new Set(runnable.map((batch) => batch.id));
+  /**
+   * Batches no longer running, with nothing running here, are dropped: their runner, and their copy
+   * of `work/` (what their items' tools wrote there; a resumed batch gets a fresh copy).
+   */
+  private forget(running: readonly { id: string }[]): void {
+    const keep = new Set(running.map((batch) => batch.id));
     for (const job of this.running.values()) keep.add(job.batchId);
-    for (const id of this.batches.keys()) if (!keep.has(id)) this.batches.delete(id);
+    for (const id of this.batches.keys()) {
+      if (keep.has(id)) continue;
+      this.batches.delete(id);
+      const dir = join(this.options.workdir, 'batches', id);
+      const removed = fsPromises()
+        .rm(dir, { recursive: true, force: true })
+        .catch((error: unknown) => this.sayOnce(`axe worker: cannot remove ${dir} (${errorMessage(error)})`));
+      this.removals.add(removed);
+      void removed.finally(() => this.removals.delete(removed));
+    }
   }
 
   private leaveAlone(batchId: string, protocol: number): void {
@@ -345,7 +389,7 @@ class Worker {
    * items queued again and their jobs failed, in one transaction, so pg-boss hands them out again).
    */
   private async keepAlive(): Promise<void> {
-    const every = Math.max(1, this.options.leaseSeconds / 3) * 1000;
+    const every = Math.max(HEARTBEAT_MIN_MS, (this.options.leaseSeconds * 1000) / 3);
     while (!this.finished) {
       await this.quietly(async () => {
         await this.call((query) => heartbeat(query, this.row), this.duties.signal);
@@ -427,6 +471,8 @@ class Worker {
     giveUp.unref();
     try {
       for (const made of this.batches.values()) await (await made.catch(() => undefined))?.budget?.settled();
+      await this.pruning;
+      await Promise.all(this.removals);
       await this.quietly(() => this.call((query) => unregister(query, this.row.id)));
     } finally {
       clearTimeout(giveUp);

@@ -1,5 +1,10 @@
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ResultLine } from '../../internal/batch/result-line.js';
+import { openQueue } from '../../internal/queue/db.js';
+import { stopBatch } from '../../internal/queue/store.js';
+import { parseQueueUrl } from '../../internal/queue/url.js';
 import { testDatabase } from '../pg/index.js';
 import { agentToml } from './agents.js';
 import { lines, runAxe } from './cli.js';
@@ -62,6 +67,10 @@ describe('axe worker: failed items', () => {
         'flaky-1',
       ]),
     ).toEqual([{ attempts: 2, state: 'done' }]);
+    // The stored tree stays for the next batch of the same agent; the batch's copy of work/ is gone with the batch.
+    const workerDir = path.join(home.root, 'cache', 'axe', 'worker');
+    expect(readdirSync(path.join(workerDir, 'trees'))).toHaveLength(1);
+    expect(existsSync(path.join(workerDir, 'batches', retried.id))).toBe(false);
 
     flaky = 0;
     const plain = await enqueue('items.jsonl', ['--key', 'id', '--wait']);
@@ -72,6 +81,37 @@ describe('axe worker: failed items', () => {
     const [line] = results(ended.stdout).filter((l) => l.key === 'flaky-1');
     expect(line).toMatchObject({ status: 'error' });
     expect(line?.error).toContain('bad luck');
+  });
+
+  it('--retries in a batch stopped while the item ran: its failure is its result, not a retry', {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, url, enqueue, worker } = await scene(context, await testDatabase('retrystop'));
+    const answer = held();
+    fake.respond(async () => {
+      await answer.reply;
+      return { fault: { kind: 'status', status: 400, message: 'still wrong' } };
+    });
+    home.file('items.jsonl', itemsJsonl(2));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--retries', '3', '--wait']);
+    const running = worker(['--concurrency', '1']);
+    await until(() => fake.requests.length === 1);
+    const db = await openQueue(parseQueueUrl(url, '--queue'));
+    try {
+      await db.tx((tx) => stopBatch(tx, id, '--max-tokens'));
+    } finally {
+      await db.close();
+    }
+    answer.release();
+    const waited = await run.done;
+    expect(waited.code).toBe(4);
+    expect(results(waited.stdout).map((l) => [l.key, l.status])).toEqual([
+      ['ticket-0', 'error'],
+      ['ticket-1', 'skipped'],
+    ]);
+    expect(fake.requests).toHaveLength(1);
+    running.kill('SIGTERM');
+    await running.done;
   });
 
   it('--max-failures 2: the batch stops at its second failure, the items not run are skipped, --wait exits 4', {
@@ -199,6 +239,56 @@ describe('axe worker: stopping', () => {
     expect(shown.stdout).toMatch(/"duplicates":2/);
     for (const w of [silent, other]) w.kill('SIGTERM');
     for (const w of [silent, other]) expect((await w.done).code).toBe(143);
+  });
+});
+
+describe('axe worker: a long-lived process', () => {
+  it("records each item's run, linked to the batch, and keeps only [runs] keep of them as it goes", {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, enqueue, worker } = await scene(context, await testDatabase('records'));
+    home.file('config/axe/config.toml', '[runs]\nkeep = 2\n');
+    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
+    home.file('items.jsonl', itemsJsonl(101));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--wait']);
+    const ran = await worker(['--concurrency', '1', '--exit-when-idle']).done;
+    expect(ran.code, ran.stderr).toBe(0);
+    const waited = await run.done;
+    expect(waited.code, waited.stderr).toBe(0);
+    // Pruned after the 100th item: the newest two, and the 101st, which may have started by then.
+    const kept = home.runIds();
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    expect(kept.length).toBeLessThanOrEqual(3);
+    const last = results(waited.stdout).at(-1);
+    expect(kept).toContain(last?.run_id);
+    const record = JSON.parse(readFileSync(path.join(home.runsDir, last?.run_id ?? '', 'run.json'), 'utf8'));
+    expect(record).toMatchObject({ batch: id, status: 'completed' });
+  });
+});
+
+describe('axe worker: delivered twice', () => {
+  it('a job delivered again after its item has its result is completed without running the item', {
+    timeout: 300_000,
+  }, async (context) => {
+    const { home, fake, enqueue, worker, sql } = await scene(context, await testDatabase('twice'));
+    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
+    home.file('items.jsonl', itemsJsonl(1));
+    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--wait']);
+    expect((await worker(['--exit-when-idle']).done).code).toBe(0);
+    expect((await run.done).code).toBe(0);
+    // pg-boss hands the job out once more (as after an expiry), its batch still taken for running.
+    await sql(`UPDATE axe_boss.job SET state = 'retry' WHERE name = $1`, [`axe-batch-${id}`]);
+    await sql(`UPDATE axe.batches SET state = 'running' WHERE id = $1`, [id]);
+    const again = await worker(['--exit-when-idle']).done;
+    expect(again.code, again.stderr).toBe(0);
+    expect(workerItems(again.stderr, id)).toEqual([]);
+    expect(fake.requests).toHaveLength(1);
+    expect(await sql('SELECT state FROM axe_boss.job WHERE name = $1', [`axe-batch-${id}`])).toEqual([
+      { state: 'completed' },
+    ]);
+    expect(await sql('SELECT count(*)::int AS n FROM axe.results WHERE batch_id = $1', [id])).toEqual([
+      { n: 1 },
+    ]);
   });
 });
 

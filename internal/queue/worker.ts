@@ -59,6 +59,8 @@ interface Running {
   controller: AbortController;
   /** Why it was aborted: the batch was cancelled, or the worker stops. */
   why?: 'cancel' | 'shutdown';
+  /** Its run is over and its result on its way to PostgreSQL: its slot is free for the next item. */
+  ended?: boolean;
 }
 
 /** A job as pg-boss hands it out. */
@@ -106,6 +108,10 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerControl
 
 class Worker {
   private readonly running = new Map<string, Running>();
+  /** Of `running`, the jobs whose run has ended (their result being stored). */
+  private ended = 0;
+  /** The running batches as last read, and when: a burst of items ending reads them once. */
+  private batchList: { at: number; list: { id: string; protocol: number }[] } | undefined;
   private readonly batches = new Map<string, Promise<WorkerBatch>>();
   /** Batches of another protocol this worker said it leaves. */
   private readonly leftAlone = new Set<string>();
@@ -213,9 +219,9 @@ class Worker {
   /** While a slot is free: take jobs of the runnable batches, oldest batch first. */
   private async fetchLoop(): Promise<void> {
     while (!this.stopping) {
-      const free = this.options.concurrency - this.running.size;
+      const free = this.options.concurrency - (this.running.size - this.ended);
       if (free > 0) {
-        const batches = await this.call(runningBatches, this.fetching.signal);
+        const batches = await this.runningBatches(this.options.exitWhenIdle && this.running.size === 0);
         this.forget(batches);
         const ours: string[] = [];
         let took = 0;
@@ -241,6 +247,18 @@ class Worker {
     }
   }
 
+  /**
+   * The running batches, read again when the last read is older than the idle poll (or `fresh`:
+   * before an idle worker decides to exit), so that items ending together cost one read.
+   */
+  private async runningBatches(fresh: boolean): Promise<{ id: string; protocol: number }[]> {
+    const now = Date.now();
+    if (fresh || !this.batchList || now - this.batchList.at >= IDLE_POLL_MS) {
+      this.batchList = { at: now, list: await this.call(runningBatches, this.fetching.signal) };
+    }
+    return this.batchList.list;
+  }
+
   /** Up to `count` jobs of a batch (pg-boss finds none while PostgreSQL is away: the next round tries again). */
   private fetch(batchId: string, count: number): Promise<Job[]> {
     return this.call(() => this.db.jobs.fetch(batchId, count), this.fetching.signal);
@@ -256,9 +274,18 @@ class Worker {
         this.sayOnce(`axe worker: ${job.data.batch} line ${job.data.idx + 1}: ${errorMessage(error)}`);
       })
       .finally(() => {
+        if (running.ended) this.ended--;
         this.running.delete(job.id);
         this.wake();
       });
+  }
+
+  /** The item's run is over: its slot takes the next item while its result is stored. */
+  private runEnded(running: Running): void {
+    if (running.ended) return;
+    running.ended = true;
+    this.ended++;
+    this.wake();
   }
 
   private async runJob(job: Job, running: Running): Promise<void> {
@@ -280,6 +307,7 @@ class Worker {
       line = unranLine(item, 'error', `the batch's stored agent cannot run here: ${errorMessage(error)}`);
     }
     if (batch) ({ line, interrupted } = await runItem(batch.runner, item, running.controller.signal));
+    this.runEnded(running);
     line ??= unranLine(item, 'error', 'the batch is gone');
     const took = `in ${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
     const where = `axe worker: ${batchId} line ${item.line} (key ${item.key})`;

@@ -59,8 +59,6 @@ interface Running {
   controller: AbortController;
   /** Why it was aborted: the batch was cancelled, or the worker stops. */
   why?: 'cancel' | 'shutdown';
-  /** Its run is over and its result on its way to PostgreSQL: its slot is free for the next item. */
-  ended?: boolean;
 }
 
 /** A job as pg-boss hands it out. */
@@ -108,8 +106,6 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerControl
 
 class Worker {
   private readonly running = new Map<string, Running>();
-  /** Of `running`, the jobs whose run has ended (their result being stored). */
-  private ended = 0;
   /** The running batches as last read, and when: a burst of items ending reads them once. */
   private batchList: { at: number; list: { id: string; protocol: number }[] } | undefined;
   private readonly batches = new Map<string, Promise<WorkerBatch>>();
@@ -219,7 +215,7 @@ class Worker {
   /** While a slot is free: take jobs of the runnable batches, oldest batch first. */
   private async fetchLoop(): Promise<void> {
     while (!this.stopping) {
-      const free = this.options.concurrency - (this.running.size - this.ended);
+      const free = this.options.concurrency - this.running.size;
       if (free > 0) {
         const batches = await this.runningBatches(this.options.exitWhenIdle && this.running.size === 0);
         this.forget(batches);
@@ -274,18 +270,9 @@ class Worker {
         this.sayOnce(`axe worker: ${job.data.batch} line ${job.data.idx + 1}: ${errorMessage(error)}`);
       })
       .finally(() => {
-        if (running.ended) this.ended--;
         this.running.delete(job.id);
         this.wake();
       });
-  }
-
-  /** The item's run is over: its slot takes the next item while its result is stored. */
-  private runEnded(running: Running): void {
-    if (running.ended) return;
-    running.ended = true;
-    this.ended++;
-    this.wake();
   }
 
   private async runJob(job: Job, running: Running): Promise<void> {
@@ -307,7 +294,6 @@ class Worker {
       line = unranLine(item, 'error', `the batch's stored agent cannot run here: ${errorMessage(error)}`);
     }
     if (batch) ({ line, interrupted } = await runItem(batch.runner, item, running.controller.signal));
-    this.runEnded(running);
     line ??= unranLine(item, 'error', 'the batch is gone');
     const took = `in ${((Date.now() - startedAt) / 1000).toFixed(1)}s`;
     const where = `axe worker: ${batchId} line ${item.line} (key ${item.key})`;

@@ -3,7 +3,7 @@ import type PgBoss from 'pg-boss';
 import { sleep } from '../abort.js';
 import { AxeError, ConfigError, ExitCode, errorMessage } from '../errors.js';
 import { BOSS_SCHEMA, type JobData, queueName } from './protocol.js';
-import { migrate, SCHEMA_VERSION } from './schema.js';
+import { migrate, SCHEMA_VERSION, whileMigrating } from './schema.js';
 import type { QueueUrl } from './url.js';
 
 /** PostgreSQL could not be used when the command started: not there, refusing us, or no such database (exit 3). */
@@ -106,7 +106,6 @@ export async function openQueue(url: QueueUrl, options: OpenOptions = {}): Promi
       cause: error,
     });
   }
-  client.release();
   const query: Query = async (text, values) => (await pool.query(text, values)).rows;
   const { default: PgBossClass } = await import('pg-boss');
   const boss = new PgBossClass({
@@ -118,8 +117,13 @@ export async function openQueue(url: QueueUrl, options: OpenOptions = {}): Promi
   });
   boss.on('error', background);
   try {
-    await boss.start();
+    // pg-boss creates its tables under a lock of its own, yet workers starting together on a new
+    // database still collided on its schema (23505 on pg_namespace): one start at a time here.
+    await whileMigrating(client, () => boss.start());
+    client.release();
   } catch (error) {
+    // Destroyed, not given back: its session's lock goes with it.
+    client.release(true);
     await pool.end().catch(() => {});
     throw new QueueUnreachableError(`cannot use PostgreSQL at ${url.host} (${reason(error)})`, {
       cause: error,

@@ -125,3 +125,11 @@ export async function migrate(client: SqlClient): Promise<number> {
     throw error;
   }
 }
+
+/** `fn` while `client`'s session holds the migration lock: one axe at a time sets pg-boss up. */
+export async function whileMigrating<T>(client: SqlClient, fn: () => Promise<T>): Promise<T> {
+  await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
+  const result = await fn();
+  await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK]);
+  return result;
+}

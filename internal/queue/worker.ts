@@ -106,6 +106,8 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerControl
 
 class Worker {
   private readonly running = new Map<string, Running>();
+  /** The running batches as last read, and when: a burst of items ending reads them once. */
+  private batchList: { at: number; list: { id: string; protocol: number }[] } | undefined;
   private readonly batches = new Map<string, Promise<WorkerBatch>>();
   /** Batches of another protocol this worker said it leaves. */
   private readonly leftAlone = new Set<string>();
@@ -215,7 +217,7 @@ class Worker {
     while (!this.stopping) {
       const free = this.options.concurrency - this.running.size;
       if (free > 0) {
-        const batches = await this.call(runningBatches, this.fetching.signal);
+        const batches = await this.runningBatches(this.options.exitWhenIdle && this.running.size === 0);
         this.forget(batches);
         const ours: string[] = [];
         let took = 0;
@@ -239,6 +241,18 @@ class Worker {
       }
       await this.nextChange(IDLE_POLL_MS);
     }
+  }
+
+  /**
+   * The running batches, read again when the last read is older than the idle poll (or `fresh`:
+   * before an idle worker decides to exit), so that items ending together cost one read.
+   */
+  private async runningBatches(fresh: boolean): Promise<{ id: string; protocol: number }[]> {
+    const now = Date.now();
+    if (fresh || !this.batchList || now - this.batchList.at >= IDLE_POLL_MS) {
+      this.batchList = { at: now, list: await this.call(runningBatches, this.fetching.signal) };
+    }
+    return this.batchList.list;
   }
 
   /** Up to `count` jobs of a batch (pg-boss finds none while PostgreSQL is away: the next round tries again). */

@@ -2,9 +2,8 @@ import type { BatchReport } from '../batch/report.js';
 import type { ResultLine } from '../batch/result-line.js';
 import { ConfigError } from '../errors.js';
 import type { QueueDb } from './db.js';
-import { oneAtATime } from './enqueue.js';
-import { BOSS_SCHEMA, jobId, QUEUE_PROTOCOL, queueName } from './protocol.js';
-import { resultsFrom, stopBatch } from './store.js';
+import { jobId, QUEUE_PROTOCOL } from './protocol.js';
+import { resultsFrom, settleQueued } from './store.js';
 
 /** `axe batches show --queue`: a local batch's report, and where the batch stands on the queue. */
 export interface QueuedBatchReport extends BatchReport {
@@ -123,24 +122,28 @@ async function reportOf(db: QueueDb, row: ListedBatch): Promise<QueuedBatchRepor
   };
 }
 
-/** `cancel`: the batch's queued items end `cancelled` now, its running ones on their workers. */
+/**
+ * `cancel`: first the batch's state alone, in a transaction of its own, so that workers see the
+ * cancel (and end its running items) at once, however many items are queued; then its queued items
+ * end `cancelled`. A cancel that was cut short between the two is finished by the next one.
+ */
 export async function cancelQueuedBatch(
   db: QueueDb,
   id: string,
 ): Promise<{ cancelled: boolean; state: string }> {
-  return db.tx(async (tx) => {
+  const outcome = await db.tx(async (tx) => {
     const rows = await tx.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1 FOR UPDATE', [
       id,
     ]);
     const state = rows[0]?.state;
     if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
     if (state === 'done' || state === 'cancelled') return { cancelled: false, state };
-    if (state === 'stopped') {
-      // Stopped by a cap: its queued items were settled already; its running ones end now.
-      await tx.query(`UPDATE axe.batches SET state = 'cancelled', stopped_by = 'cancel' WHERE id = $1`, [id]);
-    } else await stopBatch(tx, id, 'cancel');
+    // A batch a cap stopped has no queued item left; its running ones end now.
+    await tx.query(`UPDATE axe.batches SET state = 'cancelled', stopped_by = 'cancel' WHERE id = $1`, [id]);
     return { cancelled: true, state: 'cancelled' };
   });
+  if (outcome.state === 'cancelled') await db.tx((tx) => settleQueued(tx, id, 'cancelled'));
+  return outcome;
 }
 
 /**
@@ -206,11 +209,6 @@ export async function removeQueuedBatch(db: QueueDb, id: string): Promise<void> 
       `batch ${id} is running on the workers: cancel it first (axe batches cancel ${id})`,
     );
   }
-  await db.tx(async (tx) => {
-    await tx.query('DELETE FROM axe.batches WHERE id = $1', [id]);
-    // pg-boss's delete_queue fails on a queue that still holds jobs (its foreign key is checked
-    // after the queue's row is gone): its jobs go first.
-    await tx.query(`DELETE FROM ${BOSS_SCHEMA}.job WHERE name = $1`, [queueName(id)]);
-  });
-  await oneAtATime(db, () => db.jobs.deleteQueue(id));
+  await db.tx((tx) => tx.query('DELETE FROM axe.batches WHERE id = $1', [id]));
+  await db.jobs.deleteQueue(id);
 }

@@ -87,7 +87,9 @@ export async function openQueue(url: QueueUrl, options: OpenOptions = {}): Promi
     client = await pool.connect();
   } catch (error) {
     await pool.end().catch(() => {});
-    throw new QueueUnreachableError(`cannot reach PostgreSQL at ${url.host} (${reason(error)})`, {
+    // The server answered but refused (no such database, a wrong password): it is there, not usable.
+    const verb = isConnectionError(error) || !hasSqlState(error) ? 'reach' : 'use';
+    throw new QueueUnreachableError(`cannot ${verb} PostgreSQL at ${url.host} (${reason(error)})`, {
       cause: error,
     });
   }
@@ -142,21 +144,44 @@ export async function openQueue(url: QueueUrl, options: OpenOptions = {}): Promi
           data,
         })),
       createQueue: (batchId, expireInSeconds) =>
-        boss.createQueue(queueName(batchId), {
-          name: queueName(batchId),
-          // A job is handed back (not failed) whenever its worker is gone or stops: the item's own
-          // retries are counted by axe (`--retries`), so pg-boss never gives up on a job.
-          retryLimit: 1_000_000,
-          retryDelay: 0,
-          expireInSeconds: Math.min(MAX_EXPIRE_SECONDS, Math.max(1, Math.ceil(expireInSeconds))),
+        queueDdl(pool, boss, () =>
+          boss.createQueue(queueName(batchId), {
+            name: queueName(batchId),
+            // A job is handed back (not failed) whenever its worker is gone or stops: the item's own
+            // retries are counted by axe (`--retries`), so pg-boss never gives up on a job.
+            retryLimit: 1_000_000,
+            retryDelay: 0,
+            expireInSeconds: Math.min(MAX_EXPIRE_SECONDS, Math.max(1, Math.ceil(expireInSeconds))),
+          }),
+        ),
+      deleteQueue: (batchId) =>
+        queueDdl(pool, boss, async () => {
+          // pg-boss's delete_queue fails on a queue that still holds jobs (its foreign key is
+          // checked once the queue's row is gone): the jobs go first.
+          await pool.query(`DELETE FROM ${BOSS_SCHEMA}.job WHERE name = $1`, [queueName(batchId)]);
+          await boss.deleteQueue(queueName(batchId));
         }),
-      deleteQueue: (batchId) => boss.deleteQueue(queueName(batchId)),
     },
     close: async () => {
       await boss.stop({ graceful: false, wait: true }).catch(() => {});
       await pool.end().catch(() => {});
     },
   };
+}
+
+/** Any key: the same for every axe, unlikely to be another program's. */
+const QUEUE_DDL_LOCK = 0x61786532;
+
+/**
+ * `fn` (pg-boss making or dropping a queue's table) while no other axe does the same: two of
+ * pg-boss's `create_queue` at once deadlock on the jobs table's foreign key. The lock is held by a
+ * transaction of ours for as long as `fn` runs on another connection.
+ */
+function queueDdl<T>(pool: Pool, boss: PgBoss, fn: () => Promise<T>): Promise<T> {
+  return transaction(pool, boss, async (tx) => {
+    await tx.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_DDL_LOCK]);
+    return fn();
+  });
 }
 
 /** pg-boss refuses an expiry of 24 hours or more. */
@@ -266,6 +291,12 @@ export async function retrying<T>(
       wait = Math.min(wait * 2, LAST_BACKOFF_MS);
     }
   }
+}
+
+/** Whether `error` is the server's answer (a five-character SQLSTATE), not the network's. */
+function hasSqlState(error: unknown): boolean {
+  const code = (error as { code?: unknown } | undefined)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
 /** An error's reason, short: its code and message (a driver's messages name no password). */

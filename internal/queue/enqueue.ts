@@ -103,7 +103,7 @@ async function store(
   });
   const id = newRunId();
   // pg-boss makes a queue's table outside any transaction of ours: made first, removed on a refusal.
-  await oneAtATime(db, () => db.jobs.createQueue(id, asked.timeoutSeconds * 2 + 600));
+  await db.jobs.createQueue(id, asked.timeoutSeconds * 2 + 600);
   const digest = createHash('sha256');
   let counted: { items: number; failed: number };
   try {
@@ -170,7 +170,7 @@ async function store(
       return { items, failed };
     });
   } catch (error) {
-    await oneAtATime(db, () => db.jobs.deleteQueue(id)).catch(() => undefined);
+    await db.jobs.deleteQueue(id).catch(() => undefined);
     throw error;
   }
   return { id, items: counted.items };
@@ -235,19 +235,4 @@ async function storeItems(
       data: { batch: batchId, idx, protocol: QUEUE_PROTOCOL },
     }));
   await tx.jobs.insert(batchId, jobs);
-}
-
-/** Any key: the same for every axe, unlikely to be another program's. */
-const QUEUE_DDL_LOCK = 0x61786532;
-
-/**
- * `fn` (pg-boss making or dropping a queue's table) while no other axe does the same: two of
- * pg-boss's `create_queue` at once deadlock on the jobs table's foreign key. The lock is held by a
- * transaction of ours for as long as `fn` runs on another connection.
- */
-export async function oneAtATime<T>(db: QueueDb, fn: () => Promise<T>): Promise<T> {
-  return db.tx(async (tx) => {
-    await tx.query('SELECT pg_advisory_xact_lock($1)', [QUEUE_DDL_LOCK]);
-    return fn();
-  });
 }

@@ -140,8 +140,11 @@ export async function handBack(tx: Tx, batchId: string, idxs: readonly number[])
   await settleQueued(tx, batchId, batch?.state === 'cancelled' ? 'cancelled' : 'skipped');
 }
 
-/** The queued items of a batch that stopped: each its unran result, done, and its job cancelled. */
-async function settleQueued(tx: Tx, batchId: string, status: 'skipped' | 'cancelled'): Promise<void> {
+/**
+ * The queued items of a batch that stopped: each its unran result, done, and its job cancelled.
+ * Safe to run again: what it settled is no longer queued.
+ */
+export async function settleQueued(tx: Tx, batchId: string, status: 'skipped' | 'cancelled'): Promise<void> {
   const queued = await tx.query<{ idx: number; generation: number; item: BatchItem }>(
     `UPDATE axe.items SET state = 'done' WHERE batch_id = $1 AND state = 'queued' RETURNING idx, generation, item`,
     [batchId],

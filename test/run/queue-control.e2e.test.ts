@@ -279,7 +279,7 @@ describe.concurrent('axe run --map --queue', () => {
     ]);
     expect(noDatabase.code).toBe(3);
     expect(noDatabase.stderr).toMatch(
-      /^axe: cannot reach PostgreSQL at 127\.0\.0\.1:\d+ \(.*"no_such_db" does not exist\)\n$/,
+      /^axe: cannot use PostgreSQL at 127\.0\.0\.1:\d+ \(.*"no_such_db" does not exist\)\n$/,
     );
     const noBatch = await axe(['batches', 'show', 'nope', '--queue', url]);
     expect(noBatch.code).toBe(2);

@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { batchEnding } from '../internal/batch/ending.js';
-import { renderReport } from '../internal/batch/report.js';
+import { renderList, renderReport } from '../internal/batch/report.js';
 import { jsonLine } from '../internal/batch/result-line.js';
 import { openResultSink, type ResultSink } from '../internal/batch/result-sink.js';
 import { refuseUnpriced } from '../internal/batch/session.js';
@@ -169,7 +169,7 @@ async function control(
     stdout.write(
       options.json === true
         ? `${maskSecrets(JSON.stringify(reports))}\n`
-        : maskSecrets(renderQueuedList(reports)),
+        : maskSecrets(renderList(reports, (report) => report.state)),
     );
     return ExitCode.ok;
   }
@@ -211,23 +211,6 @@ async function control(
 function renderQueuedReport(report: QueuedBatchReport): string {
   const stopped = report.stopped_by !== null ? ` by ${report.stopped_by}` : '';
   return `${renderReport(report)}  state: ${report.state}${stopped}; ${report.workers.running} workers running its items (${report.workers.ran} in all); ${report.duplicates} duplicates discarded\n`;
-}
-
-/** `list`: one line per batch, newest first. */
-function renderQueuedList(reports: readonly QueuedBatchReport[]): string {
-  if (reports.length === 0) return 'no batches\n';
-  return reports
-    .map((report) => {
-      const done = Object.entries(report.counts)
-        .filter(([status]) => status !== 'pending')
-        .reduce((sum, [, count]) => sum + count, 0);
-      const failed = Object.entries(report.counts)
-        .filter(([status]) => status !== 'pending' && status !== 'completed')
-        .reduce((sum, [, count]) => sum + count, 0);
-      return `${report.id}  ${report.agent}  ${done}/${report.items} done, ${failed} failed  ${report.state}  ${report.input}`;
-    })
-    .join('\n')
-    .concat('\n');
 }
 
 /**

@@ -78,16 +78,26 @@ export function renderReport(report: BatchReport): string {
   return `${lines.join('\n')}\n`;
 }
 
-/** `axe batches list`: one line per batch, newest first. */
-export function renderList(reports: readonly BatchReport[]): string {
+/**
+ * `axe batches list`: one line per batch, newest first; `state` adds a column before the input
+ * (a batch on a queue: running, stopped, cancelled, done).
+ */
+export function renderList<R extends BatchReport>(
+  reports: readonly R[],
+  state?: (report: R) => string,
+): string {
   if (reports.length === 0) return 'no batches\n';
   return reports
     .map((report) => {
-      const done = Object.entries(report.counts)
-        .filter(([status]) => status !== 'pending')
-        .reduce((sum, [, count]) => sum + count, 0);
-      const failed = report.failed.length;
-      return `${report.id}  ${report.agent}  ${done}/${report.items} done, ${failed} failed  ${report.input}`;
+      let done = 0;
+      let failed = 0;
+      for (const [status, count] of Object.entries(report.counts)) {
+        if (status === 'pending') continue;
+        done += count;
+        if (status !== 'completed') failed += count;
+      }
+      const column = state ? `  ${state(report)}` : '';
+      return `${report.id}  ${report.agent}  ${done}/${report.items} done, ${failed} failed${column}  ${report.input}`;
     })
     .join('\n')
     .concat('\n');

@@ -114,7 +114,7 @@ async function keepOwnerAndMode(handle: FileHandle, existing: Stats): Promise<vo
 }
 
 /** Makes the rename itself durable. Best effort: not every file system lets a directory be synced. */
-async function syncDirectory(dir: string): Promise<void> {
+export async function syncDirectory(dir: string): Promise<void> {
   try {
     const handle = await fsPromises().open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
     try {

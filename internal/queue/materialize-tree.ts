@@ -1,6 +1,7 @@
 import { constants } from 'node:fs';
 import path from 'node:path';
 import { fsPromises } from '../fs/promises.js';
+import { syncDirectory } from '../fs/write-atomic.js';
 import { createLimiter } from '../runner/limiter.js';
 import {
   type AgentTreeManifest,
@@ -95,7 +96,7 @@ async function placeWhole(dir: string, fill: (temp: string) => Promise<void>): P
       const code = (error as NodeJS.ErrnoException).code;
       if ((code !== 'ENOTEMPTY' && code !== 'EEXIST') || !(await isTreeDir(dir))) throw error;
     }
-    await syncDir(parent);
+    await syncDirectory(parent);
   } finally {
     if (!placed) await fs.rm(temp, { recursive: true, force: true });
   }
@@ -182,18 +183,4 @@ async function isTreeDir(dir: string): Promise<boolean> {
   if (stats === undefined) return false;
   if (!stats.isDirectory()) throw new StoredTreeError(`${dir} is there but is not a directory: remove it`);
   return true;
-}
-
-/** Makes the rename durable; best effort (not every file system syncs a directory). */
-async function syncDir(dir: string): Promise<void> {
-  try {
-    const handle = await fsPromises().open(dir, constants.O_RDONLY | constants.O_DIRECTORY);
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  } catch {
-    // EINVAL / EPERM on some file systems: the files themselves are synced.
-  }
 }

@@ -56,11 +56,21 @@ describe('axe worker: caps across workers', () => {
     const spent = ran.reduce((sum, l) => sum + (l.cost_usd ?? 0), 0);
     expect(spent).toBeLessThanOrEqual(0.05 + 6 * 0.015 + 1e-9);
     expect(fake.requests).toHaveLength(completed.length);
-    const [batch] = await sql<{ state: string; stopped_by: string; spent_usd: number; in_flight: number }>(
-      'SELECT state, stopped_by, spent_usd, in_flight FROM axe.batches WHERE id = $1',
-      [id],
-    );
-    expect(batch).toMatchObject({ state: 'stopped', stopped_by: '--max-cost', in_flight: 0 });
+    const [batch] = await sql<{
+      state: string;
+      stopped_by: string;
+      spent_usd: number;
+      reserved_usd: number;
+      in_flight: number;
+    }>('SELECT state, stopped_by, spent_usd, reserved_usd, in_flight FROM axe.batches WHERE id = $1', [id]);
+    // Every call's hold freed: nothing reserved, nothing in flight.
+    expect(batch).toMatchObject({
+      state: 'stopped',
+      stopped_by: '--max-cost',
+      in_flight: 0,
+      reserved_usd: 0,
+    });
+    expect(await sql('SELECT id FROM axe.holds')).toEqual([]);
     expect(batch?.spent_usd).toBeCloseTo(spent, 9);
     for (const ended of await Promise.all(workers.map((w) => w.done)))
       expect(ended.code, ended.stderr).toBe(0);

@@ -6,7 +6,6 @@ import { openQueue } from '../../internal/queue/db.js';
 import { stopBatch } from '../../internal/queue/store.js';
 import { parseQueueUrl } from '../../internal/queue/url.js';
 import { testDatabase } from '../pg/index.js';
-import { agentToml } from './agents.js';
 import { lines, runAxe } from './cli.js';
 import { itemsJsonl, queueScenes, until, workerItems } from './queue.js';
 
@@ -289,41 +288,6 @@ describe('axe worker: delivered twice', () => {
     expect(await sql('SELECT count(*)::int AS n FROM axe.results WHERE batch_id = $1', [id])).toEqual([
       { n: 1 },
     ]);
-  });
-});
-
-describe('axe worker: caps across workers', () => {
-  it('--max-cost over two workers: the batch stops once spent, overrun within the calls in flight, nothing held after', {
-    timeout: 300_000,
-  }, async (context) => {
-    const { home, fake, enqueue, worker, sql } = await scene(context, await testDatabase('cost'));
-    home.agent('labeler', agentToml('labeler', { extra: ['[params]', 'max_tokens = 5'] }));
-    // $1,000 per million tokens: each call (10 in, 5 out) costs $0.015; each worker knows the price.
-    home.file('config/axe/config.toml', '[prices."anthropic/claude-test"]\ninput = 1000\noutput = 1000\n');
-    fake.respond((request) => ({ text: `A:${request.lastUserText}` }));
-    home.file('items.jsonl', itemsJsonl(30));
-    const { id, run } = await enqueue('items.jsonl', ['--key', 'id', '--max-cost', '0.1', '--wait']);
-    const workers = [
-      worker(['--concurrency', '2', '--exit-when-idle']),
-      worker(['--concurrency', '2', '--exit-when-idle']),
-    ];
-    const waited = await run.done;
-    expect(waited.code).toBe(4);
-    for (const w of workers) expect((await w.done).code).toBe(0);
-    const out = results(waited.stdout);
-    const ran = out.filter((l) => l.status !== 'skipped');
-    expect(ran.length).toBeGreaterThanOrEqual(3);
-    for (const line of ran) expect(['completed', 'budget_exceeded']).toContain(line.status);
-    const [batch] = await sql<{ spent_usd: number; reserved_usd: number; in_flight: number; state: string }>(
-      'SELECT spent_usd, reserved_usd, in_flight, state FROM axe.batches WHERE id = $1',
-      [id],
-    );
-    // Over the cap by at most the calls in flight across both workers (2 each).
-    expect(batch?.spent_usd).toBeLessThanOrEqual(0.1 + 4 * 0.015 + 1e-9);
-    expect(batch?.spent_usd).toBeCloseTo(fake.requests.length * 0.015, 9);
-    expect(batch).toMatchObject({ reserved_usd: 0, in_flight: 0, state: 'stopped' });
-    expect(await sql('SELECT id FROM axe.holds')).toEqual([]);
-    expect(lines(waited.stderr).at(-1)).toMatch(new RegExp(`^axe: batch ${id}: stopped by --max-cost: `));
   });
 });
 

@@ -187,3 +187,15 @@ export function positiveIntegerFlag(
 function badFlag(flag: string, expected: string, value: unknown): ConfigError {
   return new ConfigError(`${flag}: expected ${expected}, got "${String(value)}"`);
 }
+
+/** A flag that takes a value, as typed the last time it was given; undefined when not given. */
+export function stringFlag(argv: string[], value: unknown, flag: string): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value === 'boolean') throw new ConfigError(`${flag}: expected a value after the flag`);
+  return lastValue(argv, value, [flag]);
+}
+
+/** A positive whole number as typed (plain decimal digits). */
+export function countFlag(argv: string[], value: unknown, flag: string): number | undefined {
+  return positiveIntegerFlag(stringFlag(argv, value, flag), flag, 'a positive whole number');
+}

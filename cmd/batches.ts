@@ -19,7 +19,7 @@ import { progressMode, progressTarget } from '../internal/output/live-tree-drive
 import { queueUrlFrom } from '../internal/queue/url.js';
 import type { RunEvent } from '../internal/runner/events.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, lastValue, positiveIntegerFlag, positiveNumberFlag, promptOf } from './argv.js';
+import { agentsDirFlags, countFlag, lastValue, positiveNumberFlag, promptOf, stringFlag } from './argv.js';
 import type { QueueRef } from './batches-queue.js';
 import { stderr, stdout } from './stdio.js';
 import { closeTelemetry, openTelemetry } from './telemetry.js';
@@ -366,17 +366,6 @@ async function execute(
 /** A path flag as an absolute path: `batches resume` runs from the batch's directory. */
 function absolute(path: string | undefined): string | undefined {
   return path === undefined ? undefined : resolve(path);
-}
-
-function stringFlag(argv: string[], value: unknown, flag: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'boolean') throw new ConfigError(`${flag}: expected a value after the flag`);
-  return lastValue(argv, value, [flag]);
-}
-
-/** A positive whole number as typed (plain decimal digits). */
-function countFlag(argv: string[], value: unknown, flag: string): number | undefined {
-  return positiveIntegerFlag(stringFlag(argv, value, flag), flag, 'a positive whole number');
 }
 
 function definedCounts(counts: { rpm?: number | undefined; tpm?: number | undefined }): {

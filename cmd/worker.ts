@@ -4,7 +4,7 @@ import { ConfigError, ExitCode, type StopSignal, signalExitCode } from '../inter
 import { queueUrlFrom } from '../internal/queue/url.js';
 import { startWorker } from '../internal/queue/worker.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { lastValue, positiveIntegerFlag } from './argv.js';
+import { countFlag, stringFlag } from './argv.js';
 import { stderr } from './stdio.js';
 
 const DEFAULT_CONCURRENCY = 8;
@@ -18,13 +18,13 @@ const DEFAULT_LEASE_SECONDS = 60;
 export async function workerCommand(options: Record<string, unknown>): Promise<number> {
   const argv = process.argv.slice(2);
   const env = process.env;
-  const url = queueUrlFrom(textFlag(argv, options.queue, '--queue'), env);
+  const url = queueUrlFrom(stringFlag(argv, options.queue, '--queue'), env);
   if (url === undefined) {
     throw new ConfigError('--queue: name the PostgreSQL of the queue (postgres://…), or set AXE_QUEUE');
   }
-  const concurrency = count(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
-  const leaseSeconds = count(argv, options.lease, '--lease') ?? DEFAULT_LEASE_SECONDS;
-  const typedWorkdir = textFlag(argv, options.workdir, '--workdir');
+  const concurrency = countFlag(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY;
+  const leaseSeconds = countFlag(argv, options.lease, '--lease') ?? DEFAULT_LEASE_SECONDS;
+  const typedWorkdir = stringFlag(argv, options.workdir, '--workdir');
   const workdir =
     typedWorkdir !== undefined ? resolve(typedWorkdir) : join(resolvePaths(env).cacheDir, 'worker');
   const worker = await startWorker({
@@ -57,14 +57,4 @@ export async function workerCommand(options: Record<string, unknown>): Promise<n
     for (const name of signals) process.off(name, onSignal);
   }
   return signal !== undefined ? signalExitCode(signal) : ExitCode.ok;
-}
-
-function textFlag(argv: string[], value: unknown, flag: string): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value === 'boolean') throw new ConfigError(`${flag}: expected a value after the flag`);
-  return lastValue(argv, value, [flag]);
-}
-
-function count(argv: string[], value: unknown, flag: string): number | undefined {
-  return positiveIntegerFlag(textFlag(argv, value, flag), flag, 'a positive whole number');
 }

@@ -77,7 +77,21 @@ function send(wire: Wire, reply: ScriptedReply, stream = false, signal?: AbortSi
   });
 }
 
-async function until(check: () => boolean, timeoutMs = 1000): Promise<void> {
+/**
+ * Sends a request and aborts it once the server has it (never by a timer: on a busy machine a timer
+ * could fire before the request arrives, and the server would have nothing to record).
+ */
+async function abortOnceReceived(wire: Wire, reply: ScriptedReply): Promise<Response> {
+  const controller = new AbortController();
+  const sent = send(wire, reply, false, controller.signal);
+  sent.catch(() => {});
+  await until(() => fake.requests.length > 0);
+  controller.abort();
+  return sent;
+}
+
+/** Polls `check`; the bound only keeps a broken server from hanging the test. */
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!check()) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -145,18 +159,14 @@ describe('status faults', () => {
 
 describe('connection faults', () => {
   it('hangs until the client gives up, and records the abort', async () => {
-    await expect(
-      send('openai', { fault: { kind: 'hang' } }, false, AbortSignal.timeout(80)),
-    ).rejects.toThrow();
+    await expect(abortOnceReceived('openai', { fault: { kind: 'hang' } })).rejects.toThrow();
     // A hang never ends on its own: the request is finished by the abort alone.
     await until(() => first().aborted);
     expect(first().finishedAt).toBeGreaterThanOrEqual(first().receivedAt);
   });
 
   it('records a client abort during delayMs and never answers it', async () => {
-    await expect(
-      send('anthropic', { text: 'late', delayMs: 600_000 }, false, AbortSignal.timeout(50)),
-    ).rejects.toThrow();
+    await expect(abortOnceReceived('anthropic', { text: 'late', delayMs: 600_000 })).rejects.toThrow();
     // The answer is due in ten minutes: what finishes the request now is the abort.
     await until(() => first().aborted);
     expect(first().finishedAt).toBeGreaterThanOrEqual(first().receivedAt);

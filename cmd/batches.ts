@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { locateAgent } from '../internal/agent/agent-files.js';
 import { loadAgentFile } from '../internal/agent/load.js';
-import { DEFAULT_TIMEOUT_SECONDS } from '../internal/agent/spec.js';
+import { DEFAULT_TIMEOUT_SECONDS, withSystemPrompt } from '../internal/agent/spec.js';
 import { batchEnding } from '../internal/batch/ending.js';
 import { mapFormat } from '../internal/batch/input.js';
 import { progressLine } from '../internal/batch/progress.js';
@@ -95,7 +95,7 @@ export async function mapCommand(
   const loaded = await loadAgentFile(agentFile, env);
   // `--system` replaces the agent's system prompt for every item, as it does for one run.
   const system = stringFlag(argv, options.system, '--system');
-  const spec = system !== undefined ? { ...loaded, systemPrompt: system } : loaded;
+  const spec = withSystemPrompt(loaded, system);
   if (options.quiet !== true) for (const warning of spec.warnings) stderr.write(`Warning: ${warning}\n`);
   const maxFailures = options.failFast === true ? 1 : countFlag(argv, options.maxFailures, '--max-failures');
   const timeout = positiveNumberFlag(options.timeout, '--timeout', 'a positive number of seconds');
@@ -157,6 +157,7 @@ export async function mapCommand(
       ...(map === '-' ? { stdin: process.stdin } : {}),
       ...(keyField !== undefined ? { keyField } : {}),
       ...(prompt !== undefined && prompt.trim() !== '' ? { prompt } : {}),
+      ...(system !== undefined ? { system } : {}),
       concurrency: countFlag(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY,
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
       ...(maxTokens !== undefined ? { maxTokens } : {}),
@@ -269,7 +270,8 @@ async function execute(
 ): Promise<number> {
   const env = process.env;
   const { record } = session;
-  const spec = await loadAgentFile(record.agentFile, env);
+  // A resume runs with the --system the batch was started with (batch.json keeps it).
+  const spec = withSystemPrompt(await loadAgentFile(record.agentFile, env), record.system);
   let configLoad: Promise<GlobalConfig> | undefined;
   const globalConfig = (): Promise<GlobalConfig> => {
     configLoad ??= loadGlobalConfig(where.configDir);

@@ -209,3 +209,8 @@ export const MAX_TURNS = 50;
  * opening hundreds of connections against a provider's rate limit. A child costs ~0.2 MB.
  */
 export const DEFAULT_MAX_PARALLEL = 64;
+
+/** `--system`: the spec with that system prompt in place of its own (as it is without one). */
+export function withSystemPrompt(spec: AgentSpec, system: string | undefined): AgentSpec {
+  return system === undefined ? spec : { ...spec, systemPrompt: system };
+}

@@ -28,6 +28,8 @@ export interface BatchRecord {
   input: { file: string; format: MapFormat; digest: string; items: number; stdin?: boolean };
   keyField?: string;
   prompt?: string;
+  /** `--system`: every item's system prompt, in place of the agent's. */
+  system?: string;
   concurrency: number;
   timeoutSeconds?: number;
   /** `--max-tokens` / `--max-cost`: caps of the whole batch (every call of every item reserves in them). */

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { loadAgentFile } from '../agent/load.js';
+import { withSystemPrompt } from '../agent/spec.js';
 import type { ItemRunner } from '../batch/item-run.js';
 import { type ItemAsk, itemRunBase } from '../batch/session.js';
 import type { GlobalConfig } from '../config/global.js';
@@ -89,7 +90,7 @@ export async function openWorkerBatch(
   const loaded = await loadAgentFile(tree.agentFile, side.env);
   const { request } = row;
   // `--system` of the enqueue replaces the agent's system prompt for every item, as locally.
-  const spec = request.system !== undefined ? { ...loaded, systemPrompt: request.system } : loaded;
+  const spec = withSystemPrompt(loaded, request.system);
   const base = itemRunBase(spec, request, {
     env: side.env,
     searchDirs: tree.searchDirs,

@@ -55,6 +55,30 @@ describe.concurrent('axe run --map', () => {
   });
 });
 
+describe.concurrent('axe run --map --system', () => {
+  it("replaces the agent's system prompt for every item; batch.json keeps it for a resume", async () => {
+    const { home, fake, run } = await seed();
+    home.file('items.jsonl', '{"message":"one"}\n{"message":"two"}\n');
+    const result = await run(['--map', 'items.jsonl', '--system', 'ROLE:custom']);
+    expect(result.code, result.stderr).toBe(0);
+    expect(fake.requests.map((request) => request.system)).toEqual(['ROLE:custom', 'ROLE:custom']);
+    const batch = JSON.parse(
+      readFileSync(
+        path.join(
+          home.root,
+          'data',
+          'axe',
+          'batches',
+          /^axe: batch (\S+):/.exec(result.stderr)?.[1] ?? '',
+          'batch.json',
+        ),
+        'utf8',
+      ),
+    ) as { system?: string };
+    expect(batch.system).toBe('ROLE:custom');
+  });
+});
+
 describe.concurrent('axe run --map inputs', () => {
   it("CSV: RFC 4180 quoting, columns fill the agent's [input.*]; a row with another column count is its item's error", async () => {
     const { home, fake, run } = await seed();

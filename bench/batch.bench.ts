@@ -15,6 +15,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm } from '../test/fake-llm/index.js';
+import { benchEnv } from './home.js';
 
 const repo = process.env.AXE_REPO ?? process.cwd();
 const cli = join(repo, 'dist', 'main.js');
@@ -31,16 +32,7 @@ writeFileSync(
 
 let latencyMs = 0;
 const fake = await startFakeLlm({ respond: () => ({ text: 'label', delayMs: latencyMs }) });
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-  AXE_ANTHROPIC_BASE_URL: fake.url,
-  ANTHROPIC_API_KEY: 'bench-key',
-  USAGE_LOG: usageLog,
-};
+const env = benchEnv(home, fake.url, { USAGE_LOG: usageLog });
 
 function itemsFile(count: number): string {
   const file = join(home, `items-${count}.jsonl`);

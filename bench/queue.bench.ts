@@ -26,6 +26,7 @@ import {
   stopPostgresIn,
   withDatabase,
 } from '../test/pg/server.js';
+import { benchEnv } from './home.js';
 
 const repo = process.env.AXE_REPO ?? process.cwd();
 const cli = join(repo, 'dist', 'main.js');
@@ -45,16 +46,7 @@ writeFileSync(
 
 let latencyMs = 0;
 const fake = await startFakeLlm({ respond: () => ({ text: 'label', delayMs: latencyMs }) });
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-  AXE_ANTHROPIC_BASE_URL: fake.url,
-  ANTHROPIC_API_KEY: 'bench-key',
-  USAGE_DIR: usageDir,
-};
+const env = benchEnv(home, fake.url, { USAGE_DIR: usageDir });
 const RUNS = 3;
 const devNull = openSync('/dev/null', 'w');
 const loadBefore = loadavg()[0]?.toFixed(1);

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startFakeLlm } from '../test/fake-llm/index.js';
 import { startOtlpReceiver } from '../test/telemetry/otlp-receiver.js';
+import { benchEnv } from './home.js';
 
 const ROUNDS = 15;
 const repo = process.env.AXE_REPO ?? process.cwd();
@@ -36,17 +37,7 @@ writeFileSync(join(soloDir, 'solo-openai.toml'), 'name = "solo-openai"\nmodel = 
 const fake = await startFakeLlm({ respond: () => ({ text: 'pong' }) });
 // Traced runs send their spans here (OTLP http/protobuf, the default protocol).
 const collector = await startOtlpReceiver();
-const env: NodeJS.ProcessEnv = {
-  PATH: process.env.PATH ?? '',
-  HOME: home,
-  XDG_CONFIG_HOME: join(home, 'config'),
-  XDG_DATA_HOME: join(home, 'data'),
-  XDG_CACHE_HOME: join(home, 'cache'),
-  AXE_ANTHROPIC_BASE_URL: fake.url,
-  ANTHROPIC_API_KEY: 'bench-key',
-  AXE_OPENAI_BASE_URL: `${fake.url}/v1`,
-  OPENAI_API_KEY: 'bench-key',
-};
+const env = benchEnv(home, fake.url, { AXE_OPENAI_BASE_URL: `${fake.url}/v1`, OPENAI_API_KEY: 'bench-key' });
 
 /** The bare client: POSTs a recorded request's body and headers with `node:http`, prints the answer's size. */
 const bare = join(home, 'bare.mjs');

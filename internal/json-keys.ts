@@ -13,7 +13,7 @@
 const VERBATIM = new Set(['input', 'inputs', 'output', 'arguments', 'parameters', 'schema']);
 
 /** `durationMs` → `duration_ms`; a key already in snake_case is left as it is. */
-export function snakeCase(key: string): string {
+function snakeCase(key: string): string {
   return key.replace(/([a-z0-9])([A-Z])/g, '$1_$2').toLowerCase();
 }
 

@@ -39,7 +39,7 @@ export const NESTED: Readonly<Record<string, Readonly<Record<string, string>>>> 
 };
 
 /** Codex's top-level fields with a place of their own in axe. */
-export const TOP: Readonly<Record<string, string>> = {
+const TOP: Readonly<Record<string, string>> = {
   agentType: 'name',
   displayName: 'display_name',
   whenToUse: 'description',

@@ -26,7 +26,7 @@ export type ItemRunBase = Omit<
   | 'sharedBudget'
 >;
 
-export type RecordBase = Omit<Parameters<typeof openRunRecord>[2], 'input' | 'inputs'>;
+type RecordBase = Omit<Parameters<typeof openRunRecord>[2], 'input' | 'inputs'>;
 
 /**
  * What the items of one batch share, wherever they run: in the process that read the input (a
@@ -57,7 +57,7 @@ export interface ItemRunner {
 }
 
 /** How one item's run ended. */
-export interface ItemEnd {
+interface ItemEnd {
   line: ResultLine;
   /** Stopped by `signal` (Ctrl-C, a cancelled batch) rather than by its own run's end. */
   interrupted: boolean;

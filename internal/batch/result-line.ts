@@ -15,6 +15,24 @@ export type ItemStatus =
   | 'cancelled'
   | 'skipped';
 
+/** Item ends that pass an item over rather than fail it: counted as `skipped`. */
+const PASSED_OVER: ReadonlySet<ItemStatus> = new Set(['skipped', 'cancelled']);
+
+/** Whether an item's end is a failure (for `--max-failures`, `--retries` and the exit code): not completed, nor passed over. */
+export function isFailure(status: ItemStatus): boolean {
+  return status !== 'completed' && !PASSED_OVER.has(status);
+}
+
+/** Counts a result as every batch does: completed, skipped (passed over), or failed. */
+export function tally(
+  counts: { completed: number; failed: number; skipped: number },
+  status: ItemStatus,
+): void {
+  if (status === 'completed') counts.completed++;
+  else if (PASSED_OVER.has(status)) counts.skipped++;
+  else counts.failed++;
+}
+
 /** One item's line of output (and of the journal): every field always present, null when it has no value. */
 export interface ResultLine {
   key: string;

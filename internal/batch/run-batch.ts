@@ -8,7 +8,7 @@ import { type BatchItem, toItem } from './items.js';
 import type { Journal } from './journal.js';
 import { OrderedOutput } from './ordered-output.js';
 import { type BatchCounts, emptyCounts } from './progress.js';
-import { type ResultLine, unranLine } from './result-line.js';
+import { type ResultLine, tally, unranLine } from './result-line.js';
 
 /** Why a batch stopped starting items before its input ran out: a cap (its flag), or Ctrl-C. */
 export type BatchStop = '--max-failures' | '--max-cost' | '--max-tokens' | 'interrupted';
@@ -73,9 +73,7 @@ export function startBatch(run: BatchRun): BatchControl {
    */
   const finish = (index: number, line: ResultLine, journal: boolean): Promise<void> => {
     counts.done++;
-    if (line.status === 'completed') counts.completed++;
-    else if (line.status === 'skipped' || line.status === 'cancelled') counts.skipped++;
-    else counts.failed++;
+    tally(counts, line.status);
     counts.tokens += line.usage.input_tokens + line.usage.output_tokens;
     if (line.cost_usd !== null) counts.cost = (counts.cost ?? 0) + line.cost_usd;
     if (run.maxFailures !== undefined && counts.failed >= run.maxFailures) stopping ??= '--max-failures';

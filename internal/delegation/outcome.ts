@@ -21,7 +21,7 @@ export function failedOutcome(result: AgentRunResult): boolean {
   return result.status !== 'completed' && !stoppedWithWork(result);
 }
 
-/** The answer so far of a child that did not complete, as text ('' when it has none). */
+/** A child's answer (so far, when it did not complete), as text ('' when it has none). */
 function partialWork(result: AgentRunResult): string {
   if (result.output !== undefined) return JSON.stringify(result.output);
   return result.content;
@@ -33,8 +33,7 @@ function partialWork(result: AgentRunResult): string {
  */
 export function outcomeText(result: AgentRunResult): string {
   if (result.status === 'completed') {
-    const answer = result.output !== undefined ? JSON.stringify(result.output) : result.content;
-    return `Status: completed\n\n${answer}`;
+    return `Status: completed\n\n${partialWork(result)}`;
   }
   const lines = [
     `Status: ${result.status} (${failureReason(result)})`,

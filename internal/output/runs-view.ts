@@ -7,7 +7,7 @@ import { maskSecrets } from '../secrets.js';
 import { isoTime } from '../time.js';
 import { statusGlyph, toolsInFlight } from './agent-marks.js';
 import { cacheUsageText } from './cache-usage.js';
-import { formatUsd } from './dollars.js';
+import { costText, formatUsd } from './dollars.js';
 
 /** One row of `axe runs list`, also its `--json` form. */
 export interface RunRow {
@@ -84,9 +84,7 @@ export function renderRunTree(run: LoadedRun, price?: Pricer): string {
     record.exitCode !== undefined ? ` (exit ${record.exitCode})` : '',
     record.usage ? `, ${record.usage.total} tokens${cacheNote(record.usage)}` : '',
     record.cost !== undefined ? `, $${record.cost.toFixed(4)}` : '',
-    dollars
-      ? `, ${formatUsd(dollars.usd)}${dollars.usdWithoutCache > dollars.usd ? ` (${formatUsd(dollars.usdWithoutCache)} without caching)` : ''}`
-      : '',
+    dollars ? `, ${costText(dollars.usd, dollars.usdWithoutCache)}` : '',
   ].join('');
   const lines = [head];
   if (record.resumedFrom) lines.push(`resumes run ${record.resumedFrom}`);

@@ -5,7 +5,7 @@ import type { RunOutcome } from '../runner/types.js';
 import { summarizeToolCall } from '../tools/summary.js';
 import { CALL_AGENT_TOOL_NAME, DELEGATE_TASK_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME } from '../tools/types.js';
 import { cacheUsageText } from './cache-usage.js';
-import { formatUsd } from './dollars.js';
+import { costText } from './dollars.js';
 
 /** Their calls show as the sub-agents' own lines. */
 const DELEGATION_TOOLS = new Set([CALL_AGENT_TOOL_NAME, SPAWN_AGENTS_TOOL_NAME, DELEGATE_TASK_TOOL_NAME]);
@@ -132,13 +132,6 @@ export function verboseSummary(outcome: RunOutcome, price?: Pricer): string[] {
   const dollars = price && treeDollars(result, price);
   if (dollars) lines.push(`Cost:     ${costText(dollars.usd, dollars.usdWithoutCache)}`);
   return lines;
-}
-
-/** `$0.0123` or, when caching saved something, `$0.0123 ($0.0456 without caching)`. */
-function costText(usd: number, withoutCache: number): string {
-  return withoutCache > usd
-    ? `${formatUsd(usd)} (${formatUsd(withoutCache)} without caching)`
-    : formatUsd(usd);
 }
 
 function countSubAgentCalls(children: RunOutcome['result']['children']): number {

@@ -19,7 +19,7 @@ import {
   treeDigest,
 } from './tree-manifest.js';
 
-export { copyWorkdir, type MaterializedTree, materializeTree } from './materialize-tree.js';
+export { copyWorkdir, materializeTree } from './materialize-tree.js';
 export type { AgentTreeManifest, TreeFile } from './tree-manifest.js';
 export { checkManifest, StoredTreeError, treeDigest } from './tree-manifest.js';
 

@@ -2,7 +2,7 @@ import type { BatchReport } from '../batch/report.js';
 import type { ResultLine } from '../batch/result-line.js';
 import { ConfigError } from '../errors.js';
 import type { QueueDb } from './db.js';
-import { jobId, QUEUE_PROTOCOL } from './protocol.js';
+import { jobOf, QUEUE_PROTOCOL } from './protocol.js';
 import { resultsFrom, settleQueued } from './store.js';
 
 /** `axe batches show --queue`: a local batch's report, and where the batch stands on the queue. */
@@ -40,7 +40,7 @@ export async function listQueuedBatches(db: QueueDb): Promise<QueuedBatchReport[
 export async function showQueuedBatch(db: QueueDb, id: string): Promise<QueuedBatchReport> {
   const rows = await db.query<ListedBatch>(`SELECT ${BATCH_COLUMNS} FROM axe.batches WHERE id = $1`, [id]);
   const row = rows[0];
-  if (row === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+  if (row === undefined) throw noBatch(id);
   return reportOf(db, row);
 }
 
@@ -136,7 +136,7 @@ export async function cancelQueuedBatch(
       id,
     ]);
     const state = rows[0]?.state;
-    if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+    if (state === undefined) throw noBatch(id);
     if (state === 'done' || state === 'cancelled') return { cancelled: false, state };
     // A batch a cap stopped has no queued item left; its running ones end now.
     await tx.query(`UPDATE axe.batches SET state = 'cancelled', stopped_by = 'cancel' WHERE id = $1`, [id]);
@@ -162,7 +162,7 @@ export async function resumeQueuedBatch(
       [id],
     );
     const batch = rows[0];
-    if (batch === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+    if (batch === undefined) throw noBatch(id);
     if (batch.protocol !== QUEUE_PROTOCOL) {
       throw new ConfigError(
         `batch ${id} needs queue protocol ${batch.protocol}; this axe speaks ${QUEUE_PROTOCOL}: resume it with that axe`,
@@ -189,10 +189,7 @@ export async function resumeQueuedBatch(
       [id],
     );
     for (let at = 0; at < requeued.length; at += 1000) {
-      const jobs = requeued.slice(at, at + 1000).map(({ idx, generation }) => ({
-        id: jobId(id, idx, generation),
-        data: { batch: id, idx, protocol: QUEUE_PROTOCOL },
-      }));
+      const jobs = requeued.slice(at, at + 1000).map(({ idx, generation }) => jobOf(id, idx, generation));
       await tx.jobs.insert(id, jobs);
     }
     return { requeued: requeued.length, items: batch.items };
@@ -203,7 +200,7 @@ export async function resumeQueuedBatch(
 export async function removeQueuedBatch(db: QueueDb, id: string): Promise<void> {
   const rows = await db.query<{ state: string }>('SELECT state FROM axe.batches WHERE id = $1', [id]);
   const state = rows[0]?.state;
-  if (state === undefined) throw new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
+  if (state === undefined) throw noBatch(id);
   if (state === 'running') {
     throw new ConfigError(
       `batch ${id} is running on the workers: cancel it first (axe batches cancel ${id})`,
@@ -211,4 +208,9 @@ export async function removeQueuedBatch(db: QueueDb, id: string): Promise<void> 
   }
   await db.tx((tx) => tx.query('DELETE FROM axe.batches WHERE id = $1', [id]));
   await db.jobs.deleteQueue(id);
+}
+
+/** A batch id that names no batch on the queue (exit 2). */
+function noBatch(id: string): ConfigError {
+  return new ConfigError(`no batch ${id} on the queue (see axe batches list)`);
 }

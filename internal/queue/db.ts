@@ -7,7 +7,7 @@ import { migrate, SCHEMA_VERSION, whileMigrating } from './schema.js';
 import type { QueueUrl } from './url.js';
 
 /** PostgreSQL could not be used when the command started: not there, refusing us, or no such database (exit 3). */
-export class QueueUnreachableError extends AxeError {
+class QueueUnreachableError extends AxeError {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, ExitCode.provider, options);
   }
@@ -259,7 +259,7 @@ const CONNECTION_MESSAGES =
   /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect|Client was closed/i;
 
 /** Whether `error` is the connection's (the server restarting, the network), not the statement's. */
-export function isConnectionError(error: unknown): boolean {
+function isConnectionError(error: unknown): boolean {
   if (!(error instanceof Error)) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (CONNECTION_CODES.has(code) || CONNECTION_STATES.test(code))) return true;

@@ -16,7 +16,7 @@ import { newRunId } from '../record/run-id.js';
 import { maskSecrets } from '../secrets.js';
 import { collectTree } from './agent-tree.js';
 import type { QueueDb, Tx } from './db.js';
-import { jobId, QUEUE_PROTOCOL } from './protocol.js';
+import { jobOf, QUEUE_PROTOCOL } from './protocol.js';
 import { stopBatch } from './store.js';
 
 /** What `axe run <agent> --map FILE --queue URL` asks, its flags read and its agent loaded. */
@@ -228,11 +228,6 @@ async function storeItems(
       ],
     );
   }
-  const jobs = chunk
-    .filter(({ item }) => item.error === undefined)
-    .map(({ idx }) => ({
-      id: jobId(batchId, idx, 0),
-      data: { batch: batchId, idx, protocol: QUEUE_PROTOCOL },
-    }));
+  const jobs = chunk.filter(({ item }) => item.error === undefined).map(({ idx }) => jobOf(batchId, idx, 0));
   await tx.jobs.insert(batchId, jobs);
 }

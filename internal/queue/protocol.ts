@@ -34,3 +34,8 @@ export interface JobData {
   idx: number;
   protocol: number;
 }
+
+/** An item's job, as it is queued (by an enqueue or a resume). */
+export function jobOf(batchId: string, idx: number, generation: number): { id: string; data: JobData } {
+  return { id: jobId(batchId, idx, generation), data: { batch: batchId, idx, protocol: QUEUE_PROTOCOL } };
+}

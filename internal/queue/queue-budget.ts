@@ -1,5 +1,5 @@
 import { sleep } from '../abort.js';
-import type { Estimate, SharedLimit } from '../budget/budget.js';
+import type { BudgetLimits, Estimate, SharedLimit } from '../budget/budget.js';
 import { BudgetError } from '../errors.js';
 import { costOf, type Price } from '../prices/index.js';
 import type { Usage } from '../provider/types.js';
@@ -8,12 +8,6 @@ import type { Query } from './db.js';
 /** How long a call that does not fit waits before it asks again, first and at most. */
 const WAIT_FIRST_MS = 50;
 const WAIT_MOST_MS = 1000;
-
-/** The caps of a queued batch, as its row keeps them. */
-export interface BatchCaps {
-  maxTokens?: number;
-  maxCostUsd?: number;
-}
 
 /** Where the budget's statements go and what it does around them. */
 export interface QueueBudgetDeps {
@@ -48,7 +42,7 @@ export class QueueBudget implements SharedLimit {
   constructor(
     private readonly batchId: string,
     private readonly workerId: string,
-    caps: BatchCaps,
+    caps: BudgetLimits,
     private readonly deps: QueueBudgetDeps,
   ) {
     this.needsPrice = caps.maxCostUsd !== undefined;

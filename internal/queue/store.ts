@@ -1,5 +1,5 @@
 import type { BatchItem } from '../batch/items.js';
-import { type ItemStatus, type ResultLine, unranLine } from '../batch/result-line.js';
+import { isFailure, type ResultLine, unranLine } from '../batch/result-line.js';
 import { pickBatch } from '../batch/store.js';
 import { maskSecrets } from '../secrets.js';
 import type { Query, Tx } from './db.js';
@@ -22,9 +22,6 @@ export interface BatchRow {
 
 /** Why a batch stops before its items are done: a cap (its flag), or `axe batches cancel`. */
 export type StopReason = '--max-cost' | '--max-tokens' | '--max-failures' | 'cancel';
-
-/** Results that count against `--max-failures`: as a local batch counts them. */
-const NOT_FAILED: ReadonlySet<ItemStatus> = new Set(['completed', 'skipped', 'cancelled']);
 
 export async function readBatch(query: Query, id: string): Promise<BatchRow | undefined> {
   const rows = await query<BatchRow & Record<string, unknown>>(
@@ -81,7 +78,7 @@ export async function insertResult(
     batchId,
     idx,
   ]);
-  const failed = NOT_FAILED.has(result.status) ? 0 : 1;
+  const failed = isFailure(result.status) ? 1 : 0;
   const [batch] = await tx.query<{ state: string; failed: number; max_failures: number | null }>(
     `UPDATE axe.batches
         SET done = done + 1, failed = failed + $2,

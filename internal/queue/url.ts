@@ -45,7 +45,7 @@ export function queueUrlFrom(flag: string | undefined, env: NodeJS.ProcessEnv): 
 }
 
 /** A URL with its password, and any secret query parameter, replaced by `***`. */
-export function maskUrl(url: URL): string {
+function maskUrl(url: URL): string {
   const copy = new URL(url.href);
   if (copy.password !== '') copy.password = '***';
   for (const name of [...copy.searchParams.keys()]) {

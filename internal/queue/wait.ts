@@ -1,5 +1,5 @@
 import { sleep } from '../abort.js';
-import type { ResultLine } from '../batch/result-line.js';
+import { type ResultLine, tally } from '../batch/result-line.js';
 import { ConfigError } from '../errors.js';
 import { type QueueDb, retrying } from './db.js';
 import { readBatch, resultsFrom } from './store.js';
@@ -8,7 +8,7 @@ import { readBatch, resultsFrom } from './store.js';
 const POLL_MS = 250;
 
 /** How a batch on the queue ended, as `--wait` saw it. */
-export interface WaitedBatch {
+interface WaitedBatch {
   counts: { completed: number; failed: number; skipped: number };
   /** `stopped` (a cap: `stoppedBy` names it), `cancelled`, or `done`. */
   state: string;
@@ -31,15 +31,11 @@ export async function waitForBatch(
 ): Promise<WaitedBatch> {
   const counts = { completed: 0, failed: 0, skipped: 0 };
   let next = 0;
-  let away = false;
-  const query = async <T>(work: () => Promise<T>): Promise<T> => {
-    const value = await retrying(signal, work, (error) => {
-      if (!away) onAway?.(error);
-      away = true;
+  // A call returns only once it succeeds: its first failed attempt starts an outage.
+  const query = <T>(work: () => Promise<T>): Promise<T> =>
+    retrying(signal, work, (error, attempt) => {
+      if (attempt === 1) onAway?.(error);
     });
-    away = false;
-    return value;
-  };
   for (;;) {
     const rows = await query(() => resultsFrom(db.query, id, next));
     for (const row of rows) {
@@ -47,7 +43,7 @@ export async function waitForBatch(
       if (row.idx !== next) break;
       const result = JSON.parse(row.line) as ResultLine;
       write(result);
-      tally(counts, result);
+      tally(counts, result.status);
       next++;
     }
     if (rows.length > 0 && rows.at(-1)?.idx === next - 1) continue;
@@ -65,11 +61,4 @@ export async function waitForBatch(
     }
     await sleep(POLL_MS, signal);
   }
-}
-
-/** Counted as a local batch counts: skipped and cancelled apart, any other end a failure. */
-function tally(counts: WaitedBatch['counts'], result: ResultLine): void {
-  if (result.status === 'completed') counts.completed++;
-  else if (result.status === 'skipped' || result.status === 'cancelled') counts.skipped++;
-  else counts.failed++;
 }

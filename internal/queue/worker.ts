@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { runItem } from '../batch/item-run.js';
-import { type ResultLine, unranLine } from '../batch/result-line.js';
+import { isFailure, type ResultLine, unranLine } from '../batch/result-line.js';
 import { type GlobalConfig, loadGlobalConfig } from '../config/global.js';
 import { resolvePaths } from '../config/paths.js';
 import { CancelledError, errorMessage } from '../errors.js';
@@ -303,7 +303,7 @@ class Worker {
       this.options.say(`${where}: handed back`);
       return;
     }
-    const failure = isFailure(line);
+    const failure = isFailure(line.status);
     const retries = batch?.row.retries ?? 0;
     if (
       failure &&
@@ -356,7 +356,7 @@ class Worker {
         const row = await this.call((query) => readQueuedBatch(query, batchId));
         if (!row) throw new Error(`batch ${batchId} was deleted`);
         return openWorkerBatch(row, this.side, (sha256) => this.call((query) => readBlob(query, sha256)), {
-          run: (signal, statement) => retrying(signal, () => statement(this.db.query), this.away),
+          run: (signal, statement) => this.call(statement, signal),
           lifetime: this.lifetime.signal,
           stop: async (reason) => {
             await this.inTx((tx) => stopBatch(tx, batchId, reason));
@@ -504,11 +504,6 @@ class Worker {
     this.said.add(line);
     this.options.say(line);
   }
-}
-
-/** Not completed, nor passed over: counts for `--retries` and `--max-failures`. */
-function isFailure(line: ResultLine): boolean {
-  return line.status !== 'completed' && line.status !== 'skipped' && line.status !== 'cancelled';
 }
 
 /**

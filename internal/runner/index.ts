@@ -33,8 +33,6 @@
  *   buildSystemPrompt(systemPrompt: string, skill: string, files: ContextFile[]): string
  */
 
-export { Budget, type BudgetLimits } from '../budget/budget.js';
-export { RateGates, type RateLimits } from '../ratelimit/index.js';
 export { shorterTimeout } from './context.js';
 export type { AgentStatus, EmitEvent, RunEvent } from './events.js';
 export { effectiveMaxParallel } from './limiter.js';

@@ -91,7 +91,7 @@ export async function mapCommand(
   const format = mapFormat(map, stringFlag(argv, options.mapFormat, '--map-format'));
   const agentsDirs = agentsDirFlags(options);
   const { searchDirs, configDir } = agentLookup(agentsDirs, env, process.cwd());
-  const agentFile = await locateAgent(agentName ?? '', searchDirs, process.cwd());
+  const agentFile = await locateAgent(agentName, searchDirs, process.cwd());
   const loaded = await loadAgentFile(agentFile, env);
   // `--system` replaces the agent's system prompt for every item, as it does for one run.
   const system = stringFlag(argv, options.system, '--system');
@@ -123,7 +123,7 @@ export async function mapCommand(
       input: { file: map === '-' ? '-' : resolve(map), format },
       strictInput: options.strictInput === true,
       ...(keyField !== undefined ? { keyField } : {}),
-      ...(prompt !== undefined && prompt.trim() !== '' ? { prompt } : {}),
+      ...(prompt !== undefined ? { prompt } : {}),
       defaultMessage: DEFAULT_USER_MESSAGE,
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
       ...(model !== undefined ? { model } : {}),
@@ -148,7 +148,7 @@ export async function mapCommand(
   }
   const session = await prepareBatch(
     {
-      agent: agentName ?? spec.name,
+      agent: agentName,
       agentFile: spec.source,
       cwd: process.cwd(),
       agentsDirs,
@@ -156,7 +156,7 @@ export async function mapCommand(
       strictInput: options.strictInput === true,
       ...(map === '-' ? { stdin: process.stdin } : {}),
       ...(keyField !== undefined ? { keyField } : {}),
-      ...(prompt !== undefined && prompt.trim() !== '' ? { prompt } : {}),
+      ...(prompt !== undefined ? { prompt } : {}),
       ...(system !== undefined ? { system } : {}),
       concurrency: countFlag(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY,
       timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,

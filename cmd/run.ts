@@ -334,7 +334,6 @@ const MAP_ONLY_FLAGS: readonly (readonly [string, string])[] = [
   ['wait', '--wait'],
 ];
 
-/** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
 /**
  * The prices `--json` and `--verbose` report dollars at: config.toml's `[prices]` over the price
  * table (loaded only when an agent is priced). A config.toml that cannot be read: the table's.
@@ -344,6 +343,7 @@ async function runPricer(globalConfig: () => Promise<GlobalConfig>, env: NodeJS.
   return pricing(config, env);
 }
 
+/** `--resume <run>` / `--continue [run]`: the recorded run this one follows, if any. */
 async function pickUp(
   agentName: string | undefined,
   options: Record<string, unknown>,

@@ -18,7 +18,7 @@ import { resolveModel } from '../runner/resolve.js';
 import type { BatchTrace } from '../telemetry/batch-trace.js';
 import { checkedItems } from './checked-items.js';
 import { inputDigest, type MapFormat } from './input.js';
-import type { ItemRunBase } from './item-run.js';
+import type { ItemRunBase, ItemRunner } from './item-run.js';
 import { Journal, readJournal } from './journal.js';
 import { lockBatch } from './lock.js';
 import type { BatchCounts } from './progress.js';
@@ -177,23 +177,7 @@ export async function runBatch(
     shared: { ...(pool ? { pool } : {}), ...(player ? { player } : {}), ...(recorder ? { recorder } : {}) },
     ...(record.recordRuns
       ? {
-          records: {
-            globalConfig: outlets.globalConfig,
-            env: outlets.env,
-            runsDir: runsDir(outlets.env),
-            request: {
-              agent: record.agent,
-              agentFile: record.agentFile,
-              cwd: record.cwd,
-              agentsDirs: record.agentsDirs,
-              ...(record.model !== undefined ? { model: record.model } : {}),
-              ...(record.skill !== undefined ? { skill: record.skill } : {}),
-              ...(record.workdir !== undefined ? { workdir: record.workdir } : {}),
-              timeoutSeconds: base.timeoutSeconds,
-              stream: false,
-              ...(record.replay !== undefined ? { replay: record.replay } : {}),
-            },
-          },
+          records: itemRecords(record, { ...record, timeoutSeconds: base.timeoutSeconds }, outlets),
         }
       : {}),
     write: outlets.write,
@@ -251,6 +235,41 @@ export function itemRunBase(
       ...(asked.rpm !== undefined ? { rpm: asked.rpm } : {}),
       ...(asked.tpm !== undefined ? { tpm: asked.tpm } : {}),
     }),
+  };
+}
+
+/**
+ * Where each item's run is recorded and what its record says it was asked (linked to its batch by
+ * the item's run), whichever process runs it.
+ */
+export function itemRecords(
+  asked: ItemAsk,
+  run: {
+    agent: string;
+    agentFile: string;
+    cwd: string;
+    agentsDirs: string[];
+    timeoutSeconds: number;
+    replay?: string;
+  },
+  where: Pick<BatchOutlets, 'env' | 'globalConfig'>,
+): NonNullable<ItemRunner['records']> {
+  return {
+    globalConfig: where.globalConfig,
+    env: where.env,
+    runsDir: runsDir(where.env),
+    request: {
+      agent: run.agent,
+      agentFile: run.agentFile,
+      cwd: run.cwd,
+      agentsDirs: run.agentsDirs,
+      ...(asked.model !== undefined ? { model: asked.model } : {}),
+      ...(asked.skill !== undefined ? { skill: asked.skill } : {}),
+      ...(asked.workdir !== undefined ? { workdir: asked.workdir } : {}),
+      timeoutSeconds: run.timeoutSeconds,
+      stream: false,
+      ...(run.replay !== undefined ? { replay: run.replay } : {}),
+    },
   };
 }
 

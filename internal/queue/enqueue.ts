@@ -8,16 +8,14 @@ import type { AgentSpec } from '../agent/spec.js';
 import { checkedItems } from '../batch/checked-items.js';
 import type { MapFormat } from '../batch/input.js';
 import { type BatchItem, toItem } from '../batch/items.js';
-import { unranLine } from '../batch/result-line.js';
 import type { OutFormat } from '../batch/result-sink.js';
 import { ConfigError } from '../errors.js';
 import { fsErrorReason } from '../fs/fs-error.js';
 import { newRunId } from '../record/run-id.js';
-import { maskSecrets } from '../secrets.js';
 import { collectTree } from './agent-tree.js';
 import type { QueueDb, Tx } from './db.js';
 import { jobOf, QUEUE_PROTOCOL } from './protocol.js';
-import { stopBatch } from './store.js';
+import { insertUnran, stopBatch } from './store.js';
 
 /** What `axe run <agent> --map FILE --queue URL` asks, its flags read and its agent loaded. */
 export interface QueuedBatchRequest {
@@ -212,22 +210,12 @@ async function storeItems(
       chunk.map(({ item }) => (item.error !== undefined ? 'done' : 'queued')),
     ],
   );
-  const unreadable = chunk.filter(({ item }) => item.error !== undefined);
-  if (unreadable.length > 0) {
-    await tx.query(
-      `INSERT INTO axe.results (batch_id, idx, key, status, result)
-       SELECT $1, idx, key, 'error', result FROM unnest($2::int[], $3::text[], $4::text[]) AS r (idx, key, result)`,
-      [
-        batchId,
-        unreadable.map(({ idx }) => idx),
-        unreadable.map(({ item }) => item.key),
-        // Masked as every output of axe, exactly as the line a local batch prints.
-        unreadable.map(({ item }) =>
-          maskSecrets(JSON.stringify(unranLine(item, 'error', item.error ?? null))),
-        ),
-      ],
-    );
-  }
+  await insertUnran(
+    tx,
+    batchId,
+    'error',
+    chunk.filter(({ item }) => item.error !== undefined),
+  );
   const jobs = chunk.filter(({ item }) => item.error === undefined).map(({ idx }) => jobOf(batchId, idx, 0));
   await tx.jobs.insert(batchId, jobs);
 }

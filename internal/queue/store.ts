@@ -59,7 +59,7 @@ export async function insertResult(
   workerId: string | null,
 ): Promise<Stored> {
   // Masked as every output of axe: an answer that echoes a key does not keep it in the database.
-  const text = maskSecrets(JSON.stringify(result));
+  const text = resultText(result);
   const inserted = await tx.query(
     `INSERT INTO axe.results (batch_id, idx, key, status, result, worker_id)
      VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (batch_id, idx) DO NOTHING RETURNING idx`,
@@ -147,23 +147,49 @@ export async function settleQueued(tx: Tx, batchId: string, status: 'skipped' | 
     [batchId],
   );
   if (queued.length === 0) return;
-  const lines = queued.map(({ item }) => maskSecrets(JSON.stringify(unranLine(item, status, null))));
-  const inserted = await tx.query(
-    `INSERT INTO axe.results (batch_id, idx, key, status, result)
-     SELECT $1, idx, key, $2, result FROM unnest($3::int[], $4::text[], $5::text[]) AS r (idx, key, result)
-     ON CONFLICT (batch_id, idx) DO NOTHING RETURNING idx`,
-    [batchId, status, queued.map((q) => q.idx), queued.map((q) => q.item.key), lines],
-  );
+  const inserted = await insertUnran(tx, batchId, status, queued);
   await tx.query(
     `UPDATE axe.batches SET done = done + $2,
             finished_at = CASE WHEN done + $2 >= items THEN now() ELSE finished_at END
       WHERE id = $1`,
-    [batchId, inserted.length],
+    [batchId, inserted],
   );
   await tx.jobs.cancel(
     batchId,
     queued.map((q) => jobId(batchId, q.idx, q.generation)),
   );
+}
+
+/**
+ * The results of items that did not run (`error` for one that could not be read, `skipped` or
+ * `cancelled` for one a stop passed over), as a local batch writes their lines; an item that has a
+ * result already keeps it. Returns how many were stored.
+ */
+export async function insertUnran(
+  tx: Tx,
+  batchId: string,
+  status: 'error' | 'skipped' | 'cancelled',
+  items: readonly { idx: number; item: BatchItem }[],
+): Promise<number> {
+  if (items.length === 0) return 0;
+  const inserted = await tx.query(
+    `INSERT INTO axe.results (batch_id, idx, key, status, result)
+     SELECT $1, idx, key, $2, result FROM unnest($3::int[], $4::text[], $5::text[]) AS r (idx, key, result)
+     ON CONFLICT (batch_id, idx) DO NOTHING RETURNING idx`,
+    [
+      batchId,
+      status,
+      items.map(({ idx }) => idx),
+      items.map(({ item }) => item.key),
+      items.map(({ item }) => resultText(unranLine(item, status, item.error ?? null))),
+    ],
+  );
+  return inserted.length;
+}
+
+/** A result line as stored: masked as every output of axe, the JSON text a local batch prints. */
+function resultText(line: ResultLine): string {
+  return maskSecrets(JSON.stringify(line));
 }
 
 /** The stored result lines of a batch from position `from` on, in input order, as JSON text (`limit` at most). */
@@ -183,10 +209,10 @@ export async function resultsFrom(
 export async function batchStates(
   query: Query,
   ids: readonly string[],
-): Promise<Map<string, { state: BatchRow['state']; stoppedBy: string | null }>> {
-  const rows = await query<{ id: string; state: BatchRow['state']; stopped_by: string | null }>(
-    'SELECT id, state, stopped_by FROM axe.batches WHERE id = ANY($1::text[])',
+): Promise<Map<string, BatchRow['state']>> {
+  const rows = await query<{ id: string; state: BatchRow['state'] }>(
+    'SELECT id, state FROM axe.batches WHERE id = ANY($1::text[])',
     [ids],
   );
-  return new Map(rows.map((row) => [row.id, { state: row.state, stoppedBy: row.stopped_by }]));
+  return new Map(rows.map((row) => [row.id, row.state]));
 }

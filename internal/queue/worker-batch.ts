@@ -2,11 +2,10 @@ import { join } from 'node:path';
 import { loadAgentFile } from '../agent/load.js';
 import { withSystemPrompt } from '../agent/spec.js';
 import type { ItemRunner } from '../batch/item-run.js';
-import { type ItemAsk, itemRunBase } from '../batch/session.js';
+import { type ItemAsk, itemRecords, itemRunBase } from '../batch/session.js';
 import type { GlobalConfig } from '../config/global.js';
 import type { HttpPool } from '../http/pool.js';
 import { pricing, treeDollars } from '../prices/index.js';
-import { runsDir } from '../record/store.js';
 import type { EmitEvent } from '../runner/events.js';
 import { type AgentTreeManifest, copyWorkdir, materializeTree } from './agent-tree.js';
 import type { Query } from './db.js';
@@ -121,22 +120,17 @@ export async function openWorkerBatch(
     shared: { pool: side.pool },
     ...(request.recordRuns
       ? {
-          records: {
-            globalConfig: side.globalConfig,
-            env: side.env,
-            runsDir: runsDir(side.env),
-            request: {
+          records: itemRecords(
+            request,
+            {
               agent: row.agent,
               agentFile: tree.agentFile,
               cwd,
               agentsDirs: tree.searchDirs,
-              ...(request.model !== undefined ? { model: request.model } : {}),
-              ...(request.skill !== undefined ? { skill: request.skill } : {}),
-              ...(request.workdir !== undefined ? { workdir: request.workdir } : {}),
               timeoutSeconds: base.timeoutSeconds,
-              stream: false,
             },
-          },
+            side,
+          ),
         }
       : {}),
     emit: side.emit,

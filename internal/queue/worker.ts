@@ -421,7 +421,7 @@ class Worker {
         await this.quietly(async () => {
           const states = await this.call((query) => batchStates(query, ids), this.duties.signal);
           for (const job of this.running.values()) {
-            const state = states.get(job.batchId)?.state;
+            const state = states.get(job.batchId);
             if (state === undefined || state === 'cancelled') this.abort(job, 'cancel');
           }
         });

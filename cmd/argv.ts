@@ -199,3 +199,14 @@ export function stringFlag(argv: string[], value: unknown, flag: string): string
 export function countFlag(argv: string[], value: unknown, flag: string): number | undefined {
   return positiveIntegerFlag(stringFlag(argv, value, flag), flag, 'a positive whole number');
 }
+
+/**
+ * The first of `flags` (each its option key, then the flag as typed, then anything the caller
+ * keeps with it) given on the command line: a flag counts unless absent or switched off.
+ */
+export function firstGiven<T extends readonly [string, string, ...string[]]>(
+  options: Record<string, unknown>,
+  flags: readonly T[],
+): T | undefined {
+  return flags.find(([key]) => options[key] !== undefined && options[key] !== false);
+}

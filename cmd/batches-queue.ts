@@ -29,7 +29,7 @@ import { findQueuedBatch } from '../internal/queue/store.js';
 import type { QueueUrl } from '../internal/queue/url.js';
 import { waitForBatch } from '../internal/queue/wait.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { lastValue } from './argv.js';
+import { firstGiven, lastValue } from './argv.js';
 import { stderr, stdout } from './stdio.js';
 
 /** The queue of a batch command, and whether `--queue` named it (else `AXE_QUEUE` did). */
@@ -53,10 +53,9 @@ export async function enqueueCommand(
   options: Record<string, unknown>,
   asked: QueuedBatchRequest,
 ): Promise<number> {
-  for (const [key, flag, why] of NOT_WITH_QUEUE) {
-    if (options[key] !== undefined && options[key] !== false)
-      throw new ConfigError(`${flag} cannot be used with --queue: ${why}`);
-  }
+  const notWithQueue = firstGiven(options, NOT_WITH_QUEUE);
+  if (notWithQueue)
+    throw new ConfigError(`${notWithQueue[1]} cannot be used with --queue: ${notWithQueue[2]}`);
   const argv = process.argv.slice(2);
   const wait = options.wait === true;
   const outFlag = typeof options.out === 'string' ? lastValue(argv, options.out, ['--out']) : undefined;

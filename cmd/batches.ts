@@ -19,7 +19,15 @@ import { progressMode, progressTarget } from '../internal/output/live-tree-drive
 import { queueUrlFrom } from '../internal/queue/url.js';
 import type { RunEvent } from '../internal/runner/events.js';
 import { maskSecrets } from '../internal/secrets.js';
-import { agentsDirFlags, countFlag, lastValue, positiveNumberFlag, promptOf, stringFlag } from './argv.js';
+import {
+  agentsDirFlags,
+  countFlag,
+  firstGiven,
+  lastValue,
+  positiveNumberFlag,
+  promptOf,
+  stringFlag,
+} from './argv.js';
 import type { QueueRef } from './batches-queue.js';
 import { stderr, stdout } from './stdio.js';
 import { closeTelemetry, openTelemetry } from './telemetry.js';
@@ -79,10 +87,8 @@ export async function mapCommand(
     throw new ConfigError('--map: name the agent that runs each item (axe run <agent> --map FILE)');
   }
   const env = process.env;
-  for (const [key, flag] of NOT_WITH_MAP) {
-    if (options[key] !== undefined && options[key] !== false)
-      throw new ConfigError(`--map: ${flag} cannot be used with it`);
-  }
+  const notWithMap = firstGiven(options, NOT_WITH_MAP);
+  if (notWithMap) throw new ConfigError(`--map: ${notWithMap[1]} cannot be used with it`);
   if (options.record !== undefined && options.replay !== undefined) {
     throw new ConfigError('--record and --replay cannot be used together');
   }
@@ -142,10 +148,8 @@ export async function mapCommand(
       retries: retriesFlag(stringFlag(argv, options.retries, '--retries')),
     });
   }
-  for (const [key, flag] of QUEUE_ONLY) {
-    if (options[key] !== undefined && options[key] !== false)
-      throw new ConfigError(`${flag} needs --queue (or AXE_QUEUE)`);
-  }
+  const queueOnly = firstGiven(options, QUEUE_ONLY);
+  if (queueOnly) throw new ConfigError(`${queueOnly[1]} needs --queue (or AXE_QUEUE)`);
   const session = await prepareBatch(
     {
       agent: agentName,

@@ -31,6 +31,7 @@ import type { EmitEvent, RunRequest } from '../internal/runner/index.js';
 import { maskSecrets } from '../internal/secrets.js';
 import {
   agentsDirFlags,
+  firstGiven,
   inputFlags,
   lastValue,
   positiveIntegerFlag,
@@ -83,9 +84,8 @@ async function runAgent(
   answer: { printed: boolean },
   printFailure: (error: unknown) => Promise<void>,
 ): Promise<number> {
-  for (const [key, flag] of MAP_ONLY_FLAGS) {
-    if (options[key] !== undefined && options[key] !== false) throw new ConfigError(`${flag} needs --map`);
-  }
+  const mapOnly = firstGiven(options, MAP_ONLY_FLAGS);
+  if (mapOnly) throw new ConfigError(`${mapOnly[1]} needs --map`);
   const startedAt = Date.now();
   const argv = process.argv.slice(2);
   const env = process.env;

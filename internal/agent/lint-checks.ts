@@ -10,7 +10,7 @@ import { referencedVariables } from './expand.js';
 import type { Finding } from './finding.js';
 import { toolNameFindings } from './go-rules.js';
 import { agentRequestProblems } from './request-problems.js';
-import type { AgentSpec } from './spec.js';
+import { type AgentSpec, skillMayBeMissing } from './spec.js';
 
 /** `tools` of a TOML agent is checked when the file loads (go-rules.ts); the rest here. */
 export function checkTools(spec: AgentSpec): Finding[] {
@@ -105,7 +105,7 @@ export async function checkSkill(spec: AgentSpec, configDir: string): Promise<Fi
   } catch {
     // `axe run` (and --dry-run) refuse the agent as written, as Go axe does: an error here too.
     // A Claude Code file's `skills:` entry is only warned about, as Claude Code does (and axe run).
-    if (spec.format === 'markdown') {
+    if (skillMayBeMissing(spec, false)) {
       return [
         {
           file: spec.source,

@@ -214,3 +214,12 @@ export const DEFAULT_MAX_PARALLEL = 64;
 export function withSystemPrompt(spec: AgentSpec, system: string | undefined): AgentSpec {
   return system === undefined ? spec : { ...spec, systemPrompt: system };
 }
+
+/**
+ * Whether the agent's skill may be missing (said as a warning, the run goes on without it): Claude
+ * Code only warns about a skill its `skills:` names and cannot find, so axe does too for a Markdown
+ * agent (Claude Code, Gemini CLI, opencode). A TOML or YAML file's skill, and `--skill`, must be there.
+ */
+export function skillMayBeMissing(spec: AgentSpec, fromFlag: boolean): boolean {
+  return !fromFlag && spec.format === 'markdown';
+}

@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { findAgentFile } from '../agent/agent-files.js';
 import { loadAgentFile } from '../agent/load.js';
-import type { AgentSpec } from '../agent/spec.js';
+import { type AgentSpec, skillMayBeMissing } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { fileProblem } from '../fs/fs-error.js';
@@ -191,7 +191,7 @@ class TreeCollector {
       );
     }
     // A Markdown agent's missing skill is a warning when it runs (resolve.ts): the worker says it too.
-    const optional = flag === undefined && spec.format === 'markdown';
+    const optional = skillMayBeMissing(spec, flag !== undefined);
     let content: string;
     try {
       if (optional) await fsPromises().access(file);

@@ -2,7 +2,7 @@ import { realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { checkInputs, type InputValues, substituteInputs } from '../agent/inputs.js';
 import { parseModelRef, qualifiedModelName } from '../agent/model.js';
-import type { AgentSpec, ModelRef } from '../agent/spec.js';
+import { type AgentSpec, type ModelRef, skillMayBeMissing } from '../agent/spec.js';
 import { skillPath } from '../config/paths.js';
 import { ConfigError } from '../errors.js';
 import { fsPromises } from '../fs/promises.js';
@@ -77,9 +77,7 @@ export async function resolveAgentRun(spec: AgentSpec, options: ResolveOptions):
   );
   const skillName = skillFlag ?? spec.skill;
   const skillLabel = skillFlag !== undefined ? '--skill' : spec.source;
-  // Claude Code only warns about a skill its `skills:` names and it cannot find: so does axe, for
-  // a Markdown agent (Claude Code, Gemini CLI, opencode); a TOML or YAML file's and --skill's stay errors.
-  const optionalSkill = skillFlag === undefined && spec.format === 'markdown';
+  const optionalSkill = skillMayBeMissing(spec, skillFlag !== undefined);
   const skillFile =
     skillName !== undefined && skillName !== '' ? skillPath(skillName, options.configDir) : '';
   const missing =

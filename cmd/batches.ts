@@ -117,9 +117,34 @@ export async function mapCommand(
   const replay = absolute(stringFlag(argv, options.replay, '--replay'));
   const record = absolute(stringFlag(argv, options.record, '--record'));
   const queue = queueOf(argv, options, env);
+  if (queue === undefined) {
+    const queueOnly = firstGiven(options, QUEUE_ONLY);
+    if (queueOnly) throw new ConfigError(`${queueOnly[1]} needs --queue (or AXE_QUEUE)`);
+  }
+  // What a batch asks of its items, wherever they run.
+  const asked = {
+    strictInput: options.strictInput === true,
+    ...(keyField !== undefined ? { keyField } : {}),
+    ...(prompt !== undefined ? { prompt } : {}),
+    ...(system !== undefined ? { system } : {}),
+    timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
+    ...(model !== undefined ? { model } : {}),
+    ...(skill !== undefined ? { skill } : {}),
+    ...(workdir !== undefined ? { workdir } : {}),
+    ...(maxTokens !== undefined ? { maxTokens } : {}),
+    ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
+    ...(maxFailures !== undefined ? { maxFailures } : {}),
+    ...definedCounts({
+      rpm: countFlag(argv, options.rpm, '--rpm'),
+      tpm: countFlag(argv, options.tpm, '--tpm'),
+    }),
+    outFormat: outFormat(stringFlag(argv, options.outFormat, '--out-format')),
+    recordRuns: options.recordRun !== false && env.AXE_NO_RUN_RECORD !== '1',
+  };
   if (queue !== undefined) {
     const { enqueueCommand } = await import('./batches-queue.js');
     return enqueueCommand(queue, options, {
+      ...asked,
       agent: agentName,
       spec,
       searchDirs,
@@ -127,58 +152,23 @@ export async function mapCommand(
       cwd: process.cwd(),
       env,
       input: { file: map === '-' ? '-' : resolve(map), format },
-      strictInput: options.strictInput === true,
-      ...(keyField !== undefined ? { keyField } : {}),
-      ...(prompt !== undefined ? { prompt } : {}),
       defaultMessage: DEFAULT_USER_MESSAGE,
-      timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
-      ...(model !== undefined ? { model } : {}),
-      ...(system !== undefined ? { system } : {}),
-      ...(skill !== undefined ? { skill } : {}),
-      ...(workdir !== undefined ? { workdir } : {}),
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
-      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-      ...(maxFailures !== undefined ? { maxFailures } : {}),
-      ...definedCounts({
-        rpm: countFlag(argv, options.rpm, '--rpm'),
-        tpm: countFlag(argv, options.tpm, '--tpm'),
-      }),
-      outFormat: outFormat(stringFlag(argv, options.outFormat, '--out-format')),
-      recordRuns: options.recordRun !== false && env.AXE_NO_RUN_RECORD !== '1',
       retries: retriesFlag(stringFlag(argv, options.retries, '--retries')),
     });
   }
-  const queueOnly = firstGiven(options, QUEUE_ONLY);
-  if (queueOnly) throw new ConfigError(`${queueOnly[1]} needs --queue (or AXE_QUEUE)`);
   const session = await prepareBatch(
     {
+      ...asked,
       agent: agentName,
       agentFile: spec.source,
       cwd: process.cwd(),
       agentsDirs,
       input: { file: map, format },
-      strictInput: options.strictInput === true,
       ...(map === '-' ? { stdin: process.stdin } : {}),
-      ...(keyField !== undefined ? { keyField } : {}),
-      ...(prompt !== undefined ? { prompt } : {}),
-      ...(system !== undefined ? { system } : {}),
       concurrency: countFlag(argv, options.concurrency, '--concurrency') ?? DEFAULT_CONCURRENCY,
-      timeoutSeconds: timeout ?? spec.timeout ?? DEFAULT_TIMEOUT_SECONDS,
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
-      ...(maxCostUsd !== undefined ? { maxCostUsd } : {}),
-      ...definedCounts({
-        rpm: countFlag(argv, options.rpm, '--rpm'),
-        tpm: countFlag(argv, options.tpm, '--tpm'),
-      }),
-      ...(maxFailures !== undefined ? { maxFailures } : {}),
-      ...(model !== undefined ? { model } : {}),
-      ...(skill !== undefined ? { skill } : {}),
-      ...(workdir !== undefined ? { workdir } : {}),
       ...(out !== undefined ? { out } : {}),
-      outFormat: outFormat(stringFlag(argv, options.outFormat, '--out-format')),
       ...(replay !== undefined ? { replay } : {}),
       ...(record !== undefined ? { record } : {}),
-      recordRuns: options.recordRun !== false && env.AXE_NO_RUN_RECORD !== '1',
     },
     env,
   );
